@@ -1,0 +1,29 @@
+from libc.stdint cimport uint64_t
+from niwa.ext.game cimport State
+from niwa.ext.rng cimport RngState
+
+cdef enum:
+    LOTUS_MAX_SPACES = 48       # 2 * lane (<= 8) + shared (<= 32)
+    LOTUS_MAX_STONES = 24       # 4 players x 6 stones; 2 players have 20
+    LOTUS_MAX_TOWER = 4
+    LOTUS_START_SOURCES = 16    # 4 players x tower heights 1..4
+
+cdef struct LotusData:
+    # variant and geometry (immutable after construction)
+    int nplayers, pro, mandatory
+    int lane, shared, route, tramp_pos, tramp_space, nspaces, stones_each, max_tower
+    # position
+    unsigned char height[LOTUS_MAX_SPACES]
+    unsigned char stack[LOTUS_MAX_SPACES][LOTUS_MAX_STONES]   # colours, bottom to top
+    unsigned char start[4][LOTUS_MAX_TOWER + 1]              # start[p][h]: towers of height h
+    unsigned char goal[4]
+    int to_move
+    int opening     # 2-player pro opening: 1 before seat 0's first action, 2 before its second
+    int winner      # -1 while the game runs
+    # precomputed per space: route position (1-based) and lane (0 = a, 1 = b, 2 = shared)
+    unsigned char pos[LOTUS_MAX_SPACES]
+    unsigned char lane_of[LOTUS_MAX_SPACES]
+
+cdef class LotusState(State):
+    cdef LotusData d
+    cdef int gen_actions(self, int* out) noexcept

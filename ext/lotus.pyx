@@ -1,0 +1,614 @@
+# cython: language_level=3
+"""Lotus (Dominique Tellier, 1998) engine: rules/lotus.md, exactly.
+
+Representation. The track is a flat array of spaces: lane a (a1..aL), lane b (b1..bL),
+then the shared spaces L+1..R (route positions). Each space holds a stack of colour bytes,
+bottom to top, and its height; the top byte says who may move it. Start towers only ever
+hold their owner's stones, so a player's start is just a count of towers per height.
+Clone is one memcpy of a ~1.3 kB struct.
+
+Action model (fixes perft counts). source = 4*seat + (h-1) for a start tower of height h
+of that seat (0..15), or 16 + space index for a track space; lane = 1 only for a start
+stone sent into lane b; bounce = 1 when the move ends on the trampoline and bounces
+(under `trampoline=mandatory` every landing there bounces and has bounce = 1).
+    action = 4*source + 2*lane + bounce,      PASS = 4*(16 + number of spaces)
+"""
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
+
+from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
+from niwa.ext.rng cimport RngState, rng_below, splitmix64
+
+from niwa.ext.errors import NotationError, VariantError, IllegalActionError
+
+COLOURS = "WBRU"
+COLOUR_NAMES = ("White", "Black", "Red", "Blue")
+DEFAULTS = {"players": 2, "rule": "basic", "trampoline": "optional",
+            "lane": 3, "shared": 11, "trampoline_at": 8}
+VARIANTS = {
+    "players": ((2, 3, 4), 2, "number of players"),
+    "rule": (("basic", "pro"), "basic", "pro: a blocked player must pass; 2p opening brings two stones"),
+    "trampoline": (("optional", "mandatory"), "optional", "whether landing on the trampoline must bounce"),
+    "lane": (range(1, 9), 3, "spaces in each entrance lane before the merge"),
+    "shared": (range(1, 33), 11, "shared spaces after the merge"),
+    "trampoline_at": (range(2, 41), 8, "route position (1-based) of the trampoline; must be shared"),
+}
+
+# ---- Zobrist keys (fixed seed: hashes are stable across runs and machines) -----------
+cdef uint64_t Z_STACK[LOTUS_MAX_SPACES][LOTUS_MAX_STONES][4]
+cdef uint64_t Z_START[4][LOTUS_MAX_TOWER + 1][LOTUS_MAX_TOWER + 1]
+cdef uint64_t Z_TOMOVE[4]
+cdef uint64_t Z_OPENING[3]
+
+cdef void _init_zobrist():
+    cdef uint64_t x = 0x6C6F747573  # "lotus"
+    cdef int i, j, k
+    for i in range(LOTUS_MAX_SPACES):
+        for j in range(LOTUS_MAX_STONES):
+            for k in range(4):
+                Z_STACK[i][j][k] = splitmix64(&x)
+    for i in range(4):
+        for j in range(LOTUS_MAX_TOWER + 1):
+            for k in range(LOTUS_MAX_TOWER + 1):
+                Z_START[i][j][k] = splitmix64(&x)
+        Z_TOMOVE[i] = splitmix64(&x)
+    for i in range(3):
+        Z_OPENING[i] = splitmix64(&x)
+
+_init_zobrist()
+
+
+# ---- core rules on the struct (no Python) -------------------------------------------
+cdef inline int space_at(LotusData* d, int lane, int p) noexcept nogil:
+    """Space index of route position p (1-based, <= route) in lane 0/1 (ignored if shared)."""
+    if p <= d.lane:
+        return lane * d.lane + p - 1
+    return 2 * d.lane + p - d.lane - 1
+
+cdef inline int pass_action(LotusData* d) noexcept nogil:
+    return 4 * (LOTUS_START_SOURCES + d.nspaces)
+
+cdef inline int add_dest(LotusData* d, int* out, int n, int base, int dest) noexcept nogil:
+    if dest == d.tramp_space:
+        if d.mandatory:
+            out[n] = base | 1
+            return n + 1
+        out[n] = base
+        out[n + 1] = base | 1
+        return n + 2
+    out[n] = base
+    return n + 1
+
+cdef inline int gen_start(LotusData* d, int* out, int n, int q, int h) noexcept nogil:
+    cdef int base = 4 * (4 * q + h - 1)
+    if h > d.route:
+        out[n] = base
+        return n + 1
+    if h <= d.lane:
+        n = add_dest(d, out, n, base, space_at(d, 0, h))
+        return add_dest(d, out, n, base | 2, space_at(d, 1, h))
+    return add_dest(d, out, n, base, space_at(d, 0, h))
+
+cdef inline int gen_track(LotusData* d, int* out, int n, int s) noexcept nogil:
+    cdef int base = 4 * (LOTUS_START_SOURCES + s)
+    cdef int np = d.pos[s] + d.height[s]
+    if np > d.route:
+        out[n] = base
+        return n + 1
+    return add_dest(d, out, n, base, space_at(d, d.lane_of[s] & 1, np))
+
+cdef inline int lotus_gen(LotusData* d, int* out) noexcept nogil:
+    cdef int m = d.to_move, n = 0, h, s, q
+    if d.winner >= 0:
+        return 0
+    if d.opening == 2:
+        for h in range(1, d.max_tower + 1):
+            if d.start[0][h]:
+                n = gen_start(d, out, n, 0, h)
+        out[n] = pass_action(d)
+        return n + 1
+    for h in range(1, d.max_tower + 1):
+        if d.start[m][h]:
+            n = gen_start(d, out, n, m, h)
+    for s in range(d.nspaces):
+        if d.height[s] and d.stack[s][d.height[s] - 1] == m:
+            n = gen_track(d, out, n, s)
+    if n > 0:
+        return n
+    if not d.pro:
+        # Blocked under the basic rule: any free stone of any other player, or pass.
+        for q in range(d.nplayers):
+            if q != m:
+                for h in range(1, d.max_tower + 1):
+                    if d.start[q][h]:
+                        n = gen_start(d, out, n, q, h)
+        for s in range(d.nspaces):
+            if d.height[s]:
+                n = gen_track(d, out, n, s)
+    out[n] = pass_action(d)
+    return n + 1
+
+cdef inline void land(LotusData* d, int colour, int lane, int p) noexcept nogil:
+    cdef int s
+    if p > d.route:
+        d.goal[colour] += 1
+    else:
+        s = space_at(d, lane, p)
+        d.stack[s][d.height[s]] = colour
+        d.height[s] += 1
+
+cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
+    cdef int src, lane, colour, dist, p, s, q, h
+    if a != pass_action(d):
+        src = a >> 2
+        if src < LOTUS_START_SOURCES:
+            q = src >> 2
+            h = (src & 3) + 1
+            d.start[q][h] -= 1
+            if h > 1:
+                d.start[q][h - 1] += 1
+            colour = q
+            dist = h
+            p = 0
+            lane = (a >> 1) & 1
+        else:
+            s = src - LOTUS_START_SOURCES
+            dist = d.height[s]
+            colour = d.stack[s][dist - 1]
+            d.height[s] = dist - 1
+            p = d.pos[s]
+            lane = d.lane_of[s] & 1
+        p += dist
+        if a & 1:       # bounce: land on the trampoline, then the same distance again
+            p += dist
+        land(d, colour, lane, p)
+        if d.goal[colour] == d.stones_each:
+            d.winner = colour
+            return
+    if d.opening == 1:
+        d.opening = 2
+        return
+    d.opening = 0
+    d.to_move += 1
+    if d.to_move == d.nplayers:
+        d.to_move = 0
+
+cdef inline int lotus_playout(LotusData* d, RngState* rng) noexcept nogil:
+    cdef int buf[256]
+    cdef int n, plies = 0
+    while d.winner < 0:
+        n = lotus_gen(d, buf)
+        lotus_apply(d, buf[rng_below(rng, n)])
+        plies += 1
+    return plies
+
+cdef int remaining(LotusData* d, int p) noexcept nogil:
+    """Total distance `p`'s stones still have to cover (goal = route + 1)."""
+    cdef int total = 0, s, k, h
+    for h in range(1, d.max_tower + 1):
+        total += d.start[p][h] * h * (d.route + 1)
+    for s in range(d.nspaces):
+        for k in range(d.height[s]):
+            if d.stack[s][k] == p:
+                total += d.route + 1 - d.pos[s]
+    return total
+
+
+def _parse_variant(dict kw):
+    v = dict(DEFAULTS)
+    for key, value in kw.items():
+        key = key.replace("-", "_")
+        if key not in VARIANTS:
+            raise VariantError(f"unknown lotus variant key {key!r}; known: {', '.join(VARIANTS)}")
+        choices = VARIANTS[key][0]
+        if isinstance(choices, range) or key == "players":
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise VariantError(f"lotus variant {key} needs an integer, got {value!r}") from None
+        if value not in choices:
+            shown = f"{choices.start}..{choices.stop - 1}" if isinstance(choices, range) \
+                else ", ".join(map(str, choices))
+            raise VariantError(f"lotus variant {key}={value!r} is out of range; expected {shown}")
+        v[key] = value
+    if not (v["lane"] < v["trampoline_at"] <= v["lane"] + v["shared"]):
+        raise VariantError(
+            f"lotus trampoline_at={v['trampoline_at']} must be a shared space: "
+            f"{v['lane'] + 1}..{v['lane'] + v['shared']}")
+    return v
+
+
+cdef class LotusState(State):
+    """A Lotus position. `LotusState(players=2, rule="basic", ...)` is the initial position.
+
+    >>> s = LotusState()
+    >>> [s.action_to_string(a) for a in s.legal_actions()]
+    ['W1-a1', 'W1-b1', 'W2-a2', 'W2-b2', 'W3-a3', 'W3-b3', 'W4-4']
+    """
+
+    def __init__(self, **variant):
+        v = _parse_variant(variant)
+        cdef LotusData* d = &self.d
+        memset(d, 0, sizeof(LotusData))
+        d.nplayers = v["players"]
+        self.num_players = d.nplayers
+        d.pro = v["rule"] == "pro"
+        d.mandatory = v["trampoline"] == "mandatory"
+        d.lane = v["lane"]
+        d.shared = v["shared"]
+        d.route = d.lane + d.shared
+        d.tramp_pos = v["trampoline_at"]
+        d.nspaces = 2 * d.lane + d.shared
+        d.tramp_space = space_at(d, 0, d.tramp_pos)
+        d.max_tower = 4 if d.nplayers == 2 else 3
+        d.stones_each = d.max_tower * (d.max_tower + 1) // 2
+        cdef int s, p, h
+        for s in range(d.nspaces):
+            if s < 2 * d.lane:
+                d.pos[s] = s % d.lane + 1
+                d.lane_of[s] = s // d.lane
+            else:
+                d.pos[s] = s - 2 * d.lane + d.lane + 1
+                d.lane_of[s] = 2
+        for p in range(d.nplayers):
+            for h in range(1, d.max_tower + 1):
+                d.start[p][h] = 1
+        d.winner = -1
+        d.opening = 1 if (d.pro and d.nplayers == 2) else 0
+
+    # ---- C contract ---------------------------------------------------------------
+    cdef int c_current_player(self) noexcept:
+        return TERMINAL if self.d.winner >= 0 else self.d.to_move
+
+    cdef int gen_actions(self, int* out) noexcept:
+        return lotus_gen(&self.d, out)
+
+    cdef int c_legal_actions(self, int* out) noexcept:
+        return lotus_gen(&self.d, out)
+
+    cdef void c_apply(self, int action) noexcept:
+        lotus_apply(&self.d, action)
+
+    cdef bint c_is_terminal(self) noexcept:
+        return self.d.winner >= 0
+
+    cdef void c_returns(self, double* out) noexcept:
+        cdef int p
+        for p in range(self.d.nplayers):
+            out[p] = 1.0 if p == self.d.winner else 0.0
+
+    cdef uint64_t c_hash(self) noexcept:
+        cdef LotusData* d = &self.d
+        cdef uint64_t z = Z_TOMOVE[d.to_move] ^ Z_OPENING[d.opening]
+        cdef int s, k, p, h
+        for s in range(d.nspaces):
+            for k in range(d.height[s]):
+                z ^= Z_STACK[s][k][d.stack[s][k]]
+        for p in range(d.nplayers):
+            for h in range(1, d.max_tower + 1):
+                z ^= Z_START[p][h][d.start[p][h]]
+        return z
+
+    cdef State c_clone(self):
+        cdef LotusState s = LotusState.__new__(LotusState)
+        s.num_players = self.num_players
+        memcpy(&s.d, &self.d, sizeof(LotusData))
+        return s
+
+    cdef void c_copy_from(self, State other) noexcept:
+        memcpy(&self.d, &(<LotusState>other).d, sizeof(LotusData))
+
+    cdef int c_random_playout(self, RngState* rng) noexcept:
+        return lotus_playout(&self.d, rng)
+
+    cdef double c_evaluate(self, int player) noexcept:
+        """Race evaluation: 1/n plus the player's lead in distance still to cover over the
+        average opponent, scaled by the distance a whole set covers; clipped to [0, 1]."""
+        cdef LotusData* d = &self.d
+        if d.winner >= 0:
+            return 1.0 if d.winner == player else 0.0
+        cdef double mine = remaining(d, player), others = 0.0
+        cdef int p
+        for p in range(d.nplayers):
+            if p != player:
+                others += remaining(d, p)
+        others /= d.nplayers - 1
+        cdef double v = 1.0 / d.nplayers + (others - mine) / (d.stones_each * (d.route + 1.0))
+        return 0.0 if v < 0 else (1.0 if v > 1 else v)
+
+    # ---- Python API ---------------------------------------------------------------
+    @property
+    def game_name(self):
+        return "lotus"
+
+    @property
+    def variant(self):
+        d = &self.d
+        return {"players": d.nplayers, "rule": "pro" if d.pro else "basic",
+                "trampoline": "mandatory" if d.mandatory else "optional",
+                "lane": d.lane, "shared": d.shared, "trampoline_at": d.tramp_pos}
+
+    @property
+    def pass_action(self):
+        return pass_action(&self.d)
+
+    @property
+    def num_distinct_actions(self):
+        return pass_action(&self.d) + 1
+
+    @property
+    def winner(self):
+        return self.d.winner if self.d.winner >= 0 else None
+
+    @property
+    def opening(self):
+        return ("done", "first", "second")[self.d.opening]
+
+    def space_name(self, int s):
+        d = &self.d
+        if d.lane_of[s] == 2:
+            return str(d.pos[s])
+        return "ab"[d.lane_of[s]] + str(d.pos[s])
+
+    def stack(self, int s):
+        """Colours on space s, bottom to top, as a string of W/B/R/U."""
+        return "".join(COLOURS[self.d.stack[s][k]] for k in range(self.d.height[s]))
+
+    def start_towers(self, int p):
+        """Heights of player p's start towers, tallest first."""
+        return [h for h in range(self.d.max_tower, 0, -1) for _ in range(self.d.start[p][h])]
+
+    def goal_count(self, int p):
+        return self.d.goal[p]
+
+    def remaining_distance(self, int p):
+        return remaining(&self.d, p)
+
+    def stats(self):
+        """Secondary statistics per player: stones in goal and distance still to cover."""
+        return {"goal": [self.d.goal[p] for p in range(self.d.nplayers)],
+                "remaining": [remaining(&self.d, p) for p in range(self.d.nplayers)]}
+
+    def num_spaces(self):
+        return self.d.nspaces
+
+    def _dest_name(self, int p, int lane):
+        if p > self.d.route:
+            return "goal"
+        return self.space_name(space_at(&self.d, lane, p))
+
+    def action_to_string(self, int action, player=None):
+        """`W3-a3` (start tower of height 3 to a3), `5-8*11` (land on the trampoline at 8 and
+        bounce to 11), `12-goal`, `pass`."""
+        d = &self.d
+        if action == pass_action(d):
+            return "pass"
+        if action < 0 or action > pass_action(d):
+            return f"?{action}"
+        src = action >> 2
+        lane = (action >> 1) & 1
+        if src < LOTUS_START_SOURCES:
+            q, h = src >> 2, (src & 3) + 1
+            name, dist, p = f"{COLOURS[q]}{h}", h, 0
+        else:
+            s = src - LOTUS_START_SOURCES
+            if s >= d.nspaces:
+                return f"?{action}"
+            name, dist, p = self.space_name(s), d.height[s], d.pos[s]
+            lane = d.lane_of[s] & 1
+        text = f"{name}-{self._dest_name(p + dist, lane)}"
+        if action & 1:
+            text += "*" + self._dest_name(p + 2 * dist, lane)
+        return text
+
+    # ---- notation -----------------------------------------------------------------
+    def to_notation(self):
+        """One line: header; track; start; goal; turn. Example (initial 2p basic):
+        `lotus players=2 rule=basic trampoline=optional; track -; start WWWW WWW WW W
+        BBBB BBB BB B; goal W:0 B:0; turn W`."""
+        d = &self.d
+        v = self.variant
+        head = ["lotus"] + [f"{k}={v[k]}" for k in ("players", "rule", "trampoline")]
+        head += [f"{k}={v[k]}" for k in ("lane", "shared", "trampoline_at") if v[k] != DEFAULTS[k]]
+        track = [f"{self.space_name(s)}:{self.stack(s)}" for s in range(d.nspaces) if d.height[s]]
+        start = [COLOURS[p] * h for p in range(d.nplayers) for h in self.start_towers(p)]
+        goal = [f"{COLOURS[p]}:{d.goal[p]}" for p in range(d.nplayers)]
+        turn = f"turn {COLOURS[d.to_move]}"
+        if d.opening:
+            turn += f" opening={self.opening}"
+        return "; ".join([" ".join(head), "track " + (" ".join(track) or "-"),
+                          "start " + (" ".join(start) or "-"), "goal " + " ".join(goal), turn])
+
+    @classmethod
+    def from_notation(cls, str text):
+        return _from_notation(text)
+
+    def render(self):
+        """The track as columns (stacks drawn bottom to top, the top stone highest), then
+        start towers, goal and whose turn it is."""
+        d = &self.d
+        names = [self.space_name(s) + ("*" if s == d.tramp_space else "") for s in range(d.nspaces)]
+        width = max(len(n) for n in names) + 1
+        tallest = max([d.height[s] for s in range(d.nspaces)] + [1])
+        lines = []
+        v = self.variant
+        lines.append(f"Lotus, {v['players']} players, {v['rule']} rule, {v['trampoline']} "
+                     f"trampoline (* = trampoline at {d.tramp_pos}); lanes a, b merge after {d.lane}")
+        for level in range(tallest - 1, -1, -1):
+            row = "".join((COLOURS[d.stack[s][level]] if d.height[s] > level else " ").rjust(width)
+                          for s in range(d.nspaces))
+            lines.append(row.rstrip())
+        lines.append("".join(n.rjust(width) for n in names))
+        for p in range(d.nplayers):
+            towers = " ".join(COLOURS[p] * h for h in self.start_towers(p)) or "-"
+            lines.append(f"{COLOUR_NAMES[p]:>6} ({COLOURS[p]}): start {towers:<16} "
+                         f"goal {d.goal[p]}/{d.stones_each}")
+        if d.winner >= 0:
+            lines.append(f"Game over: {COLOUR_NAMES[d.winner]} wins.")
+        else:
+            extra = {1: " (pro opening: may bring two stones)", 2: " (pro opening: second stone or pass)"}
+            lines.append(f"{COLOUR_NAMES[d.to_move]} to move{extra.get(d.opening, '')}.")
+        return "\n".join(lines)
+
+    def to_json(self):
+        d = &self.d
+        return {
+            "game": "lotus", "notation": self.to_notation(), "variant": self.variant,
+            "track": {self.space_name(s): self.stack(s) for s in range(d.nspaces) if d.height[s]},
+            "trampoline": self.space_name(d.tramp_space),
+            "start": {COLOURS[p]: self.start_towers(p) for p in range(d.nplayers)},
+            "goal": {COLOURS[p]: d.goal[p] for p in range(d.nplayers)},
+            "to_move": COLOURS[d.to_move], "opening": self.opening,
+            "terminal": d.winner >= 0, "winner": COLOURS[d.winner] if d.winner >= 0 else None,
+            "legal": [self.action_to_string(a) for a in self.legal_actions()],
+        }
+
+
+def _from_notation(str text):
+    """Parse a Lotus position; NotationError names the offending part."""
+    parts = [p.strip() for p in text.strip().split(";")]
+    if len(parts) != 5:
+        raise NotationError(
+            f"lotus notation needs 5 ';'-separated parts (header; track; start; goal; turn), "
+            f"got {len(parts)}")
+    head = parts[0].split()
+    if not head or head[0] != "lotus":
+        raise NotationError(f"lotus notation must begin with 'lotus', got {parts[0][:20]!r}")
+    kw = {}
+    for tok in head[1:]:
+        if "=" not in tok:
+            raise NotationError(f"header item {tok!r} should be key=value")
+        k, v = tok.split("=", 1)
+        kw[k] = v
+    try:
+        st = LotusState(**kw)
+    except VariantError as e:
+        raise NotationError(str(e)) from None
+    cdef LotusState s = st
+    d = &s.d
+    n = d.nplayers
+    letters = COLOURS[:n]
+    names = {s.space_name(i): i for i in range(d.nspaces)}
+
+    def colour_of(ch, where):
+        if ch not in letters:
+            raise NotationError(f"{where}: unknown colour {ch!r}; with {n} players colours are "
+                                f"{', '.join(letters)}")
+        return letters.index(ch)
+
+    # track
+    tr = parts[1].split()
+    if not tr or tr[0] != "track":
+        raise NotationError(f"second part must start with 'track', got {parts[1][:20]!r}")
+    seen = set()
+    if tr[1:] != ["-"]:
+        for tok in tr[1:]:
+            if ":" not in tok:
+                raise NotationError(f"track item {tok!r} should be SPACE:STACK, e.g. a2:WB")
+            name, stack = tok.split(":", 1)
+            if name not in names:
+                raise NotationError(
+                    f"track space {name!r} does not exist: lanes are a1-a{d.lane}, b1-b{d.lane}, "
+                    f"shared spaces {d.lane + 1}-{d.route}")
+            if name in seen:
+                raise NotationError(f"track space {name!r} is listed twice")
+            seen.add(name)
+            if not stack:
+                raise NotationError(f"track space {name!r} has an empty stack; omit it instead")
+            i = names[name]
+            for ch in stack:
+                if d.height[i] >= LOTUS_MAX_STONES:
+                    raise NotationError(f"stack on {name} is taller than all stones together")
+                d.stack[i][d.height[i]] = colour_of(ch, f"track {name}")
+                d.height[i] += 1
+    # start
+    sp = parts[2].split()
+    if not sp or sp[0] != "start":
+        raise NotationError(f"third part must start with 'start', got {parts[2][:20]!r}")
+    memset(d.start, 0, sizeof(d.start))
+    if sp[1:] != ["-"]:
+        for tok in sp[1:]:
+            c = colour_of(tok[0], f"start tower {tok!r}")
+            if tok != tok[0] * len(tok):
+                raise NotationError(f"start tower {tok!r} holds two colours; start towers hold "
+                                    f"only their owner's stones")
+            if len(tok) > d.max_tower:
+                raise NotationError(f"start tower {tok!r} is taller than {d.max_tower}")
+            d.start[c][len(tok)] += 1
+    for p in range(n):
+        heights = s.start_towers(p)
+        for i, h in enumerate(heights):
+            if h > d.max_tower - i:
+                raise NotationError(
+                    f"start towers of {COLOURS[p]} ({heights}) cannot arise from the initial "
+                    f"towers {list(range(d.max_tower, 0, -1))}: towers only shrink")
+    # goal
+    gp = parts[3].split()
+    if not gp or gp[0] != "goal":
+        raise NotationError(f"fourth part must start with 'goal', got {parts[3][:20]!r}")
+    goals = {}
+    for tok in gp[1:]:
+        if ":" not in tok:
+            raise NotationError(f"goal item {tok!r} should be COLOUR:COUNT, e.g. W:2")
+        c = colour_of(tok.split(":")[0], "goal")
+        try:
+            goals[c] = int(tok.split(":", 1)[1])
+        except ValueError:
+            raise NotationError(f"goal count in {tok!r} is not an integer") from None
+    if sorted(goals) != list(range(n)):
+        raise NotationError(f"goal must give a count for each of {', '.join(letters)}")
+    for p in range(n):
+        if not 0 <= goals[p] <= d.stones_each:
+            raise NotationError(f"goal count of {COLOURS[p]} must be 0..{d.stones_each}")
+        d.goal[p] = goals[p]
+    # stone conservation
+    for p in range(n):
+        on_track = sum(s.stack(i).count(COLOURS[p]) for i in range(d.nspaces))
+        total = on_track + sum(s.start_towers(p)) + d.goal[p]
+        if total != d.stones_each:
+            raise NotationError(
+                f"{COLOUR_NAMES[p]} has {total} stones (track {on_track}, start "
+                f"{sum(s.start_towers(p))}, goal {d.goal[p]}); expected {d.stones_each}")
+    winners = [p for p in range(n) if d.goal[p] == d.stones_each]
+    if len(winners) > 1:
+        raise NotationError("more than one player has every stone in the goal")
+    d.winner = winners[0] if winners else -1
+    # turn
+    tp = parts[4].split()
+    if len(tp) < 2 or tp[0] != "turn":
+        raise NotationError(f"fifth part must be 'turn COLOUR', got {parts[4][:20]!r}")
+    d.to_move = colour_of(tp[1], "turn")
+    d.opening = 0
+    for tok in tp[2:]:
+        if tok not in ("opening=first", "opening=second"):
+            raise NotationError(f"unknown turn item {tok!r}; expected opening=first|second")
+        if not (d.pro and n == 2):
+            raise NotationError("an opening state exists only with rule=pro and 2 players")
+        if d.to_move != 0:
+            raise NotationError("the pro opening belongs to W (seat 0)")
+        d.opening = 1 if tok == "opening=first" else 2
+    if d.opening == 1 and any(d.height[i] for i in range(d.nspaces)):
+        raise NotationError("opening=first needs an empty track (it is seat 0's first action)")
+    return s
+
+
+def from_notation(text):
+    return _from_notation(text)
+
+
+def new_initial(**variant):
+    return LotusState(**variant)
+
+
+def playouts(LotusState start, long long games, seed=0):
+    """Run `games` random playouts from `start` entirely in C; returns (games, actions, wins)."""
+    cdef Rng rng = seed if isinstance(seed, Rng) else Rng(seed)
+    cdef LotusData d
+    cdef long long g, actions = 0
+    cdef long long wins[4]
+    wins[0] = wins[1] = wins[2] = wins[3] = 0
+    for g in range(games):
+        memcpy(&d, &start.d, sizeof(LotusData))
+        actions += lotus_playout(&d, &rng.s)
+        wins[d.winner] += 1
+    return games, actions, [wins[p] for p in range(start.d.nplayers)]
