@@ -59,8 +59,9 @@ def parse_position(text: str):
         raise NotationError(
             f"position must begin with a game name ({', '.join(GAME_MODULES)}), got {first!r}")
     info = get_game(first)
-    if text.lower() == first:
-        return info.new()
+    if ";" not in text:
+        # "lotus players=3 rule=pro": the initial position of that variant
+        return info.new(**parse_variant_options(text.split()[1:]))
     return info.from_notation(text)
 
 

@@ -1,0 +1,146 @@
+"""Commands on positions: games, new, show, moves, perft, bench."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from niwa.cli.common import UserError, load_position, user_errors, variant_option
+from niwa.ext.registry import games as list_games
+from niwa.ext.registry import get_game, parse_variant_options
+
+
+def register(main: click.Group) -> None:
+    for cmd in (games_cmd, new_cmd, show_cmd, moves_cmd, perft_cmd, bench_cmd):
+        main.add_command(cmd)
+
+
+@click.command("games")
+@user_errors
+def games_cmd():
+    """List every game with its variants and defaults.
+
+    Example: niwa games
+    """
+    for name in list_games():
+        info = get_game(name)
+        click.echo(name)
+        for key, (choices, default, help_) in info.variants.items():
+            if isinstance(choices, range):
+                shown = f"{choices.start}..{choices.stop - 1}"
+            else:
+                shown = "|".join(map(str, choices))
+            click.echo(f"  {key:<14} {shown:<24} default {default!s:<10} {help_}")
+
+
+@click.command("new")
+@click.argument("game")
+@click.option("--players", type=int, help="Number of players (a variant setting).")
+@variant_option
+@click.option("--seed", type=int, default=None, help="Seed for the deal (games with chance).")
+@user_errors
+def new_cmd(game, players, variants, seed):
+    """Print the initial position of GAME as one line of notation.
+
+    Example: niwa new lotus --players 3 --variant rule=pro
+    """
+    info = get_game(game)
+    kw = parse_variant_options(variants)
+    if players is not None:
+        kw["players"] = players
+    click.echo(info.new(seed=seed, **kw).to_notation())
+
+
+@click.command("show")
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@user_errors
+def show_cmd(position, as_json):
+    """Draw POSITION (a notation string, or a game name for its start) for a person.
+
+    Example: niwa show lotus
+    """
+    state = load_position(position)
+    if as_json:
+        click.echo(json.dumps(state.to_json()))
+    else:
+        click.echo(state.render())
+
+
+@click.command("moves")
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@user_errors
+def moves_cmd(position, as_json):
+    """List the legal actions of POSITION with readable names.
+
+    Example: niwa moves lotus
+    """
+    state = load_position(position)
+    p = state.current_player()
+    if state.is_terminal():
+        rows = []
+    elif state.is_chance_node():
+        rows = [(a, state.action_to_string(a), prob) for a, prob in state.chance_outcomes()]
+    elif state.is_simultaneous_node():
+        rows = [(a, f"player {q}: {state.action_to_string(a, q)}", None)
+                for q in range(state.num_players) for a in state.legal_actions(q)]
+    else:
+        rows = [(a, state.action_to_string(a), None) for a in state.legal_actions()]
+    if as_json:
+        click.echo(json.dumps({"player": p, "actions": [
+            {"id": a, "name": n, **({"prob": pr} if pr is not None else {})} for a, n, pr in rows]}))
+        return
+    if not rows:
+        click.echo("no legal actions (the game is over)")
+    for a, name, prob in rows:
+        click.echo(f"{a:>5}  {name}" + (f"  p={prob:.4f}" if prob is not None else ""))
+
+
+@click.command("perft")
+@click.argument("position")
+@click.option("--depth", "-d", type=click.IntRange(0, 64), required=True, help="Plies to count.")
+@click.option("--divide", is_flag=True, help="Also print the count below each first action.")
+@user_errors
+def perft_cmd(position, depth, divide):
+    """Count action sequences of length DEPTH from POSITION; the last line is the total.
+
+    Example: niwa perft lotus --depth 5 --divide
+    """
+    state = load_position(position)
+    if divide:
+        if depth < 1:
+            raise UserError("--divide needs --depth of at least 1")
+        total = 0
+        for label, count in state.perft_divide(depth):
+            click.echo(f"{label}: {count}")
+            total += count
+        click.echo(total)
+    else:
+        click.echo(state.perft(depth))
+
+
+@click.command("bench")
+@click.argument("game", required=False)
+@variant_option
+@click.option("--seconds", type=float, default=2.0, show_default=True,
+              help="Time spent on each side (engine, oracle).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@user_errors
+def bench_cmd(game, variants, seconds, seed):
+    """Random playouts per second: Cython engine vs the plain-Python oracle, one run.
+
+    Example: niwa bench lotus
+    """
+    from niwa.analysis.bench import bench_engine_vs_oracle
+
+    names = [game] if game else list_games()
+    kw = parse_variant_options(variants)
+    for name in names:
+        r = bench_engine_vs_oracle(name, seconds=seconds, seed=seed, **kw)
+        click.echo(
+            f"{name:<7} engine {r['engine_games_s']:>12,.0f} games/s {r['engine_actions_s']:>14,.0f}"
+            f" actions/s | oracle {r['oracle_games_s']:>9,.1f} games/s"
+            f" {r['oracle_actions_s']:>11,.0f} actions/s | ratio {r['ratio']:,.0f}x"
+        )
