@@ -6,7 +6,6 @@ import functools
 import sys
 
 import click
-
 from niwa.ext.errors import NiwaError
 
 

@@ -16,6 +16,10 @@ stone sent into lane b; bounce = 1 when the move ends on the trampoline and boun
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
 from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
@@ -107,12 +111,14 @@ cdef inline int lotus_gen(LotusData* d, int* out) noexcept nogil:
                 n = gen_start(d, out, n, 0, h)
         out[n] = pass_action(d)
         return n + 1
+    cdef uint64_t bits
     for h in range(1, d.max_tower + 1):
         if d.start[m][h]:
             n = gen_start(d, out, n, m, h)
-    for s in range(d.nspaces):
-        if d.height[s] and d.stack[s][d.height[s] - 1] == m:
-            n = gen_track(d, out, n, s)
+    bits = d.tops[m]
+    while bits:
+        n = gen_track(d, out, n, __builtin_ctzll(bits))
+        bits &= bits - 1
     if n > 0:
         return n
     if not d.pro:
@@ -134,8 +140,11 @@ cdef inline void land(LotusData* d, int colour, int lane, int p) noexcept nogil:
         d.goal[colour] += 1
     else:
         s = space_at(d, lane, p)
+        if d.height[s]:
+            d.tops[d.stack[s][d.height[s] - 1]] &= ~(1ULL << s)
         d.stack[s][d.height[s]] = colour
         d.height[s] += 1
+        d.tops[colour] |= 1ULL << s
 
 cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
     cdef int src, lane, colour, dist, p, s, q, h
@@ -156,6 +165,9 @@ cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
             dist = d.height[s]
             colour = d.stack[s][dist - 1]
             d.height[s] = dist - 1
+            d.tops[colour] &= ~(1ULL << s)
+            if dist > 1:
+                d.tops[d.stack[s][dist - 2]] |= 1ULL << s
             p = d.pos[s]
             lane = d.lane_of[s] & 1
         p += dist
@@ -569,6 +581,9 @@ def _from_notation(str text):
             raise NotationError(
                 f"{COLOUR_NAMES[p]} has {total} stones (track {on_track}, start "
                 f"{sum(s.start_towers(p))}, goal {d.goal[p]}); expected {d.stones_each}")
+    for i in range(d.nspaces):
+        if d.height[i]:
+            d.tops[d.stack[i][d.height[i] - 1]] |= 1ULL << i
     winners = [p for p in range(n) if d.goal[p] == d.stones_each]
     if len(winners) > 1:
         raise NotationError("more than one player has every stone in the goal")
