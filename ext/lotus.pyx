@@ -28,7 +28,7 @@ from niwa.ext.errors import NotationError, VariantError, IllegalActionError
 COLOURS = "WBRU"
 COLOUR_NAMES = ("White", "Black", "Red", "Blue")
 DEFAULTS = {"players": 2, "rule": "basic", "trampoline": "optional",
-            "lane": 3, "shared": 11, "trampoline_at": 8}
+            "lane": 3, "shared": 11, "trampoline_at": 8, "towers": "auto"}
 VARIANTS = {
     "players": ((2, 3, 4), 2, "number of players"),
     "rule": (("basic", "pro"), "basic", "pro: a blocked player must pass; 2p opening brings two stones"),
@@ -36,6 +36,8 @@ VARIANTS = {
     "lane": (range(1, 9), 3, "spaces in each entrance lane before the merge"),
     "shared": (range(1, 33), 11, "shared spaces after the merge"),
     "trampoline_at": (range(2, 41), 8, "route position (1-based) of the trampoline; must be shared"),
+    "towers": (("auto", 1, 2, 3, 4), "auto",
+               "tallest start tower (towers t..1 each); auto = 4 for 2 players, else 3"),
 }
 
 # ---- Zobrist keys (fixed seed: hashes are stable across runs and machines) -----------
@@ -213,7 +215,7 @@ def _parse_variant(dict kw):
         if key not in VARIANTS:
             raise VariantError(f"unknown lotus variant key {key!r}; known: {', '.join(VARIANTS)}")
         choices = VARIANTS[key][0]
-        if isinstance(choices, range) or key == "players":
+        if isinstance(choices, range) or key == "players" or (key == "towers" and value != "auto"):
             try:
                 value = int(value)
             except (TypeError, ValueError):
@@ -252,7 +254,7 @@ cdef class LotusState(State):
         d.tramp_pos = v["trampoline_at"]
         d.nspaces = 2 * d.lane + d.shared
         d.tramp_space = space_at(d, 0, d.tramp_pos)
-        d.max_tower = 4 if d.nplayers == 2 else 3
+        d.max_tower = (4 if d.nplayers == 2 else 3) if v["towers"] == "auto" else v["towers"]
         d.stones_each = d.max_tower * (d.max_tower + 1) // 2
         cdef int s, p, h
         for s in range(d.nspaces):
@@ -338,7 +340,8 @@ cdef class LotusState(State):
         d = &self.d
         return {"players": d.nplayers, "rule": "pro" if d.pro else "basic",
                 "trampoline": "mandatory" if d.mandatory else "optional",
-                "lane": d.lane, "shared": d.shared, "trampoline_at": d.tramp_pos}
+                "lane": d.lane, "shared": d.shared, "trampoline_at": d.tramp_pos,
+                "towers": d.max_tower}
 
     @property
     def pass_action(self):
@@ -422,6 +425,8 @@ cdef class LotusState(State):
         v = self.variant
         head = ["lotus"] + [f"{k}={v[k]}" for k in ("players", "rule", "trampoline")]
         head += [f"{k}={v[k]}" for k in ("lane", "shared", "trampoline_at") if v[k] != DEFAULTS[k]]
+        if d.max_tower != (4 if d.nplayers == 2 else 3):
+            head.append(f"towers={d.max_tower}")
         track = [f"{self.space_name(s)}:{self.stack(s)}" for s in range(d.nspaces) if d.height[s]]
         start = [COLOURS[p] * h for p in range(d.nplayers) for h in self.start_towers(p)]
         goal = [f"{COLOURS[p]}:{d.goal[p]}" for p in range(d.nplayers)]

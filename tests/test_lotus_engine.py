@@ -13,7 +13,8 @@ from niwa.ext.lotus import LotusState, from_notation, playouts
 from niwa.oracle import lotus as oracle
 
 GEOMETRIES = [{}, {"lane": 2, "shared": 5, "trampoline_at": 4},
-              {"lane": 1, "shared": 6, "trampoline_at": 2}, {"lane": 4, "shared": 14, "trampoline_at": 12}]
+              {"lane": 1, "shared": 6, "trampoline_at": 2}, {"lane": 4, "shared": 14, "trampoline_at": 12},
+              {"lane": 2, "shared": 4, "trampoline_at": 3, "towers": 2}, {"towers": 1}]
 VARIANTS = [dict(players=p, rule=r, trampoline=t, **g)
             for p, r, t, g in itertools.product((2, 3, 4), ("basic", "pro"),
                                                 ("optional", "mandatory"), GEOMETRIES)]

@@ -16,16 +16,17 @@ COLOURS = "WBRU"
 
 class LotusOracle:
     def __init__(self, players=2, rule="basic", trampoline="optional", lane=3, shared=11,
-                 trampoline_at=8):
+                 trampoline_at=8, towers="auto"):
         self.players = int(players)
         self.pro = rule == "pro"
         self.mandatory = trampoline == "mandatory"
         self.lane, self.shared = int(lane), int(shared)
         self.route = self.lane + self.shared
         self.tramp = int(trampoline_at)
+        tallest = (4 if self.players == 2 else 3) if towers == "auto" else int(towers)
         self.variant = dict(players=self.players, rule=rule, trampoline=trampoline,
-                            lane=self.lane, shared=self.shared, trampoline_at=self.tramp)
-        tallest = 4 if self.players == 2 else 3
+                            lane=self.lane, shared=self.shared, trampoline_at=self.tramp,
+                            towers=tallest)
         self.stones_each = tallest * (tallest + 1) // 2
         # spaces: ("a", p) / ("b", p) for p <= lane, ("s", p) for shared positions
         self.spaces = ([("a", p) for p in range(1, self.lane + 1)]
@@ -153,6 +154,8 @@ class LotusOracle:
         head = ["lotus", f"players={v['players']}", f"rule={v['rule']}",
                 f"trampoline={v['trampoline']}"]
         head += [f"{k}={v[k]}" for k in defaults if v[k] != defaults[k]]
+        if v["towers"] != (4 if self.players == 2 else 3):
+            head.append(f"towers={v['towers']}")
         track = []
         for sp in self.spaces:
             if self.stacks[sp]:
