@@ -18,6 +18,7 @@ cdef struct LotusData:
     unsigned char start[4][LOTUS_MAX_TOWER + 1]              # start[p][h]: towers of height h
     unsigned char goal[4]
     uint64_t tops[4]      # tops[p]: bitmask of spaces whose top stone is p's (move generation)
+    unsigned int start_mask[4]   # bit h set when player p has a start tower of height h
     int to_move
     int opening     # 2-player pro opening: 1 before seat 0's first action, 2 before its second
     int winner      # -1 while the game runs

@@ -19,6 +19,7 @@ from libc.string cimport memcpy, memset
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
+    int __builtin_ctz(unsigned int) nogil
 
 from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
@@ -114,9 +115,10 @@ cdef inline int lotus_gen(LotusData* d, int* out) noexcept nogil:
         out[n] = pass_action(d)
         return n + 1
     cdef uint64_t bits
-    for h in range(1, d.max_tower + 1):
-        if d.start[m][h]:
-            n = gen_start(d, out, n, m, h)
+    cdef unsigned int hs = d.start_mask[m]
+    while hs:
+        n = gen_start(d, out, n, m, __builtin_ctz(hs))
+        hs &= hs - 1
     bits = d.tops[m]
     while bits:
         n = gen_track(d, out, n, __builtin_ctzll(bits))
@@ -156,8 +158,11 @@ cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
             q = src >> 2
             h = (src & 3) + 1
             d.start[q][h] -= 1
+            if d.start[q][h] == 0:
+                d.start_mask[q] &= ~(1u << h)
             if h > 1:
                 d.start[q][h - 1] += 1
+                d.start_mask[q] |= 1u << (h - 1)
             colour = q
             dist = h
             p = 0
@@ -267,6 +272,7 @@ cdef class LotusState(State):
         for p in range(d.nplayers):
             for h in range(1, d.max_tower + 1):
                 d.start[p][h] = 1
+                d.start_mask[p] |= 1u << h
         d.winner = -1
         d.opening = 1 if (d.pro and d.nplayers == 2) else 0
 
@@ -589,6 +595,11 @@ def _from_notation(str text):
     for i in range(d.nspaces):
         if d.height[i]:
             d.tops[d.stack[i][d.height[i] - 1]] |= 1ULL << i
+    for p in range(n):
+        d.start_mask[p] = 0
+        for h in range(1, d.max_tower + 1):
+            if d.start[p][h]:
+                d.start_mask[p] |= 1u << h
     winners = [p for p in range(n) if d.goal[p] == d.stones_each]
     if len(winners) > 1:
         raise NotationError("more than one player has every stone in the goal")
