@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 from niwa.ext.errors import NiwaError
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
@@ -60,7 +61,8 @@ class TournamentConfig:
     sprt: dict | None = None            # SprtSpec.as_dict()
 
     def identity(self) -> dict:
-        return asdict(self)
+        # through JSON, so that a config read back from tournament.json compares equal
+        return json.loads(json.dumps(asdict(self), default=str))
 
     @property
     def labels(self) -> list[str]:
@@ -85,6 +87,7 @@ class GameTask:
     deal_seed: int
     seats: tuple            # agent index by seat
     specs: tuple            # agent spec by seat
+    labels: tuple           # agent label by seat (the spec, #2.. for a repeated spec)
     agent_seeds: tuple
     time_limits: tuple      # seconds per move by seat, or None
     max_plies: int | None
@@ -127,6 +130,7 @@ def build_schedule(config: TournamentConfig) -> list[GameTask]:
     orders = seat_orders(n)
     variant = tuple(sorted(config.variant.items()))
     limits = [time_limit_for(s, config.move_time, config.time_margin) for s in config.agents]
+    labels = config.labels
     tasks = []
     for rnd in range(config.rounds):
         deal_seed = derive_seed(config.seed, "deal", rnd)
@@ -138,6 +142,7 @@ def build_schedule(config: TournamentConfig) -> list[GameTask]:
                     game_id=gid, round=rnd, table=t, game=config.game, variant=variant,
                     deal_seed=deal_seed, seats=seats,
                     specs=tuple(config.agents[a] for a in seats),
+                    labels=tuple(labels[a] for a in seats),
                     agent_seeds=tuple(derive_seed(config.seed, "agent", gid, s)
                                       for s in range(n)),
                     time_limits=tuple(limits[a] for a in seats),
@@ -173,7 +178,7 @@ def play_game(task: GameTask) -> dict:
 
     def forfeit(seat, what):
         nonlocal error_seat, error
-        error_seat, error = seat, f"seat {seat} ({task.specs[seat]}) {what}"
+        error_seat, error = seat, f"seat {seat} ({task.labels[seat]}) {what}"
 
     for seat in range(n):
         try:
@@ -264,7 +269,7 @@ def play_game(task: GameTask) -> dict:
         "game_id": task.game_id, "round": task.round, "table": task.table,
         "game": task.game, "variant": " ".join(f"{k}={v}" for k, v in task.variant),
         "deal_seed": task.deal_seed,
-        **{f"agent_{s}": task.specs[s] for s in range(n)},
+        **{f"agent_{s}": task.labels[s] for s in range(n)},
         **{f"result_{s}": _fmt(results[s]) for s in range(n)},
         "plies": plies, "capped": int(capped),
         "error_seat": "" if error_seat is None else error_seat, "error": error,
@@ -408,9 +413,20 @@ def _worker_init(queue, parent_pid):
 
 
 def _worker_batch(tasks: list[GameTask]) -> int:
+    # Each row goes back as soon as its game ends; only games shorter than SEND_EVERY_S
+    # are grouped (so a kill can lose at most that much finished play per worker).
+    rows, last = [], time.monotonic()
     for task in tasks:
-        _RESULT_QUEUE.put(play_game(task))
+        rows.append(play_game(task))
+        if time.monotonic() - last >= SEND_EVERY_S:
+            _RESULT_QUEUE.put(rows)
+            rows, last = [], time.monotonic()
+    if rows:
+        _RESULT_QUEUE.put(rows)
     return len(tasks)
+
+
+SEND_EVERY_S = 0.02
 
 
 class LocalExecutor:
@@ -455,13 +471,13 @@ class LocalExecutor:
                     outstanding[fut] = {t.game_id for t in batch}
                     waiting_ids.update(t.game_id for t in batch)
                 try:
-                    row = results.get(timeout=0.2)
+                    rows = results.get(timeout=0.2)
                 except queue_mod.Empty:
-                    row = None
-                if row is not None:
+                    rows = []
+                for row in rows:
                     sizer.record(row)
                     waiting_ids.discard(row["game_id"])
-                    for fut, ids in outstanding.items():
+                    for ids in outstanding.values():
                         if row["game_id"] in ids:
                             ids.discard(row["game_id"])
                             break
@@ -476,10 +492,14 @@ class LocalExecutor:
                 "a worker process died (killed or crashed in native code); finished games "
                 "are saved: rerun with --resume") from None
         finally:
+            procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
-            for proc in list(getattr(pool, "_processes", {}).values() or []):
+            for proc in procs:          # our own workers, possibly mid-game: stop them
                 if proc.is_alive():
                     proc.terminate()
+            for proc in procs:
+                proc.join(timeout=5)
+            results.close()
 
 
 class DaskExecutor:
@@ -487,7 +507,7 @@ class DaskExecutor:
 
     name = "dask"
 
-    def __init__(self, address: str, workers: int | None = None):
+    def __init__(self, address: str, workers: int | None = None, timeout: float = 10):
         try:
             from distributed import Client
         except ImportError:
@@ -496,7 +516,7 @@ class DaskExecutor:
             ) from None
         self.address = "tcp://" + address.split("://", 1)[1] if "://" in address else address
         try:
-            self.client = Client(self.address, timeout="10s")
+            self.client = Client(self.address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
             raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: "
                                   f"{_first_line(e)}") from None
@@ -519,7 +539,13 @@ class DaskExecutor:
         stream = as_completed([submit() for _ in range(min(2 * self.workers, len(pending)))])
         try:
             for fut in stream:
-                for row in fut.result():
+                try:
+                    rows = fut.result()
+                except Exception as e:    # e.g. a worker without niwa installed
+                    raise TournamentError(
+                        f"a game failed on the Dask cluster: {_first_line(e)} (finished games "
+                        "are saved: fix the workers and rerun with --resume)") from None
+                for row in rows:
                     sizer.record(row)
                     yield row
                 if pending:
@@ -547,3 +573,316 @@ def make_executor(spec: str, workers: int | None):
             raise TournamentError("--executor dask:// needs HOST:PORT, e.g. dask://10.0.0.5:8786")
         return DaskExecutor(spec, workers)
     raise TournamentError(f"unknown --executor {spec!r}; expected local or dask://HOST:PORT")
+
+
+# ---- running a tournament --------------------------------------------------------------
+GAMES_CSV, META_JSON = "games.csv", "tournament.json"
+OUTPUT_FILES = ("games.csv", "standings.csv", "pairs.csv", "seats.csv", "tournament.json",
+                "ratings.png")
+
+
+@dataclass
+class TournamentOutcome:
+    config: TournamentConfig
+    out_dir: str
+    tables: object              # niwa.analysis.standings.Tables
+    played_now: int
+    total: int
+    finished: bool
+    sprt: dict | None
+    meta: dict
+
+
+def load_saved_config(out_dir: str) -> TournamentConfig | None:
+    path = os.path.join(out_dir, META_JSON)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)["config"]
+        return TournamentConfig(**saved)
+    except (ValueError, KeyError, TypeError) as e:
+        raise TournamentError(f"{path} is not a niwa tournament record: {_first_line(e)}") \
+            from None
+
+
+def _versions(executor) -> dict:
+    import platform
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for pkg in ("niwa", "numpy", "pandas", "scipy", "dask", "distributed"):
+        if pkg in ("dask", "distributed") and not isinstance(executor, DaskExecutor):
+            continue
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: str):
+    a, b = saved.identity(), config.identity()
+    diff = [k for k in a if a[k] != b.get(k)]
+    if diff:
+        k = diff[0]
+        raise TournamentError(
+            f"{out_dir} holds a different tournament: {k} is {a[k]!r} there, {b[k]!r} here "
+            "(resume with the same options, or choose another --out)")
+
+
+class _SprtFeed:
+    """Feeds finished game pairs to the SPRT strictly in schedule order, so the stopping
+    point (and so every table) is the same whatever the number of workers."""
+
+    def __init__(self, spec: dict, labels: list[str]):
+        from niwa.analysis.ratings import SprtSpec, SprtTracker
+
+        self.tracker = SprtTracker(SprtSpec(**spec))
+        self.tested = labels[0]
+        self.next_pair = 0
+        self.stop_after: int | None = None   # last game id that counts
+
+    def _score(self, row) -> float:
+        seat = 0 if row["agent_0"] == self.tested else 1
+        other = 1 - seat
+        mine, theirs = float(row[f"result_{seat}"]), float(row[f"result_{other}"])
+        return 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
+
+    def advance(self, rows: dict) -> bool:
+        while self.stop_after is None:
+            first, second = 2 * self.next_pair, 2 * self.next_pair + 1
+            if first not in rows or second not in rows:
+                break
+            decision = self.tracker.add_pair(self._score(rows[first]), self._score(rows[second]))
+            self.next_pair += 1
+            if decision:
+                self.stop_after = second
+        return self.stop_after is not None
+
+
+class _Leader:
+    """Running score share per agent, for the progress bar (full points to the sole best
+    result, shared points on a tie)."""
+
+    def __init__(self, n_players: int):
+        self.n = n_players
+        self.points: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+
+    def add(self, row: dict) -> None:
+        res = [float(row[f"result_{s}"]) for s in range(self.n)]
+        best = max(res)
+        for s in range(self.n):
+            label = row[f"agent_{s}"]
+            self.points[label] = self.points.get(label, 0.0) + (res[s] == best) / res.count(best)
+            self.games[label] = self.games.get(label, 0) + 1
+
+    def __str__(self) -> str:
+        if not self.points:
+            return "-"
+        top = max(self.points, key=lambda k: (self.points[k] / self.games[k], k))
+        return f"{top} {100 * self.points[top] / self.games[top]:.0f}%"
+
+
+def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
+    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise."""
+    saved = load_saved_config(out_dir)
+    games_path = os.path.join(out_dir, GAMES_CSV)
+    if resume:
+        if saved is None:
+            raise TournamentError(
+                f"nothing to resume: {os.path.join(out_dir, META_JSON)} does not exist")
+        _check_identity(saved, config, out_dir)
+    elif saved is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+        raise TournamentError(
+            f"{out_dir} already holds a tournament; pass --resume to finish it, or choose "
+            "another --out")
+    return saved
+
+
+def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
+                   progress: bool | None = None, command: str = "") -> TournamentOutcome:
+    """Play (or finish) the tournament into out_dir and write every table."""
+    from niwa.analysis.standings import compute_tables, plot_ratings, read_games
+    from tqdm.auto import tqdm
+
+    executor = executor or LocalExecutor()
+    saved = check_out_dir(config, out_dir, resume)
+    os.makedirs(out_dir, exist_ok=True)
+    games_path = os.path.join(out_dir, GAMES_CSV)
+    meta_path = os.path.join(out_dir, META_JSON)
+
+    schedule = build_schedule(config)
+    columns = csv_columns(config.players)
+    log = GameLog(games_path, columns)
+    for gid, row in log.rows.items():
+        if gid >= len(schedule) or tuple(row[f"agent_{s}"] for s in range(config.players)) \
+                != schedule[gid].labels:
+            raise TournamentError(f"{games_path} game {gid} does not belong to this schedule")
+
+    meta = {}
+    if saved is not None and os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    run_record = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
+                  "executor": executor.describe(), "games_before": len(log.rows)}
+    meta.update({
+        "command": meta.get("command", command), "config": config.identity(),
+        "labels": config.labels, "seed": config.seed, "status": "running",
+        "schedule": {"games": len(schedule), "rounds": config.rounds,
+                     "games_per_round": games_per_round(config),
+                     "seat_orders": math.factorial(config.players)},
+        "versions": _versions(executor),
+    })
+    meta.setdefault("runs", []).append(run_record)
+    _write_json(meta_path, meta)
+
+    sprt = _SprtFeed(config.sprt, config.labels) if config.sprt else None
+    stopped = sprt.advance(log.rows) if sprt else False
+    todo = [] if stopped else [t for t in schedule if t.game_id not in log.rows]
+    played_now = 0
+    tqdm.monitor_interval = 0   # no monitor thread to be copied into forked workers
+    # progress=None: a bar only on a terminal (tqdm's disable=None)
+    bar = tqdm(total=len(schedule), initial=len(log.rows), unit="game",
+               disable=None if progress is None else not progress, dynamic_ncols=True,
+               smoothing=0.05, desc=config.game)
+    interrupted = False
+    leader = _Leader(config.players)
+    for row in log.rows.values():
+        leader.add(row)
+    last_postfix = 0.0
+    stream = executor.run(todo)
+    try:
+        for row in stream:
+            log.append(row)
+            leader.add(row)
+            played_now += 1
+            bar.update(1)
+            if time.monotonic() - last_postfix > 0.5 or played_now == len(todo):
+                last_postfix = time.monotonic()
+                bar.set_postfix_str(f"leader {leader}", refresh=False)
+            if sprt and sprt.advance(log.rows):
+                stopped = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        stream.close()          # stops the pool: games still in flight are abandoned
+        bar.close()
+        if hasattr(executor, "close"):
+            executor.close()
+
+    keep = set(range(sprt.stop_after + 1)) if sprt and sprt.stop_after is not None else None
+    finished = stopped or (not interrupted and len(log.rows) >= len(schedule))
+    if finished:
+        log.rewrite_sorted(keep)
+    else:
+        log.close()
+    if keep is not None:
+        log.rows = {g: r for g, r in log.rows.items() if g in keep}
+
+    tables = None
+    if log.rows:
+        tables = compute_tables(read_games(games_path).pipe(
+            lambda df: df[df["game_id"].astype(int).isin(list(log.rows))]),
+            config.labels, config.players)
+        tables.standings.to_csv(os.path.join(out_dir, "standings.csv"), index=False)
+        tables.pairs.to_csv(os.path.join(out_dir, "pairs.csv"), index=False)
+        tables.seats.to_csv(os.path.join(out_dir, "seats.csv"), index=False)
+        plot_ratings(tables, os.path.join(out_dir, "ratings.png"),
+                     f"{config.game}: {len(log.rows)} games")
+
+    errors = [r["error"] for r in log.rows.values() if r["error"]]
+    run_record.update({"ended": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "games_played": played_now})
+    meta.update({
+        "status": ("sprt-stopped" if stopped and sprt else "finished" if finished
+                   else "interrupted"),
+        "games_recorded": len(log.rows),
+        "forfeits": len(errors), "forfeit_examples": errors[:5],
+        "capped": sum(r["capped"] == "1" for r in log.rows.values()),
+    })
+    if sprt:
+        meta["sprt"] = {**sprt.tracker.summary(), "tested": config.labels[0],
+                        "against": config.labels[1], "stopped_after_games": len(log.rows)
+                        if stopped else None}
+    if tables is not None:
+        meta["standings"] = tables.standings.replace({np.nan: None}).to_dict("records")
+        meta["seat_advantage_elo"] = [round(float(x), 1) for x in tables.fit.seat_elo]
+    _write_json(meta_path, meta)
+    if interrupted:
+        raise KeyboardInterrupt
+    return TournamentOutcome(config, out_dir, tables, played_now, len(schedule), finished,
+                             meta.get("sprt"), meta)
+
+
+def make_config(game: str, agents, *, variant: dict | None = None, players: int | None = None,
+                fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
+                seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
+                time_margin: float = 0.5, sprt: str | dict | None = None
+                ) -> tuple[TournamentConfig, list[str]]:
+    """Validate the options (NiwaError with one line on any problem); returns the config
+    and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
+    from niwa.analysis.ratings import SprtSpec, parse_sprt
+    from niwa.ext.registry import get_game
+    from niwa.solver.agents import make_agent, parse_spec
+
+    notes = []
+    info = get_game(game)
+    variant = dict(variant or {})
+    if players is not None:
+        if "players" in info.variants:
+            variant["players"] = players     # the game checks the range (VariantError)
+        elif players != info.new(seed=0, **variant).num_players:
+            n = info.new(seed=0, **variant).num_players
+            raise TournamentError(f"{info.name} is a {n}-player game; --players must be {n}")
+    state = info.new(seed=0, **variant)
+    n_players = state.num_players
+    if n_players < 2:
+        raise TournamentError(f"a tournament needs games of 2 or more players, not {n_players}")
+    agents = [a.strip() for a in agents]
+    for spec in agents:
+        make_agent(spec, seed=0)      # unknown agent or bad parameter: AgentError here
+        if parse_spec(spec)[0] == "human":
+            raise TournamentError("the human agent cannot sit in a tournament; "
+                                  "play it with `niwa play`")
+    if fmt not in FORMATS:
+        raise TournamentError(f"unknown --format {fmt!r}; expected {' or '.join(FORMATS)}")
+    if games is not None and rounds is not None:
+        raise TournamentError("give --games or --rounds, not both")
+    for name, value in (("--games", games), ("--rounds", rounds), ("--max-plies", max_plies)):
+        if value is not None and value < 1:
+            raise TournamentError(f"{name} must be at least 1, got {value}")
+    if move_time is not None and not move_time > 0:
+        raise TournamentError(f"--move-time must be positive, got {move_time}")
+    sprt_spec = None
+    if sprt:
+        sprt_spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
+        if len(agents) != 2 or n_players != 2:
+            raise TournamentError("--sprt tests two agents in a two-player game "
+                                  f"(here {len(agents)} agents, {n_players} players)")
+    config = TournamentConfig(
+        game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
+        format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
+        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None)
+    tables = tables_for(len(agents), n_players, fmt)
+    orders = math.factorial(n_players)
+    if rounds is None:
+        wanted = games if games is not None else (2000 if sprt_spec else 10)
+        rounds = math.ceil(wanted / orders)
+        if rounds * orders != wanted:
+            notes.append(f"--games {wanted} rounded up to {rounds * orders} so that every "
+                         f"seat order ({orders}) is played equally often")
+    config.rounds = int(rounds)
+    notes.append(f"{len(tables)} table{'s' * (len(tables) != 1)} x {orders} seat orders x "
+                 f"{config.rounds} rounds = {len(tables) * orders * config.rounds} games")
+    return config, notes

@@ -1,0 +1,185 @@
+"""`niwa tournament`: fair, resumable, parallel bot-vs-bot play (see analysis/TOURNAMENT.md)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+
+import click
+from click.core import ParameterSource
+from niwa.cli.common import UserError, user_errors, variant_option
+
+
+def register(main: click.Group) -> None:
+    main.add_command(tournament_cmd)
+
+
+class _AgentsCommand(click.Command):
+    """Lets `--agents A B C` take several values, as in cutechess-cli and the issue.
+
+    Click options take a fixed number of values, so before parsing, `--agents A B C`
+    is rewritten to `--agents A --agents B --agents C` (values end at the next option).
+    """
+
+    def parse_args(self, ctx, args):
+        ctx.meta["niwa_raw_args"] = list(args)     # the exact command, for tournament.json
+        out, i = [], 0
+        while i < len(args):
+            arg = args[i]
+            if arg in ("--agents", "-a"):
+                i += 1
+                taken = 0
+                while i < len(args) and not args[i].startswith("-"):
+                    out += ["--agents", args[i]]
+                    i += 1
+                    taken += 1
+                if not taken:
+                    out.append(arg)     # let Click report the missing value
+                continue
+            out.append(arg)
+            i += 1
+        return super().parse_args(ctx, out)
+
+
+@click.command("tournament", cls=_AgentsCommand)
+@click.argument("game", required=False)
+@click.option("--agents", "-a", "agents", multiple=True, metavar="SPEC [SPEC ...]",
+              help="Agent specs (`niwa agents` lists them), e.g. random mcts:iters=200. "
+                   "Repeat a spec to field it twice.")
+@click.option("--games", "-n", type=int, default=None,
+              help="Games per table (pairing), rounded up to whole rounds. Default 10 "
+                   "(2000 with --sprt, which stops earlier).")
+@click.option("--rounds", "-r", type=int, default=None,
+              help="Rounds; each plays every table once in every seat order on one deal.")
+@click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]),
+              default="round-robin", show_default=True,
+              help="gauntlet: the first agent against each of the others.")
+@variant_option
+@click.option("--players", type=int, default=None, help="Players per game (a variant).")
+@click.option("--workers", "-j", type=int, default=None,
+              help="Parallel games (default: all cores; with dask: the cluster's threads).")
+@click.option("--executor", default="local", show_default=True, metavar="local|dask://HOST:PORT",
+              help="Where games run: a local process pool or a Dask scheduler.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Tournament seed: fixes every deal, chance event and agent seed.")
+@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default: tournament-GAME-DATE-TIME).")
+@click.option("--resume", is_flag=True,
+              help="Finish the tournament recorded in --out (options default to the saved "
+                   "ones; any given option must match).")
+@click.option("--sprt", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+              help="Two agents only: stop when the SPRT (first agent stronger?) decides.")
+@click.option("--max-plies", type=int, default=None,
+              help="Stop a game after this many plies and score it a draw.")
+@click.option("--move-time", type=float, default=None,
+              help="Seconds allowed per move; an agent over it forfeits the game.")
+@click.option("--time-margin", type=float, default=0.5, show_default=True,
+              help="Slack (s) over an agent's own time= budget before it forfeits.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: only on a terminal).")
+@user_errors
+def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
+                   seed, out_dir, resume, sprt, max_plies, move_time, time_margin, progress):
+    """Play agents against each other on GAME with fair seating and write the results.
+
+    \b
+    Example:
+      niwa tournament lotus --agents random mcts:iters=200 greedy --games 20
+    \b
+    Output in --out: games.csv, standings.csv, pairs.csv, seats.csv, tournament.json and
+    ratings.png. Each game is saved as soon as it ends; `--resume --out DIR` finishes an
+    interrupted run with the same results as an uninterrupted one.
+    """
+    from niwa.analysis.tournament import (
+        check_out_dir,
+        load_saved_config,
+        make_config,
+        make_executor,
+        run_tournament,
+    )
+    from niwa.ext.registry import parse_variant_options
+
+    ctx = click.get_current_context()
+
+    def given(name):
+        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+    if workers is not None and workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    variant = parse_variant_options(variants)
+    if resume:
+        if not out_dir:
+            raise UserError("--resume needs --out DIR (the folder of the tournament to finish)")
+        saved = load_saved_config(out_dir)
+        if saved is None:
+            raise UserError(f"nothing to resume in {out_dir}: no tournament.json there")
+        if not (given("games") or given("rounds")):
+            rounds = saved.rounds
+        config, notes = make_config(
+            game or saved.game, list(agents) or saved.agents,
+            variant=variant if variants else saved.variant,
+            players=players if given("players") else None,
+            fmt=fmt if given("fmt") else saved.format, games=games, rounds=rounds,
+            seed=seed if given("seed") else saved.seed,
+            max_plies=max_plies if given("max_plies") else saved.max_plies,
+            move_time=move_time if given("move_time") else saved.move_time,
+            time_margin=time_margin if given("time_margin") else saved.time_margin,
+            sprt=sprt if given("sprt") else saved.sprt)
+    else:
+        if not game:
+            raise UserError("missing GAME (e.g. niwa tournament lotus --agents random random)")
+        if len(agents) < 2:
+            raise UserError("give at least two agents: --agents A B [C ...]")
+        config, notes = make_config(
+            game, list(agents), variant=variant, players=players, fmt=fmt, games=games,
+            rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
+            time_margin=time_margin, sprt=sprt)
+    out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    check_out_dir(config, out_dir, resume)
+    ex = make_executor(executor, workers)
+    for note in notes:
+        click.echo(note, err=True)
+    click.echo(f"{config.game}: {', '.join(config.labels)}; {config.format}, seed "
+               f"{config.seed}; {ex.describe()} -> {out_dir}", err=True)
+    command = shlex.join(["niwa", "tournament", *ctx.meta.get("niwa_raw_args", [])])
+    try:
+        outcome = run_tournament(config, out_dir, executor=ex, resume=resume,
+                                 progress=progress, command=command)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted; finished games are saved. Resume with: niwa tournament "
+                   f"--resume --out {shlex.quote(out_dir)}", err=True)
+        sys.exit(130)
+    _report(outcome)
+
+
+def _report(outcome) -> None:
+    import pandas as pd
+
+    tables = outcome.tables
+    meta = outcome.meta
+    if tables is None:
+        click.echo("no games were played")
+        return
+    with pd.option_context("display.width", 200, "display.max_columns", 50):
+        click.echo("")
+        click.echo(tables.standings.astype(object).fillna("").to_string(index=False))
+        click.echo("")
+        click.echo("head to head (row's W-D-L against column):")
+        click.echo(tables.pairs.to_string(index=False))
+    seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
+    click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
+    if meta.get("forfeits"):
+        click.echo(f"forfeits: {meta['forfeits']} (e.g. {meta['forfeit_examples'][0]})")
+    if meta.get("capped"):
+        click.echo(f"games stopped by --max-plies (scored as draws): {meta['capped']}")
+    sprt = outcome.sprt
+    if sprt:
+        verdict = {"H1": f"H1 accepted: {sprt['tested']} is stronger (elo1={sprt['elo1']:g})",
+                   "H0": f"H0 accepted: {sprt['tested']} is not stronger by elo1="
+                         f"{sprt['elo1']:g} (elo0={sprt['elo0']:g})",
+                   None: "undecided (schedule exhausted)"}[sprt["decision"]]
+        click.echo(f"SPRT: llr {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) "
+                   f"after {sprt['pairs']} game pairs: {verdict}")
+    click.echo(f"\n{meta['games_recorded']} games; wrote games.csv standings.csv pairs.csv "
+               f"seats.csv tournament.json ratings.png in {outcome.out_dir}")

@@ -1,0 +1,121 @@
+"""The Dask executor on a real cluster: one `dask scheduler` and two `dask worker`
+processes on 127.0.0.1 (free ports), results equal to the local run, always torn down."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("distributed", reason="dask/distributed are not installed "
+                    "(the optional extra: pip install 'niwa[dist]')")
+
+from distributed import Client  # noqa: E402
+from niwa.analysis.tournament import (  # noqa: E402
+    DaskExecutor,
+    LocalExecutor,
+    TournamentError,
+    make_config,
+    run_tournament,
+)
+from niwa.cli.main import main  # noqa: E402
+from niwa.solver.agents import REGISTRY  # noqa: E402
+
+SEARCHER = "mcts:iters=50" if "mcts" in REGISTRY else "random"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dask_command() -> list[str]:
+    beside = Path(sys.executable).with_name("dask")
+    exe = str(beside) if beside.exists() else shutil.which("dask")
+    assert exe, "the `dask` command is missing although distributed imports"
+    return [exe]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    logs = tmp_path_factory.mktemp("dask-logs")
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    procs = []
+
+    def start(args, name):
+        log = open(logs / f"{name}.log", "w")
+        # own session: teardown can stop the nanny and its worker process together
+        procs.append(subprocess.Popen([*dask_command(), *args], stdout=log,
+                                      stderr=subprocess.STDOUT, start_new_session=True))
+
+    try:
+        start(["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+              "scheduler")
+        for i in range(2):
+            start(["worker", f"tcp://{address}", "--host", "127.0.0.1", "--nthreads", "1",
+                   "--no-dashboard", "--name", f"w{i}"], f"worker{i}")
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with Client(f"tcp://{address}", timeout="5s") as client:
+                    client.wait_for_workers(2, timeout=60)
+                break
+            except (OSError, TimeoutError):
+                if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                    text = "\n".join(f.read_text()[-2000:] for f in logs.iterdir())
+                    pytest.fail(f"the Dask cluster did not start:\n{text}")
+                time.sleep(0.5)
+        yield address
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=15)
+
+
+def games_without_durations(out):
+    return pd.read_csv(os.path.join(out, "games.csv"), dtype=str,
+                       keep_default_na=False).drop(columns="duration_s")
+
+
+def read_tables(out):
+    return {name: open(os.path.join(out, name)).read()
+            for name in ("standings.csv", "pairs.csv", "seats.csv")}
+
+
+def test_dask_run_equals_the_local_run(cluster, tmp_path):
+    config, _ = make_config("lotus", [SEARCHER, "random", "random"], games=6, seed=17)
+    local = str(tmp_path / "local")
+    run_tournament(config, local, LocalExecutor(1), progress=False)
+
+    remote = str(tmp_path / "dask")
+    result = CliRunner().invoke(main, [
+        "tournament", "lotus", "--agents", SEARCHER, "random", "random", "--games", "6",
+        "--seed", "17", "--executor", f"dask://{cluster}", "--out", remote])
+    assert result.exit_code == 0, result.output
+    assert games_without_durations(remote).equals(games_without_durations(local))
+    assert read_tables(remote) == read_tables(local)
+
+
+def test_dask_executor_reports_the_cluster_and_an_unreachable_one(cluster):
+    ex = DaskExecutor(f"dask://{cluster}")
+    try:
+        assert ex.workers == 2 and cluster in ex.describe()
+    finally:
+        ex.close()
+    with pytest.raises(TournamentError, match="cannot reach the Dask scheduler"):
+        DaskExecutor(f"dask://127.0.0.1:{free_port()}", timeout=1)
