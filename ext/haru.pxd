@@ -25,12 +25,15 @@ cdef struct HaruData:
     # variant (immutable after construction)
     int figures_sum, croak_mode, reset_layout, target, turn_view
     # the pond: bit (5*row + col) of each 25-bit board
-    uint32_t pads, dark, flowers[2]
+    uint32_t pads, dark
+    uint32_t flowers[2]
     unsigned char value[HARU_CELLS]      # value of the flower on a cell (0 = none)
     signed char frog[2]                  # cell of each frog, -1 = off the pond
-    signed char double_dark, egg[2]      # cells of the special pads (they move with pushes)
+    signed char double_dark              # cells of the special pads (they move with pushes)
+    signed char egg[2]
     # flowers off the pond, as value bitmasks (bit v-1 for value v)
-    uint16_t hand[2], pile[2]
+    uint16_t hand[2]
+    uint16_t pile[2]
     int pick[2]                          # values chosen this turn (0 = not yet)
     int step, turn, round, first_croak, moving_frog
     int score[2]
