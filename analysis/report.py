@@ -1,0 +1,358 @@
+"""report.md: the experiment's findings for a game designer, with its tables and plots.
+
+The report is written from the same numbers as variants.csv / comparisons.csv, leads with
+the verdicts, and says how the numbers were obtained so that nobody has to open the CSVs.
+
+Exact (perfect-play) results are included when they exist: from `exact.csv` in the output
+folder (any table the solver wrote, e.g. `niwa solve ... > DIR/exact.csv`), or computed by
+the solver for small Lotus set-ups when niwa.solver offers an exact solver (see
+`exact_results`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pandas as pd
+
+REPORT_MD = "report.md"
+EXACT_CSV = "exact.csv"
+
+
+# ---- formatting ------------------------------------------------------------------------
+def md_table(header: list[str], rows: list[list]) -> str:
+    def cell(x):
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def pct(x, digits: int = 1) -> str:
+    return "n/a" if _nan(x) else f"{100 * x:.{digits}f}%"
+
+
+def ci(m: dict, key: str) -> str:
+    """'55.2% [53.1, 57.3]' for a rate with its Wilson interval."""
+    if _nan(m.get(key)):
+        return "n/a"
+    return f"{pct(m[key])} [{100 * m[key + '_low']:.1f}, {100 * m[key + '_high']:.1f}]"
+
+
+def pts(x) -> str:
+    return "n/a" if _nan(x) else f"{round(100 * x, 1) + 0.0:+.1f}"      # + 0.0: no "-0.0"
+
+
+def pval(p) -> str:
+    if _nan(p):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def num(x, digits: int = 1) -> str:
+    return "n/a" if _nan(x) else f"{x:.{digits}f}"
+
+
+# ---- exact results ---------------------------------------------------------------------
+# Small Lotus set-ups that the alpha-beta solver proves in seconds: (board, geometry, towers).
+LOTUS_EXACT_SETUPS = [
+    ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 1),
+    ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 2),
+    ("lane 2, shared 6, trampoline 5", {"lane": 2, "shared": 6, "trampoline_at": 5}, 1),
+    ("lane 2, shared 6, trampoline 5", {"lane": 2, "shared": 6, "trampoline_at": 5}, 2),
+    ("standard (lane 3, shared 11, trampoline 8)", {}, 1),
+]
+EXACT_TIME_S = 15.0         # per position
+EXACT_BUDGET_S = 90.0       # for the whole table
+
+
+def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
+    """Perfect-play results to show beside the statistics, or None.
+
+    1. out_dir/exact.csv if present: a table written by `niwa solve --batch ... --out`, by
+       hand, or by an earlier run of this function (it caches its table there);
+    2. for two-player Lotus, the alpha-beta solver (niwa.solver.alphabeta) on the small
+       set-ups of LOTUS_EXACT_SETUPS, for every variant of the experiment: the first
+       player's game-theoretic result, when the search proves it within EXACT_TIME_S.
+    """
+    path = os.path.join(out_dir, EXACT_CSV)
+    if os.path.exists(path):
+        try:
+            return pd.read_csv(path, dtype=str, keep_default_na=False)
+        except (ValueError, OSError):
+            return None
+    if exp.game != "lotus" or not cells:
+        return None
+    try:
+        from niwa.solver.alphabeta import AlphaBeta
+    except ImportError:
+        return None
+    import time
+
+    from niwa.ext.registry import get_game
+
+    variants = {}
+    for c in cells:
+        if c.players == 2:
+            variants.setdefault(c.variant_label, c.variant)
+    geometry = ("lane", "shared", "trampoline_at", "towers")
+    rows, spent = [], 0.0
+    for board, geo, towers in LOTUS_EXACT_SETUPS:
+        row = {"board": board, "towers": f"{towers}..1"}
+        for label, variant in variants.items():
+            setting = {k: v for k, v in variant.items() if k not in geometry}
+            setting.update(geo, towers=towers)
+            if spent > EXACT_BUDGET_S:
+                row[label] = "not attempted (time budget)"
+                continue
+            start = time.perf_counter()
+            try:
+                state = get_game("lotus").new(**setting)
+                r = AlphaBeta(2, tt_bits=22).search(state, depth=200, time_limit=EXACT_TIME_S)
+            except Exception as e:      # a bonus section: never lose a report over it
+                row[label] = f"solver failed: {type(e).__name__}"
+                continue
+            finally:
+                spent += time.perf_counter() - start
+            if r.get("proven") and r.get("value") is not None:
+                v = float(r["value"])
+                row[label] = ("first player wins" if v > 0.5 else "second player wins"
+                              if v < 0.5 else "draw")
+            else:
+                row[label] = f"not proven in {EXACT_TIME_S:g} s"
+        rows.append(row)
+    if not rows:
+        return None
+    table = pd.DataFrame(rows)
+    table.to_csv(path, index=False)     # cached: --resume reuses it
+    return table
+
+
+# ---- the report ------------------------------------------------------------------------
+def _setup(summary, command: str, notes: list[str]) -> list[str]:
+    exp, cells, metrics = summary.experiment, summary.cells, summary.metrics
+    varied = ", ".join(f"`{k}` = {', '.join(v)}" for k, v in exp.vary) or "nothing (one variant)"
+    first = cells[0]
+    fixed = {k: v for k, v in first.variant.items() if k not in dict(exp.vary)}
+    if exp.strengths:
+        who = "self-play at each strength: " + ", ".join(f"`{s}`" for s in exp.strengths)
+    elif len(exp.agents) == 1:
+        who = f"self-play, `{exp.agents[0]}` in every seat"
+    else:
+        who = "the lineup " + ", ".join(f"`{a}`" for a in exp.agents) + \
+              " (every table in every seat order)"
+    total = sum(m["games"] for m in metrics)
+    partial = any(m["games"] < m["games_scheduled"] for m in metrics)
+    forfeits = sum(m["forfeits"] for m in metrics)
+    lines = [f"# Rule-variant analysis: {exp.game}", ""]
+    if command:
+        lines += ["```", command, "```", ""]
+    lines += [f"- Varied: {varied}.",
+              f"- Other settings: {', '.join(f'{k}={v}' for k, v in fixed.items()) or 'none'}.",
+              f"- Players: {who}.",
+              f"- Games: {total} in all; {first.games} per variant"
+              f"{' scheduled (not all recorded yet: see the tables)' if partial else ''}"
+              f"; seed {exp.seed}. Every seat order is played equally often.",
+              ]
+    if forfeits:
+        lines.append(f"- Forfeits (an agent crashed or overran its time): {forfeits} games, left "
+                     "out of every rate.")
+    lines += [f"- {n}" for n in notes]
+    return lines + [""]
+
+
+def _seat_table(metrics) -> str:
+    maxp = max(m["players"] for m in metrics)
+    header = ["variant", "games"] + [f"seat {s} wins" for s in range(maxp)] + \
+        ["first-player advantage (points)", "p vs fair", "p (Holm)", "balance"]
+    rows = []
+    for m in metrics:
+        if m["players"] == 1:
+            rows.append([m["label"], m["games"], ci(m, "solo_win") + " (solo win)"]
+                        + [""] * (maxp - 1) + ["", "", "", ""])
+            continue
+        seats = [ci(m, f"win_{s}") if s < m["players"] else "" for s in range(maxp)]
+        adv = f"{pts(m['first_player_advantage'])} [{pts(m['fpa_low'])}, {pts(m['fpa_high'])}]"
+        rows.append([m["label"], m["games"], *seats, adv, pval(m["fpa_p"]),
+                     pval(m.get("fpa_p_adjusted")), num(m["balance"], 3)])
+    return md_table(header, rows)
+
+
+def _comparison_table(comparisons) -> str:
+    header = ["variant vs baseline", "seat 0 wins (variant / baseline)",
+              "difference, points [95% CI]", "test", "p", "p (Holm)", "effect size",
+              "plies mean (variant / baseline)", "length p"]
+    rows = []
+    for c in comparisons:
+        effect = "n/a" if _nan(c.get("effect")) else f"{c['effect_name']} {c['effect']:.3f}"
+        if not _nan(c.get("odds_ratio")):
+            effect += (f"; odds ratio {c['odds_ratio']:.2f} [{c['odds_ratio_low']:.2f}, "
+                       f"{c['odds_ratio_high']:.2f}]")
+        rows.append([
+            f"{c['variant']} vs {c['baseline']}",
+            f"{pct(c.get('seat0_variant'))} / {pct(c.get('seat0_baseline'))}",
+            f"{pts(c.get('diff'))} [{pts(c.get('diff_low'))}, {pts(c.get('diff_high'))}]",
+            c.get("test", "n/a"), pval(c.get("p")), pval(c.get("p_adjusted")), effect,
+            f"{num(c.get('plies_mean_variant'))} / {num(c.get('plies_mean_baseline'))}",
+            pval(c.get("length_p"))])
+    return md_table(header, rows)
+
+
+def _length_table(metrics) -> str:
+    extra = [k for k in ("turns", "rounds") if all(f"{k}_mean" in m for m in metrics)]
+    header = ["variant", "plies mean ± sd", "median [quartiles]", "min-max"] + \
+        [f"{k} mean ± sd" for k in extra] + ["draws", "capped"]
+    rows = []
+    for m in metrics:
+        rows.append([m["label"], f"{num(m['plies_mean'])} ± {num(m['plies_sd'])}",
+                     f"{num(m['plies_median'], 0)} [{num(m['plies_q1'], 0)}, "
+                     f"{num(m['plies_q3'], 0)}]",
+                     f"{num(m['plies_min'], 0)}-{num(m['plies_max'], 0)}"]
+                    + [f"{num(m[k + '_mean'])} ± {num(m[k + '_sd'])}" for k in extra]
+                    + [m["draws"], m["capped"]])
+    return md_table(header, rows)
+
+
+def _game_specific(metrics) -> list[str]:
+    out = []
+    if all("lead_changes_mean" in m for m in metrics):
+        out += ["## Running score: lead changes and comebacks", "",
+                "A lead change is a new sole leader of the running score; a comeback is a "
+                "game whose winner was behind at some point.", "",
+                md_table(["variant", "lead changes per game (mean ± sd)",
+                          "games with a lead change", "comebacks"],
+                         [[m["label"], f"{num(m['lead_changes_mean'], 2)} ± "
+                           f"{num(m['lead_changes_sd'], 2)}", ci(m, "lead_change_games"),
+                           ci(m, "comeback")] for m in metrics]), ""]
+    if all("score_0_mean" in m for m in metrics):
+        maxp = max(m["players"] for m in metrics)
+        rows = []
+        for m in metrics:
+            seats = [f"{num(m.get(f'score_{s}_mean'))} ± {num(m.get(f'score_{s}_sd'))}"
+                     if s < m["players"] else "" for s in range(maxp)]
+            margin = (f"{num(m['margin_mean'])} (median {num(m['margin_median'], 0)})"
+                      if "margin_mean" in m else "")
+            rows.append([m["label"], *seats, margin])
+        out += ["## Final scores", "", "![final scores](scores.png)", "",
+                md_table(["variant"] + [f"seat {s} score (mean ± sd)" for s in range(maxp)]
+                         + ["winner's margin"], rows), ""]
+    goal_keys = sorted({k[len("goal_claim:"):] for m in metrics for k in m
+                        if k.startswith("goal_claim:") and not k.endswith(("_low", "_high"))})
+    if goal_keys:
+        out += ["## Goal claim rates", "",
+                "Share of games (where the goal was in play, when the game records that) in "
+                "which someone claimed the goal, 95% CI.", "",
+                md_table(["goal"] + [m["label"] for m in metrics],
+                         [[g] + [ci(m, f"goal_claim:{g}") for m in metrics] for g in goal_keys]),
+                ""]
+    level_keys = sorted({k for m in metrics for k in m if k.startswith("reached_level_")
+                         and not k.endswith(("_low", "_high"))})
+    if level_keys:
+        out += ["## Solo: share of games reaching each level", "",
+                md_table(["level"] + [m["label"] for m in metrics],
+                         [[k.rsplit("_", 1)[1]] + [ci(m, k) for m in metrics]
+                          for k in level_keys]), ""]
+    if all("runner_up_remaining_mean" in m for m in metrics):
+        out += ["## How close were the games?", "",
+                "Distance the runner-up still had to cover when the winner finished (the sum "
+                "over its stones of the spaces left to the goal; lower = closer).", "",
+                md_table(["variant", "mean ± sd", "median [quartiles]"],
+                         [[m["label"], f"{num(m['runner_up_remaining_mean'])} ± "
+                           f"{num(m['runner_up_remaining_sd'])}",
+                           f"{num(m['runner_up_remaining_median'], 0)} "
+                           f"[{num(m['runner_up_remaining_q1'], 0)}, "
+                           f"{num(m['runner_up_remaining_q3'], 0)}]"] for m in metrics]), ""]
+    return out
+
+
+METHOD = """## Method
+- Win rates are each seat's share of the decisive games (one sole winner); draws and games
+  stopped by a cap are counted apart. Intervals are 95% Wilson score intervals.
+- First-player advantage = seat 0's share minus the fair share 1/N; its p-value is the
+  exact binomial test against 1/N, Holm-adjusted over the variants of the run (the verdicts
+  use the adjusted value). Balance = 1 - (best seat's share - worst seat's share)
+  (1 = perfectly even), after Ludii's balance concept.
+- Between variants (one setting at a time: each value against that setting's first value,
+  the other settings and the agent strength held fixed): Fisher's
+  exact test on wins by seat (2 seats; effect size phi and the odds ratio with its
+  interval) or Pearson's chi-square (more seats; Cramer's V); the difference in seat 0's
+  share with Newcombe's hybrid score interval; game lengths by Mann-Whitney U. p-values are
+  Holm-adjusted over all comparisons of the run, and the verdicts use the adjusted ones.
+- Agent strength: the weakest against the strongest agent by Fisher's exact test on seat
+  0's wins (Holm-adjusted over the variants), and a chi-square test over all strengths.
+- A verdict of "no significant difference" means the data cannot tell the variants apart at
+  this number of games, not that they are the same: the interval shows how large a
+  difference could still hide.
+- Every variant has its own seed, so the samples are independent. In games with a deal,
+  each round plays one deal in every seat order (luck of the deal cancels between seats);
+  games of one round are then not fully independent, so the intervals are slightly
+  optimistic for those games. Lotus has no deal.
+- Games are played by the tournament runner: reproducible from the seed, parallel, and
+  resumable (`--resume`)."""
+
+
+def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | None = None,
+                 command: str = "", exact: pd.DataFrame | None = None) -> str:
+    """Write out_dir/report.md and return its path."""
+    metrics = summary.metrics
+    lines = _setup(summary, command, notes or [])
+    lines += ["## Verdicts", ""]
+    lines += [f"- {c['verdict']}" for c in summary.comparisons]
+    lines += [f"- {t['verdict']}" for t in summary.trends]
+    lines += [f"- {v}" for v in summary.advantage_verdicts]
+    lines += ["", "## Win rate by seat", "", "![win rate by seat](seat_win_rates.png)", "",
+              "Each seat's share of the decisive games, with 95% intervals.", "",
+              _seat_table(metrics), ""]
+    if summary.comparisons:
+        lines += ["## Between variants", "", _comparison_table(summary.comparisons), ""]
+        notes_c = [c["note"] for c in summary.comparisons if c.get("note")]
+        lines += [f"Note: {n}." for n in dict.fromkeys(notes_c)]
+        lines += [""] if notes_c else []
+    if summary.trends:
+        lines += ["## First-player advantage against agent strength", ""]
+        if "advantage_vs_strength.png" in plots:
+            lines += ["![advantage vs strength](advantage_vs_strength.png)", ""]
+        lines += [md_table(
+            ["variant", "weakest", "strongest", "advantage weakest -> strongest (points)",
+             "change [95% CI]", "p (ends)", "p (ends, Holm)", "p (all strengths)"],
+            [[t["variant"], t["weakest"], t["strongest"],
+              f"{pts(t['fpa_weakest'])} -> {pts(t['fpa_strongest'])}",
+              f"{pts(t['diff'])} [{pts(t['diff_low'])}, {pts(t['diff_high'])}]",
+              pval(t["p_ends"]), pval(t["p_ends_adjusted"]), pval(t["p_all"])]
+             for t in summary.trends]), ""]
+    lines += ["## Game length", "", "![game length](game_length.png)", "",
+              _length_table(metrics), ""]
+    lines += _game_specific(metrics)
+    lines += ["## Exact results (perfect play)", ""]
+    if exact is not None and len(exact):
+        lines += ["Game-theoretic results from the exact solver, beside the statistics above: "
+                  "self-play statistics measure how imperfect agents fare, these say who wins "
+                  "when both sides play perfectly."]
+        if "board" in exact.columns and "towers" in exact.columns:
+            lines += ["The full game is too large to solve, so these are small set-ups (a "
+                      "shorter track, start towers t..1), each with the other settings of the "
+                      "variant in the column, solved by alpha-beta (`niwa.solver.alphabeta`) "
+                      "with a proof that no evaluation was used. Check one with e.g. `niwa "
+                      "solve \"lotus towers=2 lane=2 shared=6 trampoline_at=5 rule=pro\"`."]
+        lines += ["", md_table(list(exact.columns), exact.astype(str).values.tolist()), "",
+                  f"(Cached in `{EXACT_CSV}`; delete it to recompute.)", ""]
+    else:
+        lines += [f"No exact results for this experiment. Put a solver table in `{EXACT_CSV}` "
+                  "in this folder (any columns) and rerun with `--resume` to include it.", ""]
+    lines += [METHOD, "",
+              "Files: `games.csv` (one row per game), `variants.csv` (one row per variant, "
+              "every metric and interval), " + ("`comparisons.csv`, " if summary.comparisons
+                                                else "")
+              + ("`strengths.csv`, " if summary.trends else "") + "`analysis.json` (the "
+              "experiment, for `--resume`).", ""]
+    path = os.path.join(out_dir, REPORT_MD)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return path

@@ -1,0 +1,149 @@
+"""`niwa analyse`: rule-variant experiments with intervals, tests, plots and a report."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+
+import click
+from click.core import ParameterSource
+from niwa.cli.common import UserError, user_errors
+
+
+def register(main: click.Group) -> None:
+    main.add_command(analyse_cmd)
+
+
+class _AgentsCommand(click.Command):
+    """`--agents A B C` takes several values (rewritten to `--agents A --agents B ...`;
+    the values end at the next option), as in `niwa tournament`."""
+
+    def parse_args(self, ctx, args):
+        out, i = [], 0
+        while i < len(args):
+            if args[i] == "--agents":
+                i += 1
+                start = len(out)
+                while i < len(args) and not args[i].startswith("-"):
+                    out += ["--agents", args[i]]
+                    i += 1
+                if len(out) == start:
+                    out.append("--agents")      # let Click report the missing value
+                continue
+            out.append(args[i])
+            i += 1
+        return super().parse_args(ctx, out)
+
+
+@click.command("analyse", cls=_AgentsCommand)
+@click.argument("game", required=False)
+@click.option("--vary", "vary", multiple=True, metavar="KEY=V1,V2[,...]",
+              help="A setting and the values to compare (repeatable: every combination is "
+                   "played), e.g. --vary rule=basic,pro.")
+@click.option("--agent", default=None, metavar="SPEC",
+              help="Self-play: this agent in every seat (default random).")
+@click.option("--agents", "agents", multiple=True, metavar="SPEC [SPEC ...]",
+              help="A lineup instead of self-play: every table of these agents in every "
+                   "seat order.")
+@click.option("--strengths", multiple=True, metavar="NAME:KEY=V1,V2,...",
+              help="Sweep self-play strength, e.g. mcts:iters=100,1000,10000 (repeatable; "
+                   "weakest first).")
+@click.option("--games", "-n", type=int, default=1000, show_default=True,
+              help="Games per variant (and strength), rounded up to whole rounds of seat "
+                   "orders.")
+@click.option("--players", type=int, default=None, help="Players per game (a fixed setting).")
+@click.option("--workers", "-j", type=int, default=None,
+              help="Parallel games (default: all cores; with dask: the cluster's threads).")
+@click.option("--executor", default="local", show_default=True, metavar="local|dask://HOST:PORT",
+              help="Where games run: a local process pool or a Dask scheduler.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Experiment seed: fixes every game (each variant gets its own seed from it).")
+@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default: analysis-GAME-DATE-TIME).")
+@click.option("--resume", is_flag=True,
+              help="Continue the experiment in --out (options default to the saved ones; "
+                   "given ones must match, except --games, which may grow it).")
+@user_errors
+def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, executor, seed,
+                out_dir, resume):
+    """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
+    first-player advantage, balance, game length, running-score and game-specific
+    metrics, tests between variants and plain-language verdicts.
+
+    \b
+    Example:
+      niwa analyse lotus --vary rule=basic,pro --games 2000 --out runs/lotus-pro
+    \b
+    Output in --out: games.csv, variants.csv, comparisons.csv (with --vary),
+    strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
+    advantage_vs_strength.png (with --strengths), report.md and analysis.json.
+    """
+    from niwa.analysis.tournament import make_executor
+    from niwa.analysis.variants import (
+        Experiment,
+        analyse,
+        check_out_dir,
+        parse_strengths,
+        parse_vary,
+        plan_cells,
+        saved_experiment,
+    )
+
+    ctx = click.get_current_context()
+
+    def given(name):
+        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+    if workers is not None and workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    if agent and agents:
+        raise UserError("give --agent SPEC (self-play) or --agents SPEC ... (a lineup), not both")
+    if (agent or agents) and strengths:
+        raise UserError("--strengths sets the agents itself; drop --agent/--agents")
+    if len(agents) == 1:
+        raise UserError("--agents needs at least two specs; for self-play use --agent SPEC")
+    saved = None
+    if resume:
+        if not out_dir:
+            raise UserError("--resume needs --out DIR (the folder of the experiment)")
+        saved = saved_experiment(out_dir)
+        if saved is None:
+            raise UserError(f"nothing to resume in {out_dir}: no analysis.json there")
+    elif not game:
+        raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
+    game = game or saved.game
+    lineup = [agent] if agent else list(agents)
+    exp = Experiment(
+        game=game,
+        vary=parse_vary(vary, game) if vary or not saved else saved.vary,
+        players=players if given("players") or not saved else saved.players,
+        agents=lineup or (saved.agents if saved else ["random"]),
+        strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
+        games=games if given("games") or not saved else saved.games,
+        seed=seed if given("seed") or not saved else saved.seed,
+        max_plies=saved.max_plies if saved else None)
+    plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
+    out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    check_out_dir(exp, out_dir, resume)
+    ex = make_executor(executor, workers)
+    for note in plan[1]:
+        click.echo(note, err=True)
+    command = shlex.join(["niwa", *sys.argv[1:]]) if sys.argv else ""
+    click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
+               f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
+    try:
+        outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted; finished games are saved. Resume with: niwa analyse "
+                   f"--resume --out {shlex.quote(out_dir)}", err=True)
+        sys.exit(130)
+    summary = outcome.summary
+    if summary is None:
+        click.echo("no games were played")
+        return
+    for line in ([c["verdict"] for c in summary.comparisons]
+                 + [t["verdict"] for t in summary.trends] + summary.advantage_verdicts):
+        click.echo(f"- {line}")
+    click.echo(f"\n{sum(m['games'] for m in summary.metrics)} games; wrote "
+               f"{' '.join(outcome.files)} in {out_dir}")

@@ -1,0 +1,327 @@
+"""`niwa analyse` end to end: outputs, plots, report, resume, strength sweeps, errors."""
+
+import os
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from niwa.analysis import variants as va
+from niwa.analysis.tournament import LocalExecutor
+from niwa.cli.main import main
+from niwa.ext.registry import games as registered_games
+from niwa.solver.agents import REGISTRY, RandomAgent, register_agent
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def test_agent():
+    register_agent("testrandom", RandomAgent, {"iters": (int, 1, "ignored")}, "test only")
+    yield
+    REGISTRY.pop("testrandom", None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quick_exact_table():
+    """Only the instantly solved set-up in the reports of these tests (the full table
+    takes ~10 s of alpha-beta; its own test is below)."""
+    from niwa.analysis import report
+
+    saved = report.LOTUS_EXACT_SETUPS
+    report.LOTUS_EXACT_SETUPS = [("standard", {}, 1)]
+    yield
+    report.LOTUS_EXACT_SETUPS = saved
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_png(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data.startswith(PNG_MAGIC) and len(data) > 5000, path
+
+
+def comparable(df):
+    """games.csv without the timing column (the only thing that may differ between runs)."""
+    return df.drop(columns=["duration_s"]).sort_values("game_id").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def pro_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("an") / "lotus-pro"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--games", 30, "--workers", 1,
+            "--seed", 5, "--out", out)
+    assert r.exit_code == 0, r.output
+    return out, r
+
+
+def test_every_output_is_written(pro_run):
+    out, r = pro_run
+    for name in ("games.csv", "variants.csv", "comparisons.csv", "report.md", "analysis.json"):
+        assert os.path.getsize(out / name) > 0, name
+    for name in ("seat_win_rates.png", "game_length.png"):
+        assert_png(out / name)
+    games = pd.read_csv(out / "games.csv")
+    assert len(games) == 60 and sorted(games["cell"].unique()) == [0, 1]
+    assert games["variant"].str.contains("rule=pro").sum() == 30
+    variants = pd.read_csv(out / "variants.csv")
+    assert variants["label"].tolist() == ["rule=basic", "rule=pro"]
+    for col in ("win_0", "win_0_low", "win_0_high", "win_1", "first_player_advantage", "fpa_p",
+                "balance", "plies_mean", "plies_q1", "plies_median", "plies_q3", "verdict"):
+        assert col in variants.columns, col
+    # every rate sits inside its interval and the seat shares add up
+    assert ((variants["win_0_low"] <= variants["win_0"])
+            & (variants["win_0"] <= variants["win_0_high"])).all()
+    assert (variants["win_0"] + variants["win_1"]).round(9).eq(1).all()
+    # the counts behind the table are the games' own results
+    basic = games[games["cell"] == 0]
+    assert variants.loc[0, "wins_0"] == (basic["result_0"] == 1.0).sum()
+    assert "rule=pro vs rule=basic" in r.output
+
+
+def test_report_embeds_plots_and_tables(pro_run):
+    out, _ = pro_run
+    text = (out / "report.md").read_text()
+    assert "niwa analyse lotus --vary rule=basic,pro" in text or "```" in text
+    for needle in ("## Verdicts", "![win rate by seat](seat_win_rates.png)",
+                   "![game length](game_length.png)", "| rule=basic | 30 |",
+                   "## Between variants", "Fisher exact", "## Method", "Wilson"):
+        assert needle in text, needle
+    variants = pd.read_csv(out / "variants.csv")
+    assert f"{100 * variants.loc[1, 'win_0']:.1f}%" in text
+
+
+def test_parallel_run_gives_the_same_games(pro_run, tmp_path):
+    out, _ = pro_run
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--games", 30, "--workers", 2,
+            "--seed", 5, "--out", tmp_path / "par")
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(comparable(pd.read_csv(out / "games.csv")),
+                                  comparable(pd.read_csv(tmp_path / "par" / "games.csv")))
+
+
+class _InterruptAfter:
+    """An executor that plays k games, then behaves as if Ctrl-C was pressed."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def describe(self):
+        return "interrupting"
+
+    def run(self, tasks):
+        for i, row in enumerate(LocalExecutor(1).run(tasks)):
+            if i == self.k:
+                raise KeyboardInterrupt
+            yield row
+
+
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(pro_run, tmp_path):
+    out, _ = pro_run
+    exp = va.Experiment("lotus", vary=[["rule", ["basic", "pro"]]], games=30, seed=5)
+    cells, _ = va.plan_cells(exp)
+    part = tmp_path / "part"
+    with pytest.raises(KeyboardInterrupt):
+        va.run_experiment(exp, cells, str(part), _InterruptAfter(37), progress=False)
+    assert len(pd.read_csv(part / "games.csv")) == 37
+    # a kill in the middle of a write leaves half a line: it is dropped and replayed
+    with open(part / "games.csv", "a") as f:
+        f.write("1000005,5,0,lotus,lane=3")
+    # without --resume the folder is protected
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--games", 30, "--seed", 5,
+            "--out", part)
+    assert r.exit_code == 2 and "--resume" in r.output
+    r = run("analyse", "--resume", "--out", part, "--workers", 1)
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(comparable(pd.read_csv(out / "games.csv")),
+                                  comparable(pd.read_csv(part / "games.csv")))
+    assert (part / "report.md").read_text().count("| rule=") >= 2
+
+
+def test_resume_checks_identity_and_can_extend(pro_run, tmp_path):
+    out, _ = pro_run
+    r = run("analyse", "--resume", "--out", out, "--seed", 6)
+    assert r.exit_code == 2 and "seed" in r.output and len(r.output.strip().splitlines()) == 1
+    ext = tmp_path / "ext"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--games", 10, "--workers", 1,
+            "--seed", 5, "--out", ext)
+    assert r.exit_code == 0, r.output
+    r = run("analyse", "--resume", "--out", ext, "--games", 30, "--workers", 1)
+    assert r.exit_code == 0, r.output
+    # the first 10 games of each variant were kept, the rest are those of a 30-game run
+    pd.testing.assert_frame_equal(comparable(pd.read_csv(out / "games.csv")),
+                                  comparable(pd.read_csv(ext / "games.csv")))
+
+
+def test_exact_results_table_is_included(pro_run, tmp_path):
+    out, _ = pro_run
+    pd.DataFrame({"towers": [1, 2], "rule": ["basic", "basic"], "winner": ["seat 0", "seat 1"]}
+                 ).to_csv(out / "exact.csv", index=False)
+    r = run("analyse", "--resume", "--out", out, "--workers", 1)
+    assert r.exit_code == 0, r.output
+    text = (out / "report.md").read_text()
+    assert "| towers | rule | winner |" in text and "| 2 | basic | seat 1 |" in text
+
+
+def test_strength_sweep(tmp_path):
+    out = tmp_path / "sweep"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--strengths",
+            "testrandom:iters=1,10,100", "--games", 10, "--workers", 1, "--out", out)
+    assert r.exit_code == 0, r.output
+    assert_png(out / "advantage_vs_strength.png")
+    variants = pd.read_csv(out / "variants.csv")
+    assert len(variants) == 6 and variants["strength"].nunique() == 3
+    trends = pd.read_csv(out / "strengths.csv")
+    assert trends["variant"].tolist() == ["rule=basic", "rule=pro"]
+    assert trends["weakest"].tolist() == ["testrandom:iters=1"] * 2
+    comps = pd.read_csv(out / "comparisons.csv")
+    assert len(comps) == 3            # pro vs basic at each strength
+    text = (out / "report.md").read_text()
+    assert "![advantage vs strength](advantage_vs_strength.png)" in text
+
+
+def test_three_players_and_default_variant(tmp_path):
+    r = run("analyse", "lotus", "--players", 3, "--games", 6, "--workers", 1,
+            "--out", tmp_path / "p3")
+    assert r.exit_code == 0, r.output
+    variants = pd.read_csv(tmp_path / "p3" / "variants.csv")
+    assert variants.loc[0, "label"] == "default" and variants.loc[0, "players"] == 3
+    assert variants.loc[0, "fair_share"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["lotus", "--vary", "rule"], "KEY=V1,V2"),
+    (["lotus", "--vary", "colour=red,blue"], "no setting 'colour'"),
+    (["lotus", "--vary", "rule=basic,ultra"], "rule='ultra'"),
+    (["lotus", "--agent", "nosuch"], "unknown agent"),
+    (["lotus", "--agent", "random", "--agents", "random", "random"], "not both"),
+    (["lotus", "--agents", "random"], "at least two"),
+    (["lotus", "--strengths", "random", "--agent", "random"], "--strengths"),
+    (["lotus", "--games", "0"], "at least 1"),
+    (["lotus", "--players", "7"], "players"),
+    (["lotus", "--executor", "ftp://x"], "--executor"),
+    (["lotus", "--workers", "0"], "--workers"),
+    (["chess"], "unknown game"),
+    ([], "missing GAME"),
+    (["--resume"], "--out"),
+])
+def test_bad_input_is_one_line_with_exit_2(args, words, tmp_path):
+    r = run("analyse", *args, "--out", tmp_path / "x") if "--resume" not in args \
+        else run("analyse", *args)
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and words in lines[0], r.output
+    assert not (tmp_path / "x" / "games.csv").exists()
+
+
+def test_agents_lineup_takes_several_values(tmp_path):
+    r = run("analyse", "lotus", "--agents", "random", "testrandom:iters=3", "--games", 4,
+            "--workers", 1, "--out", tmp_path / "lineup")
+    assert r.exit_code == 0, r.output
+    games = pd.read_csv(tmp_path / "lineup" / "games.csv")
+    assert set(games["agent_0"]) == {"random", "testrandom:iters=3"}
+
+
+@pytest.mark.parametrize("game", [g for g in registered_games() if g != "lotus"])
+def test_other_games_run_end_to_end(game, tmp_path):
+    r = run("analyse", game, "--games", 4, "--workers", 1, "--out", tmp_path / game)
+    assert r.exit_code == 0, r.output
+    assert os.path.getsize(tmp_path / game / "report.md") > 0
+
+
+# ---- solo games (Bonsai's solo mode) through a tiny stand-in game ----------------------
+class _SoloState:
+    """Three turns of 'add 0..9 points'; won at `level` when the total reaches 10 * level
+    and three goal colours were claimed (always, here)."""
+
+    num_players = 1
+
+    def __init__(self, level, total=0, turn=0):
+        self.level, self.total, self.turn = level, total, turn
+        self.variant = {"players": 1, "solo_level": level}
+
+    def current_player(self):
+        return -4 if self.turn == 3 else 0
+
+    def legal_actions(self, player=None):
+        return list(range(10))
+
+    def apply(self, action):
+        self.total += action
+        self.turn += 1
+
+    def clone(self):
+        return _SoloState(self.level, self.total, self.turn)
+
+    def is_terminal(self):
+        return self.turn == 3
+
+    def returns(self):
+        return [1.0 if self.total >= SOLO_THRESHOLDS[self.level] else 0.0]
+
+    def stats(self):
+        return {"scores": [self.total], "goals_claimed": [["brown.s", "green.m", "pink.l"]],
+                "turns": self.turn}
+
+
+SOLO_THRESHOLDS = {1: 10, 2: 20}
+
+
+def test_solo_levels_end_to_end(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    from niwa.ext import registry
+
+    module = types.ModuleType("niwa_test_solo")
+    module.VARIANTS = {"players": ((1,), 1, "players"), "solo_level": ((1, 2), 1, "level")}
+    module.SOLO_THRESHOLDS = SOLO_THRESHOLDS
+
+    def new_initial(players=1, solo_level=1):
+        return _SoloState(int(solo_level))
+
+    module.new_initial = new_initial
+    monkeypatch.setitem(sys.modules, "niwa_test_solo", module)
+    monkeypatch.setitem(registry.GAME_MODULES, "solotest", "niwa_test_solo")
+    out = tmp_path / "solo"
+    r = run("analyse", "solotest", "--vary", "solo_level=1,2", "--games", 200, "--workers", 1,
+            "--out", out)
+    assert r.exit_code == 0, r.output
+    variants = pd.read_csv(out / "variants.csv")
+    games = pd.read_csv(out / "games.csv")
+    scores = games["scores"].map(lambda s: __import__("json").loads(s)["scores"][0])
+    for cell, level in ((0, 1), (1, 2)):
+        mine = scores[games["cell"] == cell]
+        assert variants.loc[cell, "solo_win"] == pytest.approx((mine >= 10 * level).mean())
+        assert variants.loc[cell, "reached_level_1"] == pytest.approx((mine >= 10).mean())
+        assert variants.loc[cell, "reached_level_2"] == pytest.approx((mine >= 20).mean())
+    assert variants.loc[1, "solo_win"] < variants.loc[0, "solo_win"]
+    comps = pd.read_csv(out / "comparisons.csv")
+    assert comps.loc[0, "test"] == "Fisher exact" and comps.loc[0, "p"] < 0.001
+    text = (out / "report.md").read_text()
+    assert "## Solo: share of games reaching each level" in text
+    assert "changes the solo win rate" in text
+
+
+def test_small_lotus_exact_table_from_the_solver(tmp_path, monkeypatch):
+    from niwa.analysis import report
+    from niwa.solver.alphabeta import AlphaBeta
+
+    monkeypatch.setattr(report, "LOTUS_EXACT_SETUPS", [
+        ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 1),
+        ("standard", {}, 1)])
+    exp = va.Experiment("lotus", vary=[["rule", ["basic", "pro"]]], games=2)
+    cells, _ = va.plan_cells(exp)
+    table = report.exact_results(exp, str(tmp_path), cells)
+    assert table.columns.tolist() == ["board", "towers", "rule=basic", "rule=pro"]
+    # the same answer as the solver asked directly (towers 1..1: one stone each)
+    from niwa.ext.lotus import LotusState
+
+    r = AlphaBeta(2).search(LotusState(towers=1, lane=1, shared=4, trampoline_at=3,
+                                       rule="pro"), depth=200)
+    assert r["proven"]
+    expected = "first player wins" if r["value"] > 0.5 else "second player wins"
+    assert table.loc[0, "rule=pro"] == expected
+    assert (tmp_path / "exact.csv").exists()        # cached for --resume
