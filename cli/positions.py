@@ -126,13 +126,28 @@ def perft_cmd(position, depth, divide):
 @click.option("--seconds", type=float, default=2.0, show_default=True,
               help="Time spent on each side (engine, oracle).")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--suite", is_flag=True,
+              help="The full suite (engine, search, OpenSpiel, strength, throughput, memory); "
+                   "writes --out. Needs niwa[openspiel]; about 9 minutes on 2 cores.")
+@click.option("--out", type=click.Path(dir_okay=False), default="bench.csv", show_default=True,
+              help="CSV written by --suite.")
 @user_errors
-def bench_cmd(game, variants, seconds, seed):
+def bench_cmd(game, variants, seconds, seed, suite, out):
     """Random playouts per second: Cython engine vs the plain-Python oracle, one run.
 
-    Example: niwa bench lotus
+    Example: niwa bench lotus       (or: niwa bench --suite --out bench.csv)
     """
     from niwa.analysis.bench import bench_engine_vs_oracle
+
+    if suite:
+        try:
+            from niwa.analysis.bench_suite import format_table, run_suite
+        except ImportError as e:
+            raise UserError(f"niwa bench --suite needs the openspiel extra "
+                            f"(pip install 'niwa[openspiel]'): {e}") from None
+        df = run_suite(out, progress=lambda line: click.echo(line, err=True))
+        click.echo(format_table(df))
+        return
 
     names = [game] if game else list_games()
     kw = parse_variant_options(variants)
