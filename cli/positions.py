@@ -22,15 +22,21 @@ def games_cmd():
 
     Example: niwa games
     """
+    rows = []
     for name in list_games():
-        info = get_game(name)
-        click.echo(name)
-        for key, (choices, default, help_) in info.variants.items():
+        for key, (choices, default, help_) in get_game(name).variants.items():
             if isinstance(choices, range):
                 shown = f"{choices.start}..{choices.stop - 1}"
             else:
                 shown = "|".join(map(str, choices))
-            click.echo(f"  {key:<14} {shown:<24} default {default!s:<10} {help_}")
+            rows.append((name, key, shown, str(default), help_))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    last = None
+    for name, key, shown, default, help_ in rows:
+        if name != last:
+            click.echo(name)
+            last = name
+        click.echo(f"  {key:<{widths[1]}}  {shown:<{widths[2]}}  default {default:<{widths[3]}}  {help_}")
 
 
 @click.command("new")
