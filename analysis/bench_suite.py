@@ -269,11 +269,15 @@ def bench_memory(name: str = "lotus", nodes: int = 1_000_000) -> list[dict]:
     t0 = time.perf_counter()
     while tree.node_count < nodes and time.perf_counter() - t0 < 120:
         tree.search(state, iterations=50_000)
+    count = max(tree.node_count, 1)
+    # The pools' own accounting: exact, unlike resident-memory growth, which the allocator
+    # can hide by reusing freed pages (it read 0 on small trees).
+    per_node = tree.allocated_bytes / count
     grown = _rss_bytes() - before
-    per_node = grown / max(tree.node_count, 1)
     return [_row("memory", name, "bytes per MCTS node", per_node, unit="bytes",
-                 ratio=math.nan, note=f"resident memory growth over {tree.node_count:,} nodes "
-                 f"(pool grows by doubling; ISMCTS/simultaneous arms not included)")]
+                 ratio=math.nan, note=f"node and arm pools over {tree.node_count:,} nodes "
+                 f"({tree.node_bytes} bytes a node, pools grow by doubling); resident memory "
+                 f"grew {grown / count:.0f} bytes a node")]
 
 
 # ---- the suite ---------------------------------------------------------------------------------

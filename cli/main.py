@@ -9,6 +9,11 @@ import click
 # Each module offers register(main); a new command group is one line here.
 COMMAND_MODULES = [
     "niwa.cli.positions",
+    "niwa.cli.solve",
+    "niwa.cli.play",
+    "niwa.cli.score",
+    "niwa.cli.tournament",
+    "niwa.cli.analyse",
 ]
 
 

@@ -11,7 +11,7 @@ from niwa.ext.registry import get_game, parse_variant_options
 
 
 def register(main: click.Group) -> None:
-    for cmd in (games_cmd, new_cmd, show_cmd, moves_cmd, perft_cmd, bench_cmd):
+    for cmd in (games_cmd, agents_cmd, new_cmd, show_cmd, moves_cmd, perft_cmd, bench_cmd):
         main.add_command(cmd)
 
 
@@ -37,6 +37,21 @@ def games_cmd():
             click.echo(name)
             last = name
         click.echo(f"  {key:<{widths[1]}}  {shown:<{widths[2]}}  default {default:<{widths[3]}}  {help_}")
+
+
+@click.command("agents")
+@user_errors
+def agents_cmd():
+    """List every agent spec with its parameters (used by play, tournament, analyse).
+
+    Example: niwa agents
+    """
+    from niwa.solver.agents import describe_agents
+
+    for name, help_, params in describe_agents():
+        click.echo(f"{name:<16} {help_}")
+        for key, (typ, default, phelp) in params.items():
+            click.echo(f"    {key}={typ.__name__} (default {default}): {phelp}")
 
 
 @click.command("new")
@@ -137,8 +152,10 @@ def perft_cmd(position, depth, divide):
                    "writes --out. Needs niwa[openspiel]; about 9 minutes on 2 cores.")
 @click.option("--out", type=click.Path(dir_okay=False), default="bench.csv", show_default=True,
               help="CSV written by --suite.")
+@click.option("--search/--no-search", default=True, show_default=True,
+              help="Also measure MCTS simulations/s and alpha-beta nodes/s from the same start.")
 @user_errors
-def bench_cmd(game, variants, seconds, seed, suite, out):
+def bench_cmd(game, variants, seconds, seed, suite, out, search):
     """Random playouts per second: Cython engine vs the plain-Python oracle, one run.
 
     Example: niwa bench lotus       (or: niwa bench --suite --out bench.csv)
@@ -164,3 +181,13 @@ def bench_cmd(game, variants, seconds, seed, suite, out):
             f" actions/s | oracle {r['oracle_games_s']:>9,.1f} games/s"
             f" {r['oracle_actions_s']:>11,.0f} actions/s | ratio {r['ratio']:,.0f}x"
         )
+        if search:
+            from niwa.solver.bench import search_speed
+
+            q = search_speed(name, seconds=seconds, seed=seed, **kw)
+            click.echo(
+                f"{'':<7} MCTS {q['mcts_sims_s']:>14,.0f} sims/s = {q['mcts_ratio']:.2f} x random "
+                f"playouts/s ({q['playouts_s']:,.0f}) | alpha-beta {q['alphabeta_nps']:,.0f} nodes/s"
+                f" = {q['alphabeta_ratio']:.2f} x perft leaves/s, {q['alphabeta_ratio_made']:.2f} x"
+                f" perft moves made/s ({q['perft_made_s']:,.0f})"
+            )

@@ -13,6 +13,8 @@ from niwa.ext.errors import NotationError, VariantError
 
 GAME_MODULES = {
     "lotus": "niwa.ext.lotus",
+    "bonsai": "niwa.ext.bonsai",
+    "haru": "niwa.ext.haru",
 }
 
 

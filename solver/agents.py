@@ -1,6 +1,11 @@
 """The agents registry: one spec string names an agent everywhere (CLI, tournaments,
 analysis). A spec is `name` or `name:key=value,key=value`, e.g. `mcts:iters=2000,c=1.4`.
 
+Agents: `random`, `greedy` (one ply with the game's evaluation), `mcts:iters=2000,c=1.4`
+(UCT + MCTS-Solver, chance and simultaneous nodes; ISMCTS where something is hidden),
+`ismcts:...`, `alphabeta:depth=8` or `alphabeta:time=1s`, `human`.
+`describe_agents()` lists every parameter with its default.
+
 An agent is asked for one action at a time:
     agent.step(state, player) -> action
 `player` is the seat to act for; at a SIMULTANEOUS node it says whose choice is wanted
@@ -13,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
-from niwa.ext.game import Rng
+from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
 
 
 class AgentError(NiwaError):
@@ -53,6 +58,235 @@ class RandomAgent(Agent):
         return self.rng.choice(state.legal_actions(player))
 
 
+def _is_simultaneous(state) -> bool:
+    return state.current_player() == PLAYER_SIMULTANEOUS
+
+
+class GreedyAgent(Agent):
+    """One ply with the game's evaluation: the action whose result evaluates best for the
+    mover (a won position is worth 1). At a simultaneous node each own action is scored
+    against the other players' actions chosen uniformly at random. Ties: random."""
+
+    name = "greedy"
+
+    def step(self, state, player):
+        actions = state.legal_actions(player)
+        if len(actions) == 1:
+            return actions[0]
+        scores = []
+        for a in actions:
+            if _is_simultaneous(state):
+                total = 0.0
+                samples = 8
+                for _ in range(samples):
+                    joint = [a if q == player else self.rng.choice(state.legal_actions(q) or [-1])
+                             for q in range(state.num_players)]
+                    child = state.clone()
+                    child.apply_joint(joint)
+                    total += _value_for(child, player)
+                scores.append(total / samples)
+            else:
+                scores.append(_value_for(state.child(a), player))
+        top = max(scores)
+        self._last = {"value": top}
+        return self.rng.choice([a for a, v in zip(actions, scores, strict=True) if v >= top - 1e-12])
+
+    def analysis(self):
+        return getattr(self, "_last", {})
+
+
+def _value_for(state, player) -> float:
+    if state.is_terminal():
+        return state.returns()[player]
+    return state.evaluate(player)
+
+
+def hides_something_from(state, player) -> bool:
+    """True when `player` cannot see the whole position (e.g. the opponent's hand)."""
+    try:
+        return state.information_state(player) != state.to_notation()
+    except NotImplementedError:
+        return False
+
+
+class MCTSAgent(Agent):
+    """UCT / MCTS-Solver / decoupled simultaneous-move MCTS (solver.mcts.MCTS) with a tree
+    kept between moves. At a simultaneous node the action is drawn from the root's mixed
+    strategy for `player`. Where something is hidden from `player` it searches as ISMCTS
+    (no agent ever reads hidden data)."""
+
+    name = "mcts"
+    ismcts = False
+
+    def __init__(self, seed=None, **params):
+        super().__init__(seed, **params)
+        self.tree = None
+        self._last = {}
+
+    def _tree(self, state):
+        from niwa.solver.mcts import MCTS
+
+        p = self.params
+        ismcts = self.ismcts or hides_something_from(state, self._player)
+        if self.tree is None or self.tree.num_players != state.num_players \
+                or self.tree.ismcts != ismcts:
+            self.tree = MCTS(
+                state.num_players, c=p.get("c", 1.4), playout=p.get("playout", "random"),
+                cutoff=p.get("cutoff", -1), solver=p.get("solver", True), ismcts=ismcts,
+                sim=p.get("sim", "ucb"), gamma=p.get("gamma", 0.1),
+                max_nodes=p.get("nodes", 1_000_000), seed=self.rng.next_u64(),
+                reuse=p.get("reuse", True))
+        return self.tree
+
+    def step(self, state, player):
+        actions = state.legal_actions(player)
+        if len(actions) == 1 and not _is_simultaneous(state):
+            return actions[0]
+        iters = self.params.get("iters", 0 if self.params.get("time") else 2000)
+        self._player = player
+        result = self._tree(state).search(state, iterations=iters,
+                                          time_limit=self.params.get("time", 0.0),
+                                          observer=player)
+        self._last = result
+        if _is_simultaneous(state):
+            return self.tree.sample_strategy(player, self.rng)
+        return result["best"]
+
+    def reset(self):
+        if self.tree is not None:
+            self.tree.clear()
+
+    def analysis(self):
+        r = self._last
+        if not r:
+            return {}
+        top = r["actions"][0] if r["actions"] else {}
+        return {"value": r["value"], "proven": r["proven"], "visits": top.get("visits"),
+                "iterations": r["iterations"], "nodes": r["nodes"], "pv": r["pv"][:6],
+                **({"strategies": r["strategies"]} if "strategies" in r else {})}
+
+
+class ISMCTSAgent(MCTSAgent):
+    """Single-observer information-set MCTS: every iteration determinizes the position with
+    resample_hidden(player), so hidden opponent data cannot influence the move."""
+
+    name = "ismcts"
+    ismcts = True
+
+
+class AlphaBetaAgent(Agent):
+    """Iterative-deepening alpha-beta (solver.alphabeta.AlphaBeta) to `depth` plies or for
+    `time` seconds. Hidden information is never read: the search runs on
+    resample_hidden(player) (`dets` determinizations, the most chosen action wins)."""
+
+    name = "alphabeta"
+
+    def __init__(self, seed=None, **params):
+        super().__init__(seed, **params)
+        self.searcher = None
+        self._last = {}
+
+    def step(self, state, player):
+        from niwa.solver.alphabeta import AlphaBeta
+
+        actions = state.legal_actions(player)
+        if len(actions) == 1 and not _is_simultaneous(state):
+            return actions[0]
+        if self.searcher is None or self.searcher.num_players != state.num_players:
+            self.searcher = AlphaBeta(state.num_players, tt_bits=self.params.get("tt", 20))
+        time_limit = self.params.get("time", 0.0)
+        depth = self.params.get("depth", 64 if time_limit else 8)
+        dets = max(1, self.params.get("dets", 1))
+        votes = {}
+        for _ in range(dets):
+            view = state.resample_hidden(player, self.rng.next_u64())
+            r = self.searcher.search(view, depth=depth, time_limit=time_limit / dets,
+                                     player=player)
+            self._last = r
+            if _is_simultaneous(state):
+                choice = self._sample_row(r, actions)
+            else:
+                choice = r["best"] if r["best"] in actions else self.rng.choice(actions)
+            votes[choice] = votes.get(choice, 0) + 1
+        return max(votes, key=lambda a: (votes[a], -actions.index(a)))
+
+    def _sample_row(self, r, actions):
+        strategy = r.get("strategy")
+        if not strategy or not strategy["rows"]:
+            return self.rng.choice(actions)
+        u = self.rng.random()
+        for a, prob in zip(strategy["rows"], strategy["row_strategy"], strict=True):
+            u -= prob
+            if u < 0:
+                return a
+        return strategy["rows"][-1]
+
+    def reset(self):
+        self.searcher = None
+
+    def analysis(self):
+        r = self._last
+        if not r:
+            return {}
+        return {"value": r["value"], "proven": r["proven"], "depth": r["depth"],
+                "nodes": r["nodes"], "pv": r["pv"][:6]}
+
+
+class HumanAgent(Agent):
+    """A person at the terminal: reads an action name or id from stdin. `niwa play`
+    drives humans itself (board, numbered moves, undo); this is the plain fallback."""
+
+    name = "human"
+
+    def __init__(self, seed=None, prompt=input, echo=print, **params):
+        super().__init__(seed, **params)
+        self.prompt = prompt
+        self.echo = echo
+
+    def step(self, state, player):
+        from niwa.ext.errors import IllegalActionError
+
+        legal = state.legal_actions(player)
+        while True:
+            text = self.prompt(f"player {player} move: ").strip()
+            try:
+                return parse_human_action(state, player, text, legal)
+            except IllegalActionError as e:
+                self.echo(str(e))
+
+
+def parse_human_action(state, player, text, legal=None) -> int:
+    """An action from what a person typed: its name (as listed) or its id."""
+    from niwa.ext.errors import IllegalActionError
+
+    legal = state.legal_actions(player) if legal is None else legal
+    text = text.strip()
+    names = {state.action_to_string(a, player): a for a in legal}
+    if text in names:
+        return names[text]
+    if text.lstrip("-").isdigit() and int(text) in legal:
+        return int(text)
+    lowered = {k.lower(): v for k, v in names.items()}
+    if text.lower() in lowered:
+        return lowered[text.lower()]
+    raise IllegalActionError(
+        f"unknown or illegal move {text!r}; legal: " + ", ".join(names))
+
+
+_MCTS_PARAMS = {
+    "iters": (int, 2000, "iterations per move (default 2000 unless time is given)"),
+    "time": (float, 0.0, "seconds per move, e.g. time=1s"),
+    "c": (float, 1.4, "UCT exploration constant"),
+    "playout": (str, "random", "random | heuristic (the game's playout policy)"),
+    "cutoff": (int, -1, "stop playouts after this many plies and use the evaluation"),
+    "solver": (bool, True, "MCTS-Solver: back up proven wins/losses"),
+    "sim": (str, "ucb", "simultaneous nodes: ucb | rm (regret matching) | exp3"),
+    "gamma": (float, 0.1, "exploration of rm / exp3"),
+    "nodes": (int, 1_000_000, "node cap (memory bound)"),
+    "reuse": (bool, True, "keep the tree between moves"),
+}
+
+
 @dataclass
 class AgentSpec:
     factory: type
@@ -62,6 +296,18 @@ class AgentSpec:
 
 REGISTRY: dict[str, AgentSpec] = {
     "random": AgentSpec(RandomAgent, {}, "uniformly random legal action"),
+    "greedy": AgentSpec(GreedyAgent, {}, "one ply with the game's evaluation"),
+    "mcts": AgentSpec(MCTSAgent, dict(_MCTS_PARAMS), "UCT with MCTS-Solver, chance and "
+                      "simultaneous nodes, e.g. mcts:iters=2000,c=1.4"),
+    "ismcts": AgentSpec(ISMCTSAgent, {k: v for k, v in _MCTS_PARAMS.items() if k != "solver"},
+                        "single-observer information-set MCTS, e.g. ismcts:iters=2000"),
+    "alphabeta": AgentSpec(AlphaBetaAgent, {
+        "depth": (int, 8, "plies (default 8, or as deep as time allows)"),
+        "time": (float, 0.0, "seconds per move, e.g. time=1s"),
+        "tt": (int, 20, "log2 of the transposition-table entries"),
+        "dets": (int, 1, "determinizations when something is hidden"),
+    }, "iterative-deepening alpha-beta, e.g. alphabeta:depth=8 or alphabeta:time=1s"),
+    "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
 }
 
 
@@ -93,7 +339,17 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             raise AgentError(
                 f"agent {name!r} parameter {key}={value!r} should be {typ.__name__}"
             ) from None
+        allowed = _CHOICES.get(key)
+        if allowed and params[key] not in allowed:
+            raise AgentError(f"agent {name!r} parameter {key}={value!r} should be one of "
+                             f"{', '.join(allowed)}")
+        if typ in (int, float) and key in _POSITIVE and params[key] <= 0:
+            raise AgentError(f"agent {name!r} parameter {key}={value!r} should be positive")
     return name, params
+
+
+_CHOICES = {"playout": ("random", "heuristic"), "sim": ("ucb", "rm", "exp3")}
+_POSITIVE = {"iters", "depth", "nodes", "dets", "gamma"}
 
 
 def _convert(typ, value: str):
@@ -118,3 +374,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 def describe_agents() -> list[tuple[str, str, dict]]:
     return [(n, e.help, e.params) for n, e in sorted(REGISTRY.items())]
+
+
+try:  # optional extra niwa[openspiel]: registers openspiel-mcts and openspiel-random
+    import niwa.analysis.openspiel  # noqa: E402, F401
+except ImportError:
+    pass

@@ -65,3 +65,4 @@ cdef class MCTS:
     cdef void backup(self, int depth, double* r) noexcept
     cdef bint try_prove(self, int node) noexcept
     cdef double child_mean(self, int child, int player) noexcept
+    cdef State _child_state(self, State parent, int child)

@@ -253,13 +253,13 @@ cdef class MCTS:
         return best
 
     cdef int select_chance(self, int node, State s) noexcept:
-        cdef int a = s.c_sample_chance(&self.rng)
-        cdef int child, n, i
+        cdef int a, child, n, i
         if self.ismcts:
             child = self.nodes[node].first_child     # one pass-through child
             if child < 0:
                 child = self.new_node(node, -1, TERMINAL)
             return child
+        a = s.c_sample_chance(&self.rng)
         child = self.nodes[node].first_child
         while child >= 0 and self.nodes[child].action != a:
             child = self.nodes[child].next_sibling
@@ -425,9 +425,11 @@ cdef class MCTS:
                             if self.arms[b].player == p and self.arms[b].stamp == self.iteration:
                                 self.arms[b].regret += (x if b == arm else 0.0) - r[p]
                             b = self.arms[b].next
-            if self.solver and (changed or d == depth) and not self.nodes[node].proven:
+            if d == depth:
+                changed = self.nodes[node].proven != 0
+            elif self.solver and changed and not self.nodes[node].proven:
                 changed = self.try_prove(node)
-            elif d < depth:
+            else:
                 changed = False
 
     cdef bint try_prove(self, int node) noexcept:
@@ -446,18 +448,17 @@ cdef class MCTS:
             child = nd.first_child
             while child >= 0:
                 ch = &self.nodes[child]
-                if ch.proven:
-                    if ch.exact[kind] >= 1.0 - 1e-9:
-                        best_child = child
-                        break
-                    if ch.exact[kind] > best:
-                        best = ch.exact[kind]
-                        best_child = child
-                else:
-                    best_child = -2 if best_child >= -1 else best_child
-                    count += 1
+                if not ch.proven:
+                    count += 1      # unproven children: only a sure win proves the node
+                elif ch.exact[kind] >= 1.0 - 1e-9:
+                    best_child = child
+                    count = 0
+                    break
+                elif ch.exact[kind] > best:
+                    best = ch.exact[kind]
+                    best_child = child
                 child = ch.next_sibling
-            if best_child < 0 or (count > 0 and self.nodes[best_child].exact[kind] < 1.0 - 1e-9):
+            if best_child < 0 or count > 0:
                 return False
             for p in range(self.num_players):
                 nd.exact[p] = self.nodes[best_child].exact[p]
@@ -506,7 +507,9 @@ cdef class MCTS:
                 else:
                     self.leaf_rewards(s, r)
                 break
-            if self.nodes[node].proven:
+            if self.nodes[node].proven and not self.ismcts:
+                # (ISMCTS never trusts a stored result: the same information set can end
+                # differently in another determinization)
                 for p in range(self.num_players):
                     r[p] = self.nodes[node].exact[p]
                 break
@@ -569,7 +572,7 @@ cdef class MCTS:
                         nxt.append((child, cs))
                     child = self.nodes[child].next_sibling
             frontier = nxt
-            if len(frontier) > 20000:
+            if len(frontier) > 2000:
                 break
         return None
 
@@ -671,7 +674,7 @@ cdef class MCTS:
         self._prepare_root(state)
         cdef double t0 = now(), elapsed = 0.0
         cdef long long done = 0
-        with_time = time_limit > 0
+        cdef bint with_time = time_limit > 0
         while True:
             if iterations > 0 and done >= iterations:
                 break
@@ -696,6 +699,19 @@ cdef class MCTS:
             child = self.nodes[child].next_sibling
         return out
 
+    def _node(self, int idx):
+        """A node's statistics as a dict (for reports and tests)."""
+        cdef Node nd = self.nodes[idx]
+        return {"action": nd.action, "kind": nd.kind, "visits": nd.visits,
+                "value": [nd.value[q] for q in range(self.num_players)],
+                "proven": bool(nd.proven), "exact": [nd.exact[q] for q in range(self.num_players)],
+                "parent": nd.parent}
+
+    def _mean(self, int idx, int player):
+        if self.nodes[idx].visits == 0 and not self.nodes[idx].proven:
+            return None
+        return self.child_mean(idx, player)
+
     def _best_child(self, int node):
         """Robust child: a proven win for the mover if any, else most visits, avoiding
         proven losses when something else exists."""
@@ -703,15 +719,14 @@ cdef class MCTS:
         if not kids:
             return -1
         kind = self.nodes[node].kind
-        p = kind if kind >= 0 else 0
-
-        def key(ch):
-            nd = self.nodes[ch]
-            proven_win = nd.proven and nd.exact[p] >= 1.0 - 1e-9
-            proven_value = nd.exact[p] if nd.proven else None
-            avoid = nd.proven and proven_value <= 0.0 + 1e-9
-            return (proven_win, not avoid, nd.visits, self.child_mean(ch, p) if nd.visits else 0)
-        return max(kids, key=key)
+        p = kind if kind >= 0 else self.observer
+        keys = []
+        for ch in kids:
+            nd = self._node(ch)
+            proven_win = nd["proven"] and nd["exact"][p] >= 1.0 - 1e-9
+            proven_loss = nd["proven"] and nd["exact"][p] <= 1e-9
+            keys.append(((proven_win, not proven_loss, nd["visits"], self._mean(ch, p) or 0.0), ch))
+        return max(keys)[1]
 
     def _label(self, State st, int node, int child):
         kind = self.nodes[node].kind
@@ -728,35 +743,42 @@ cdef class MCTS:
         visits/value, the principal variation (most visited line) and, at a simultaneous
         root, each player's mixed strategy."""
         cdef int root = self.root
-        cdef Node* rn = &self.nodes[root]
-        kind = rn.kind
+        rn = self._node(root)
+        kind = rn["kind"]
         p = kind if kind >= 0 else self.observer
         st = self.root_state
-        total = sum(self.nodes[ch].visits for ch in self._children(root)) or 1.0
+        kids = self._children(root)
+        total = sum(self.nodes[ch].visits for ch in kids) or 1.0
         actions = []
-        for ch in self._children(root):
-            nd = self.nodes[ch]
+        for ch in kids:
+            nd = self._node(ch)
             actions.append({
-                "action": nd.action if kind != SIMULTANEOUS else
-                [joint_action(nd.action, q) for q in range(self.num_players)],
+                "action": nd["action"] if kind != SIMULTANEOUS else
+                [joint_action(nd["action"], q) for q in range(self.num_players)],
                 "name": self._label(st, root, ch),
-                "visits": int(nd.visits), "share": nd.visits / total,
-                "value": self.child_mean(ch, p) if (nd.visits or nd.proven) else None,
-                "proven": bool(nd.proven),
+                "visits": int(nd["visits"]), "share": nd["visits"] / total,
+                "value": self._mean(ch, p), "proven": nd["proven"],
             })
         actions.sort(key=lambda a: -a["visits"])
-        value = [rn.exact[q] if rn.proven else (rn.value[q] / rn.visits if rn.visits else None)
-                 for q in range(self.num_players)]
+        if rn["proven"]:
+            value = rn["exact"]
+        else:
+            value = [v / rn["visits"] if rn["visits"] else None for v in rn["value"]]
         best_child = self._best_child(root)
         out = {
-            "value": value[p], "values": value, "player": p, "proven": bool(rn.proven),
+            "value": value[p], "values": value, "player": p, "proven": rn["proven"],
             "best": None, "best_name": None, "actions": actions, "pv": [],
-            "iterations": iterations, "root_visits": int(rn.visits),
+            "iterations": iterations, "root_visits": int(rn["visits"]),
             "nodes": self.num_nodes, "max_nodes": self.max_nodes,
             "time_s": elapsed, "sims_s": iterations / elapsed if elapsed > 0 else 0.0,
         }
         if kind == SIMULTANEOUS:
             out["strategies"] = self.root_strategies()
+            mine = out["strategies"][p] if p < len(out["strategies"]) else []
+            if mine:    # the observer's most likely action under its mixed strategy
+                top = max(mine, key=lambda row: row[1])
+                out["best"] = top[0]
+                out["best_name"] = st.action_to_string(top[0], p)
         elif best_child >= 0 and kind != CHANCE:
             out["best"] = self.nodes[best_child].action
             out["best_name"] = self._label(st, root, best_child)
@@ -779,13 +801,14 @@ cdef class MCTS:
         """At a simultaneous root: per player, [(action, probability, visits, mean)]. The
         probability is the visit share (UCB, Exp3) or the average strategy (regret
         matching)."""
-        cdef int root = self.root
+        cdef int root = self.root, arm
+        cdef Arm* a
         out = []
         for q in range(self.num_players):
             rows = []
             arm = self.nodes[root].arms
             while arm >= 0:
-                a = self.arms[arm]
+                a = &self.arms[arm]
                 if a.player == q:
                     rows.append([a.action, a.strategy if self.sim_policy == SIM_RM else a.visits,
                                  int(a.visits), a.reward / a.visits if a.visits else None])
@@ -805,7 +828,7 @@ cdef class MCTS:
             u -= prob
             if u < 0:
                 return action
-        return rows[-1][0]
+        return rows[len(rows) - 1][0]
 
     @property
     def node_count(self):
@@ -814,6 +837,16 @@ cdef class MCTS:
     @property
     def arm_count(self):
         return self.num_arms
+
+    @property
+    def allocated_bytes(self):
+        """Bytes the node and arm pools hold (capacity, not just the used part)."""
+        return self.cap_nodes * sizeof(Node) + self.cap_arms * sizeof(Arm)
+
+    @property
+    def node_bytes(self):
+        """Size of one tree node (arms of simultaneous nodes are extra)."""
+        return sizeof(Node)
 
     @property
     def root_visits(self):

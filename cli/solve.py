@@ -1,0 +1,164 @@
+"""`niwa solve`: search one position (or a batch) with alpha-beta or MCTS and report."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import click
+from niwa.cli.common import UserError, load_position, user_errors
+
+JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(solve_cmd)
+
+
+def has_hidden_information(state) -> bool:
+    """True when some player's view differs from the full position."""
+    try:
+        full = state.to_notation()
+        return any(state.information_state(p) != full for p in range(state.num_players))
+    except NotImplementedError:
+        return False
+
+
+def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
+                   tt_bits=22) -> dict:
+    """Search `state`; a dict with value (expected return of `player`, in [0, 1]), proven,
+    best, actions, pv, depth, nodes, nps, time_s, tt_fill and algo."""
+    from niwa.solver.alphabeta import AlphaBeta
+    from niwa.solver.mcts import MCTS
+
+    if state.is_terminal():
+        raise UserError("the position is over: nothing to solve")
+    if algo == "auto":
+        algo = "mcts" if has_hidden_information(state) else "alphabeta"
+    if algo == "alphabeta":
+        ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
+        limit = 10.0 if time_s is None and depth is None else (time_s or 0.0)
+        r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True)
+        if r["value"] is None:
+            raise UserError("no search iteration finished in time: give more --time")
+        actions = [{"action": a["action"], "name": a["name"], "value": a["value"]}
+                   for a in r["actions"]]
+        out = {**r, "actions": actions, "algo": "alphabeta"}
+        if r["strategy"]:
+            out["strategy"] = _strategy_rows(state, r["strategy"], r["player"])
+        return out
+    hidden = has_hidden_information(state)
+    tree = MCTS(state.num_players, seed=seed, ismcts=hidden, max_nodes=4_000_000)
+    if iters is None and time_s is None:
+        iters = 100_000
+    r = tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)
+    actions = [{"action": a["action"], "name": a["name"], "value": a["value"],
+                "visits": a["visits"], "share": a["share"], "proven": a["proven"]}
+               for a in r["actions"]]
+    out = {"value": r["value"], "player": r["player"], "proven": r["proven"],
+           "best": r["best"], "best_name": r["best_name"], "actions": actions, "pv": r["pv"],
+           "depth": len(r["pv"]), "nodes": r["nodes"], "iterations": r["iterations"],
+           "time_s": r["time_s"], "nps": r["sims_s"], "tt_fill": r["nodes"] / r["max_nodes"],
+           "algo": "ismcts" if hidden else "mcts"}
+    if "strategies" in r:
+        out["strategy"] = r["strategies"]
+    return out
+
+
+def _strategy_rows(state, strategy, player):
+    return [(state.action_to_string(a, player), p)
+            for a, p in zip(strategy["rows"], strategy["row_strategy"], strict=True)]
+
+
+def _value_text(state, r) -> str:
+    p = r["player"]
+    who = f"player {p}"
+    kind = "proven" if r["proven"] else "estimate"
+    return (f"value {r['value']:.4f} ({kind}) = expected return of {who}, the player to move "
+            f"(1 = win, 0 = loss)")
+
+
+def print_report(state, r) -> None:
+    click.echo(_value_text(state, r))
+    if r["proven"] and r["value"] >= 1 - 1e-9:
+        click.echo(f"{'proven win' if state.num_players > 1 else 'proven success'} "
+                   f"for player {r['player']}: winning line {' '.join(r['pv']) or '-'}")
+    elif r["proven"] and r["value"] <= 1e-9:
+        click.echo(f"proven loss for player {r['player']}")
+    click.echo(f"best   {r['best_name'] or '-'}")
+    click.echo(f"algo   {r['algo']}")
+    if r["actions"]:
+        click.echo("actions:")
+        for a in r["actions"]:
+            value = "-" if a["value"] is None else f"{a['value']:.4f}"
+            extra = f"  visits {a['visits']:>8} ({a['share']:.1%})" if "visits" in a else ""
+            click.echo(f"  {a['name']:<16} {value}{extra}")
+    if r.get("strategy"):
+        click.echo(f"mixed strategy: {r['strategy']}")
+    click.echo(f"pv     {' '.join(r['pv']) or '-'}")
+    click.echo(f"depth {r['depth']}  nodes {r['nodes']:,}  nodes/s {r['nps']:,.0f}  "
+               f"time {r['time_s']:.3f}s  tt fill {r['tt_fill']:.2%}")
+
+
+def json_report(r) -> dict:
+    out = {k: r[k] for k in JSON_KEYS}
+    out["best"] = r["best_name"]
+    return out
+
+
+@click.command("solve")
+@click.argument("position", required=False)
+@click.option("--algo", type=click.Choice(["auto", "alphabeta", "mcts"]), default="auto",
+              show_default=True,
+              help="auto: alpha-beta unless something is hidden (then ISMCTS). alphabeta on "
+                   "a position with hidden parts searches it with everything open (Haru "
+                   "open-hands analysis: draws by expectation, each simultaneous choice "
+                   "solved as a matrix game, the mixed strategy printed).")
+@click.option("--time", "time_s", type=click.FloatRange(min=0.001), default=None,
+              help="Seconds of search (alpha-beta default 10 s when --depth is not given).")
+@click.option("--depth", type=click.IntRange(1, 500), default=None,
+              help="Alpha-beta plies (iterative deepening stops earlier when proven).")
+@click.option("--iters", type=click.IntRange(min=1), default=None,
+              help="MCTS iterations (default 100000 when --time is not given).")
+@click.option("--seed", type=int, default=0, show_default=True, help="MCTS seed.")
+@click.option("--tt", "tt_bits", type=click.IntRange(10, 28), default=22, show_default=True,
+              help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
+@click.option("--batch", type=click.File("r"), default=None,
+              help="Solve one position per line of FILE ('-' = stdin) and write CSV.")
+@click.option("--out", type=click.File("w"), default="-", show_default=True,
+              help="Where --batch writes its CSV.")
+@user_errors
+def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, as_json, batch, out):
+    """Solve POSITION: its value, best action, every root action, principal variation.
+
+    Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
+    means the search reached every end of the game below the root (no evaluation used).
+
+    Example: niwa solve "lotus towers=2" --time 5
+    """
+    if batch is None and not position:
+        raise UserError("give a POSITION or --batch FILE")
+    if batch is not None:
+        writer = csv.writer(out)
+        writer.writerow(["position", "value", "proven", "best", "pv", "depth", "nodes",
+                         "time_s", "nps", "tt_fill"])
+        for line in batch:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            state = load_position(line)
+            r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits)
+            writer.writerow([line, f"{r['value']:.6f}", r["proven"], r["best_name"] or "",
+                             " ".join(r["pv"]), r["depth"], r["nodes"], f"{r['time_s']:.4f}",
+                             f"{r['nps']:.0f}", f"{r['tt_fill']:.6f}"])
+            out.flush()
+        return
+    state = load_position(position)
+    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits)
+    if as_json:
+        click.echo(json.dumps(json_report(r)))
+    else:
+        print_report(state, r)
+    sys.stdout.flush()
