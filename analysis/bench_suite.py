@@ -25,6 +25,7 @@ import math
 import time
 
 import pandas as pd
+
 from niwa.analysis.bench import bench_engine_vs_oracle
 from niwa.ext.registry import games as niwa_games
 from niwa.ext.registry import get_game

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
+
 from niwa.ext.registry import games as niwa_games
 from niwa.ext.registry import get_game
 from niwa.solver.agents import Agent, register_agent

@@ -30,10 +30,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from niwa.ext.errors import NiwaError
 from scipy.optimize import brentq, minimize
 from scipy.special import expit
 from scipy.stats import norm
+
+from niwa.ext.errors import NiwaError
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 Z95 = float(norm.ppf(0.975))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from niwa.analysis.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
 
 

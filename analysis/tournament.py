@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+
 from niwa.ext.errors import NiwaError
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
@@ -713,8 +714,9 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
 def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
                    progress: bool | None = None, command: str = "") -> TournamentOutcome:
     """Play (or finish) the tournament into out_dir and write every table."""
-    from niwa.analysis.standings import compute_tables, plot_ratings, read_games
     from tqdm.auto import tqdm
+
+    from niwa.analysis.standings import compute_tables, plot_ratings, read_games
 
     executor = executor or LocalExecutor()
     saved = check_out_dir(config, out_dir, resume)

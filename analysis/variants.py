@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
 from niwa.analysis import stats as st
 from niwa.analysis.tournament import (
     GameLog,

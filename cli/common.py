@@ -6,6 +6,7 @@ import functools
 import sys
 
 import click
+
 from niwa.ext.errors import NiwaError
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 

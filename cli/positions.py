@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+
 from niwa.cli.common import UserError, load_position, user_errors, variant_option
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+
 from niwa.cli.common import UserError, load_position, user_errors
 
 PARTS = ("leaves", "flowers", "fruits", "parchments", "goals")

@@ -7,6 +7,7 @@ import json
 import sys
 
 import click
+
 from niwa.cli.common import UserError, load_position, user_errors
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")

@@ -8,6 +8,7 @@ import time
 
 import click
 from click.core import ParameterSource
+
 from niwa.cli.common import UserError, user_errors, variant_option
 
 

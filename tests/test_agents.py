@@ -4,6 +4,7 @@ legal moves in perfect-information, simultaneous and hidden-information games.""
 from __future__ import annotations
 
 import pytest
+
 from niwa.ext.errors import IllegalActionError, NiwaError
 from niwa.ext.lotus import LotusState
 from niwa.ext.toys import KuhnState, MatrixGameState

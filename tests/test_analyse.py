@@ -5,6 +5,7 @@ import os
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+
 from niwa.analysis import variants as va
 from niwa.analysis.tournament import LocalExecutor
 from niwa.cli.main import main

@@ -3,6 +3,7 @@
 import json
 
 from click.testing import CliRunner
+
 from niwa.cli.main import main
 from niwa.ext.bonsai import from_notation, new_initial
 

@@ -1,6 +1,7 @@
 """One test (at least) per sentence of rules/bonsai.md, on hand-built positions."""
 
 import pytest
+
 from niwa.ext.bonsai import CARDS, DECK_COUNTS, MAX_TREE_TILES, BonsaiState, from_notation
 from niwa.ext.errors import NotationError
 

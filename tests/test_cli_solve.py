@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
+
 from niwa.cli.main import main
 
 TINY = "lotus towers=2 lane=1 shared=3 trampoline_at=3"

@@ -18,6 +18,7 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed "
                     "(the optional extra: pip install 'niwa[dist]')")
 
 from distributed import Client  # noqa: E402
+
 from niwa.analysis.tournament import (  # noqa: E402
     DaskExecutor,
     LocalExecutor,

@@ -7,6 +7,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from niwa.ext.game import Rng
 from niwa.ext.haru import VARIANTS, HaruState, from_notation, new_initial, playouts
 from niwa.oracle import haru as oracle

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from niwa.cli.main import main
 from niwa.ext.errors import NotationError
 from niwa.ext.haru import HaruState, from_notation, new_initial

@@ -3,6 +3,7 @@
 import random
 
 import pytest
+
 from niwa.ext.haru import HaruState, cell_name, from_notation, parse_cell
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4

@@ -7,6 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
 from niwa.ext.lotus import LotusState, from_notation, playouts

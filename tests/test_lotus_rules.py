@@ -1,6 +1,7 @@
 """One test per rule sentence of rules/lotus.md (section by section), on the Cython engine."""
 
 import pytest
+
 from niwa.ext.errors import VariantError
 from niwa.ext.lotus import LotusState
 

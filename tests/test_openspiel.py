@@ -11,12 +11,13 @@ import pytest
 pyspiel = pytest.importorskip(
     "pyspiel", reason="OpenSpiel is not installed (pip install 'niwa[openspiel]')")
 
+from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, ismcts, mcts  # noqa: E402
+
 from niwa.analysis import openspiel as nos  # noqa: E402
 from niwa.ext.errors import VariantError  # noqa: E402
 from niwa.ext.game import Rng  # noqa: E402
 from niwa.ext.registry import games as niwa_games  # noqa: E402
 from niwa.ext.registry import get_game  # noqa: E402
-from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, ismcts, mcts  # noqa: E402
 
 nos.register_games()
 

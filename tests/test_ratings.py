@@ -4,6 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
+from scipy.stats import norm
+
 from niwa.analysis.ratings import (
     ELO_PER_LOGIT,
     PENTANOMIAL,
@@ -19,8 +22,6 @@ from niwa.analysis.ratings import (
     sprt_llr_approx,
 )
 from niwa.ext.errors import NiwaError
-from scipy.optimize import minimize
-from scipy.stats import norm
 
 
 def two_player_games(records):

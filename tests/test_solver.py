@@ -9,11 +9,12 @@ import time
 from functools import cache
 
 import pytest
+from scipy.optimize import linprog
+
 from niwa.ext.lotus import LotusState
 from niwa.ext.toys import ChanceNimState, KuhnState, MatrixGameState
 from niwa.solver.alphabeta import AlphaBeta, solve_matrix_game
 from niwa.solver.mcts import MCTS
-from scipy.optimize import linprog
 
 TINY = dict(towers=2, lane=1, shared=3, trampoline_at=3)
 TINY_SETUPS = [

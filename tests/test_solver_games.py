@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from niwa.ext.registry import get_game
 from niwa.solver.agents import make_agent
 from niwa.solver.alphabeta import AlphaBeta

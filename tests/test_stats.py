@@ -4,8 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from niwa.analysis import stats as st
 from scipy import stats as sps
+
+from niwa.analysis import stats as st
 
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I,

@@ -8,6 +8,7 @@ import time
 
 import pandas as pd
 import pytest
+
 from niwa.analysis.tournament import (
     GameLog,
     LocalExecutor,

@@ -10,6 +10,7 @@ import time
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+
 from niwa.analysis.tournament import LocalExecutor, make_config, run_tournament
 from niwa.cli.main import main
 

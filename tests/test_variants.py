@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from niwa.analysis import stats as st
 from niwa.analysis import variants as va
 from niwa.ext.errors import NiwaError
