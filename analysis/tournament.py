@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from niwa.ext.errors import NiwaError
+from niwa.ext.registry import sample_outcome
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 FORMATS = ("round-robin", "gauntlet")
@@ -222,7 +223,7 @@ def play_game(task: GameTask) -> dict:
             break
         before = state.clone()
         if player == CHANCE:
-            action = _sample(state.chance_outcomes(), chance_rng)
+            action = sample_outcome(state.chance_outcomes(), chance_rng)
             state.apply(action)
         elif player == SIMULTANEOUS:
             action = []
@@ -277,15 +278,6 @@ def play_game(task: GameTask) -> dict:
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{time.perf_counter() - t0:.4f}",
     }
-
-
-def _sample(outcomes, rng) -> int:
-    u = rng.random()
-    for action, prob in outcomes[:-1]:
-        u -= prob
-        if u < 0:
-            return action
-    return outcomes[-1][0]
 
 
 def _illegal_seat(state, joint) -> int:

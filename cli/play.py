@@ -6,21 +6,13 @@ import click
 
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
+from niwa.ext.registry import sample_outcome
 
 HELP = "type a move's name or id; 'undo' takes back your last move, 'quit' (or Ctrl-C) leaves"
 
 
 def register(main: click.Group) -> None:
     main.add_command(play_cmd)
-
-
-def _sample(outcomes, rng):
-    u = rng.random()
-    for a, p in outcomes:
-        u -= p
-        if u < 0:
-            return a
-    return outcomes[-1][0]
 
 
 def _move_list(state, player):
@@ -123,7 +115,7 @@ def play_game(state, specs, seed=0, echo=click.echo, read=input, show_board=True
         player = state.current_player()
         try:
             if state.is_chance_node():
-                a = _sample(state.chance_outcomes(), rng)
+                a = sample_outcome(state.chance_outcomes(), rng)
                 echo(f"chance: {state.action_to_string(a)}")
                 state.apply(a)
                 continue

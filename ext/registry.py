@@ -76,3 +76,14 @@ def parse_variant_options(pairs) -> dict:
         k, v = item.split("=", 1)
         out[k.strip().replace("-", "_")] = v.strip()
     return out
+
+
+def sample_outcome(outcomes, rng) -> int:
+    """A chance outcome drawn by its probability from [(action, prob), ...] with a niwa Rng
+    (or anything with .random()); the one place every runner samples chance."""
+    u = rng.random()
+    for action, prob in outcomes[:-1]:
+        u -= prob
+        if u < 0:
+            return action
+    return outcomes[-1][0]

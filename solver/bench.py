@@ -16,7 +16,7 @@ import importlib
 import time
 
 from niwa.ext.game import Rng
-from niwa.ext.registry import get_game
+from niwa.ext.registry import get_game, sample_outcome
 
 
 def playouts_per_second(state, seconds: float, seed: int = 1) -> float:
@@ -77,15 +77,6 @@ def search_speed(name: str, seconds: float = 2.0, seed: int = 1, **variant) -> d
             "alphabeta_ratio_made": ab["nps"] / perft_made if perft_made else float("nan")}
 
 
-def _sample(outcomes, rng):
-    u = rng.random()
-    for action, prob in outcomes:
-        u -= prob
-        if u < 0:
-            return action
-    return outcomes[-1][0]
-
-
 def match(name: str, spec_a: str, spec_b: str, games: int, seed: int = 1, **variant) -> dict:
     """`games` games of A against B (2 players) with seats swapped every game; A's score
     counts a win as 1 and a shared result as 1/2."""
@@ -102,7 +93,7 @@ def match(name: str, spec_a: str, spec_b: str, games: int, seed: int = 1, **vari
         while not state.is_terminal():
             p = state.current_player()
             if state.is_chance_node():
-                state.apply(_sample(state.chance_outcomes(), rng))
+                state.apply(sample_outcome(state.chance_outcomes(), rng))
             elif state.is_simultaneous_node():
                 state.apply_joint([agents[q].step(state.clone(), q) if state.legal_actions(q)
                                    else -1 for q in range(2)])

@@ -12,6 +12,7 @@ from niwa.ext.bonsai import BonsaiState, from_notation, new_initial, playouts
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
 from niwa.oracle import bonsai as oracle
+from niwa.oracle import perft
 
 CULTIVATE, STOP, CLAIM, RENOUNCE = 904, 916, 920, 936
 KINDS = {0: "place-cell", 768: "remove", 896: "keep", 900: "meditate", 904: "cultivate",
@@ -102,17 +103,7 @@ def test_differential_4000_more_games_every_step_roundtrip():
 
 
 # ---- perft, pinned from the oracle ---------------------------------------------------
-def oracle_perft(state, depth):
-    if depth == 0:
-        return 1
-    if state.is_terminal():
-        return 0
-    total = 0
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply(a, check=False)
-        total += oracle_perft(child, depth - 1)
-    return total
+oracle_perft = perft   # the shared oracle perft (tests/oracle/__init__.py)
 
 
 def oracle_after(variant, seed, plies):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from niwa.ext.game import Rng
 from niwa.ext.haru import VARIANTS, HaruState, from_notation, new_initial, playouts
 from niwa.oracle import haru as oracle
+from niwa.oracle import perft
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 # every combination of the choice variants; targets cycle through 5 (default), 2, 1, 3
@@ -159,27 +160,7 @@ def oracle_walk(variant, seed, phase, turn, round_=None):
     return s
 
 
-def oracle_perft(s, depth):
-    if depth == 0:
-        return 1
-    p = s.current_player()
-    if p == TERMINAL:
-        return 0
-    if p == SIMULTANEOUS:
-        steps = [list(j) for j in itertools.product(s.legal_actions(0), s.legal_actions(1))]
-    else:
-        steps = s.legal_actions()
-    if depth == 1:
-        return len(steps)
-    total = 0
-    for step in steps:
-        c = s.clone()
-        if p == SIMULTANEOUS:
-            c.apply_joint(step)
-        else:
-            c.apply(step, check=False)
-        total += oracle_perft(c, depth - 1)
-    return total
+oracle_perft = perft   # the shared oracle perft (tests/oracle/__init__.py)
 
 
 @pytest.mark.parametrize("variant,seed,phase,turn,text,counts", PERFT)

@@ -198,14 +198,4 @@ def random_playout(state, rng: random.Random) -> int:
     return n
 
 
-def perft(state, depth):
-    if depth == 0:
-        return 1
-    if state.is_terminal():
-        return 0
-    total = 0
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply(a)
-        total += perft(child, depth - 1)
-    return total
+from niwa.oracle import perft  # noqa: E402,F401  (shared by every oracle)
