@@ -27,25 +27,38 @@ def has_hidden_information(state) -> bool:
 
 
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                   tt_bits=22) -> dict:
+                   tt_bits=22, round_only=False) -> dict:
     """Search `state`; a dict with value (expected return of `player`, in [0, 1]), proven,
-    best, actions, pv, depth, nodes, nps, time_s, tt_fill and algo."""
+    best, actions, pv, depth, nodes, nps, time_s, tt_fill and algo.
+
+    `round_only`: open-hands alpha-beta of the rest of the current round only (the game's
+    episode, State.episode()); the value is then the round's outcome as the game's
+    evaluation at the round's end defines it, and "round" in the result names the round."""
     from niwa.solver.alphabeta import AlphaBeta
     from niwa.solver.mcts import MCTS
 
     if state.is_terminal():
         raise UserError("the position is over: nothing to solve")
+    if round_only:
+        if algo == "mcts":
+            raise UserError("--round is an exact open-hands search: use --algo alphabeta")
+        if state.episode() == 0:
+            raise UserError(f"--round: {state.game_name} has no rounds")
+        algo = "alphabeta"
     if algo == "auto":
         algo = "mcts" if has_hidden_information(state) else "alphabeta"
     if algo == "alphabeta":
         ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
         limit = 10.0 if time_s is None and depth is None else (time_s or 0.0)
-        r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True)
+        r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True,
+                      episode=round_only)
         if r["value"] is None:
             raise UserError("no search iteration finished in time: give more --time")
         actions = [{"action": a["action"], "name": a["name"], "value": a["value"]}
                    for a in r["actions"]]
         out = {**r, "actions": actions, "algo": "alphabeta"}
+        if round_only:
+            out["round"] = r["episode"]
         if r["strategy"]:
             out["strategy"] = _strategy_rows(state, r["strategy"], r["player"])
         return out
@@ -76,13 +89,19 @@ def _value_text(state, r) -> str:
     p = r["player"]
     who = f"player {p}"
     kind = "proven" if r["proven"] else "estimate"
+    if r.get("round") is not None:
+        return (f"value {r['value']:.4f} ({kind}) = value of the rest of round {r['round']} "
+                f"for {who} (open hands): the game's evaluation when the round ends (Haru: "
+                f"0.5 + 0.35 x score lead / target), or 1 = win, 0 = loss if the game ends")
     return (f"value {r['value']:.4f} ({kind}) = expected return of {who}, the player to move "
             f"(1 = win, 0 = loss)")
 
 
 def print_report(state, r) -> None:
     click.echo(_value_text(state, r))
-    if r["proven"] and r["value"] >= 1 - 1e-9:
+    if r.get("round") is not None:
+        pass    # a round's value of 1 or 0 is a won or lost game: said by the line above
+    elif r["proven"] and r["value"] >= 1 - 1e-9:
         click.echo(f"{'proven win' if state.num_players > 1 else 'proven success'} "
                    f"for player {r['player']}: winning line {' '.join(r['pv']) or '-'}")
     elif r["proven"] and r["value"] <= 1e-9:
@@ -105,6 +124,9 @@ def print_report(state, r) -> None:
 def json_report(r) -> dict:
     out = {k: r[k] for k in JSON_KEYS}
     out["best"] = r["best_name"]
+    if r.get("round") is not None:
+        out["round"] = r["round"]
+        out["strategy"] = r.get("strategy")
     return out
 
 
@@ -125,13 +147,18 @@ def json_report(r) -> dict:
 @click.option("--seed", type=int, default=0, show_default=True, help="MCTS seed.")
 @click.option("--tt", "tt_bits", type=click.IntRange(10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
+@click.option("--round", "round_only", is_flag=True,
+              help="Search only the rest of the current round (Haru), hands open: the value "
+                   "is the value of the rest of the round, exact when proven; each "
+                   "simultaneous choice is solved as a matrix game (mixed strategy printed).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV.")
 @click.option("--out", type=click.File("w"), default="-", show_default=True,
               help="Where --batch writes its CSV.")
 @user_errors
-def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, as_json, batch, out):
+def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, as_json, batch,
+              out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -150,14 +177,14 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, as_json, batc
             if not line or line.startswith("#"):
                 continue
             state = load_position(line)
-            r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits)
+            r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
             writer.writerow([line, f"{r['value']:.6f}", r["proven"], r["best_name"] or "",
                              " ".join(r["pv"]), r["depth"], r["nodes"], f"{r['time_s']:.4f}",
                              f"{r['nps']:.0f}", f"{r['tt_fill']:.6f}"])
             out.flush()
         return
     state = load_position(position)
-    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits)
+    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
     if as_json:
         click.echo(json.dumps(json_report(r)))
     else:

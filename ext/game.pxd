@@ -46,3 +46,6 @@ cdef class State:
     cdef double c_evaluate(self, int player) noexcept
     # Replace what `player` cannot see by a uniform sample consistent with what they saw.
     cdef void c_resample_hidden(self, int player, RngState* rng) noexcept
+    # An episode counter a game may expose (Haru: the round number); searchers may treat
+    # its change as a leaf. Default 0: the whole game is one episode.
+    cdef int c_episode(self) noexcept

@@ -150,6 +150,11 @@ cdef class State:
     cdef void c_resample_hidden(self, int player, RngState* rng) noexcept:
         pass  # perfect-information games have nothing hidden
 
+    cdef int c_episode(self) noexcept:
+        """An episode counter a game may expose (Haru: the round number); searchers may
+        treat its change as a leaf. Default: 0 (the whole game is one episode)."""
+        return 0
+
     # ---- Python API ---------------------------------------------------------------
     @property
     def game_name(self):
@@ -241,6 +246,10 @@ cdef class State:
 
     def evaluate(self, int player):
         return self.c_evaluate(player)
+
+    def episode(self):
+        """The game's episode counter (Haru: the round number; 0 for one-episode games)."""
+        return self.c_episode()
 
     def random_playout(self, rng=None):
         """Play this state to the end with uniformly random actions, in C. Returns plies."""

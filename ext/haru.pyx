@@ -795,7 +795,14 @@ cdef class HaruState(State):
     cdef double c_evaluate(self, int player) noexcept:
         """Heuristic: 0.5, plus 0.35 x the score lead as a fraction of the target, plus
         0.15 x the lead in near-figures (figures short of one flower on a free pad, no
-        opposing flower in them) over 4; clipped to [0, 1]. Terminal: the returns."""
+        opposing flower in them) over 4; clipped to [0, 1]. Terminal: the returns.
+
+        Also the value of a finished round (the leaf of `niwa solve --round`): when a
+        round has just ended the pond holds no flower, so near-figures are 0, and a running
+        game has |lead| < target (reaching the target ends it unless the scores are level),
+        so nothing is clipped: the value is exactly 0.5 + 0.35 x lead / target, i.e. affine
+        in (points p gained this round - points the opponent gained) for a fixed root, and
+        the returns (1, 0, 0.5) when the round ended the game."""
         cdef HaruData* d = &self.d
         cdef double r[2]
         cdef double lead, near, v
@@ -808,6 +815,10 @@ cdef class HaruState(State):
         near = -1.0 if near < -1 else (1.0 if near > 1 else near)
         v = 0.5 + 0.35 * lead + 0.15 * near
         return 0.0 if v < 0 else (1.0 if v > 1 else v)
+
+    cdef int c_episode(self) noexcept:
+        """The round number: a round ends when it changes (or the game ends)."""
+        return self.d.round
 
     cdef void c_resample_hidden(self, int player, RngState* rng) noexcept:
         """Deal the opponent's hand (and pending pick) uniformly from their unplayed

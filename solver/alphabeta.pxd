@@ -23,6 +23,8 @@ cdef class AlphaBeta:
     cdef uint64_t salt
     cdef readonly long long nodes, horizon
     cdef bint stop, root_all
+    cdef bint episode_mode   # search(episode=True): a change of c_episode() is an exact leaf
+    cdef int root_episode
     cdef double deadline
     cdef PyObject* states[AB_MAX_PLY]
     cdef list state_refs

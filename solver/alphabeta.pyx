@@ -22,6 +22,10 @@ Node kinds:
   exactly by the simplex method below (this is the "open-hands" exact treatment).
 - the horizon: the game's `c_evaluate(root player)` (each game documents its evaluation
   next to its c_evaluate).
+- episode leaves (`search(..., episode=True)`): a node whose `c_episode()` differs from the
+  root's (Haru: the round is over) is a leaf valued by `c_evaluate(root player)` and counted
+  as EXACT: the search then answers "the value of the rest of this episode" (each game
+  documents what its c_evaluate means there; Haru: the round's outcome, see haru.pyx).
 
 Exactness. A counter is bumped whenever a heuristic value enters the search (an
 evaluation at the horizon, or a transposition-table entry that was itself inexact). A
@@ -245,6 +249,10 @@ cdef class AlphaBeta:
         if kind == TERMINAL:
             s.c_returns(r)
             return 1.0 - r[self.root_player] if side else r[self.root_player]
+        if self.episode_mode and s.c_episode() != self.root_episode:
+            # the episode (round) is over: its value is exact by definition (no horizon)
+            v = s.c_evaluate(self.root_player)
+            return 1.0 - v if side else v
         if depth <= 0 or ply >= AB_MAX_PLY - 2:
             self.horizon += 1
             v = s.c_evaluate(self.root_player)
@@ -298,7 +306,15 @@ cdef class AlphaBeta:
                 child.c_copy_from(s)
                 child.c_apply(a)
                 ck = child.c_current_player()
-                if depth == 1 and ck >= 0 and not (ply == 0 and self.root_all):
+                if self.episode_mode and ck != TERMINAL and not (ply == 0 and self.root_all) \
+                        and child.c_episode() != self.root_episode:
+                    # an episode leaf, evaluated in place; exact (see the module docstring)
+                    self.nodes += 1
+                    self.pv_len[ply + 1] = 0
+                    v = child.c_evaluate(self.root_player)
+                    if side:
+                        v = 1.0 - v
+                elif depth == 1 and ck >= 0 and not (ply == 0 and self.root_all):
                     # a horizon leaf, evaluated in place (no call, no window games)
                     self.nodes += 1
                     self.horizon += 1
@@ -500,12 +516,14 @@ cdef class AlphaBeta:
 
     # ---- driver -----------------------------------------------------------------------
     def search(self, State state, int depth=64, double time_limit=0.0, player=None,
-               bint root_values=False, int start_depth=1):
+               bint root_values=False, int start_depth=1, bint episode=False):
         """Iterative deepening from depth 1 to `depth` (stops early once the value is
         proven, or when `time_limit` seconds have passed; the last finished iteration is
         reported). `player` is the root player (default: the mover, seat 0 at chance or
         simultaneous roots). With `root_values` every root action gets its exact-window
-        value (slower: for `niwa solve`)."""
+        value (slower: for `niwa solve`). With `episode` the search stops where the game's
+        `c_episode()` changes (Haru: the end of the round) and "proven" means the value of
+        the rest of this episode is exact (the result's "episode" names it)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
@@ -515,7 +533,11 @@ cdef class AlphaBeta:
         cdef double t0 = now(), v
         cdef long long h0
         self.root_player = player if player is not None else (kind if kind >= 0 else 0)
-        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player
+        self.episode_mode = episode
+        self.root_episode = state.c_episode()
+        # (episode searches value leaves differently: keep their TT entries apart)
+        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player + \
+            ((<uint64_t>(self.root_episode + 1) << 8) if episode else 0)
         self.salt = splitmix64(&x)
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
                 (<State>self.state_refs[0]).num_players != state.num_players or \
@@ -542,7 +564,8 @@ cdef class AlphaBeta:
             proven = self.horizon == h0
             result = {"value": v if self.persp(kind) == 0 else 1.0 - v, "proven": proven,
                       "depth": d, "pv": [self.pv[0][i] for i in range(self.pv_len[0])],
-                      "strategy": self.root_strategy}
+                      "strategy": self.root_strategy,
+                      "episode": self.root_episode if episode else None}
             if proven or last:
                 break
         if root_values and result is not None and kind >= 0:
@@ -566,7 +589,8 @@ cdef class AlphaBeta:
                      for a, val in self.root_values), key=lambda t: -t[1])
         elapsed = now() - t0
         if result is None:
-            result = {"value": None, "proven": False, "depth": 0, "pv": [], "strategy": None}
+            result = {"value": None, "proven": False, "depth": 0, "pv": [], "strategy": None,
+                      "episode": self.root_episode if episode else None}
         return self._report(state, result, elapsed)
 
     cdef int tt_best(self, State s):
@@ -611,4 +635,5 @@ cdef class AlphaBeta:
             "nodes": self.nodes, "time_s": elapsed,
             "nps": self.nodes / elapsed if elapsed > 0 else 0.0,
             "tt_fill": (<double>self.tt_used) / self.tt_size, "strategy": result["strategy"],
+            "episode": result["episode"],
         }
