@@ -9,6 +9,7 @@ import sys
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
+from niwa.solver.agents import hides_something_from
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
 
@@ -19,11 +20,7 @@ def register(main: click.Group) -> None:
 
 def has_hidden_information(state) -> bool:
     """True when some player's view differs from the full position."""
-    try:
-        full = state.to_notation()
-        return any(state.information_state(p) != full for p in range(state.num_players))
-    except NotImplementedError:
-        return False
+    return any(hides_something_from(state, p) for p in range(state.num_players))
 
 
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
