@@ -9,35 +9,14 @@ import time
 import click
 from click.core import ParameterSource
 
-from niwa.cli.common import UserError, user_errors
+from niwa.cli.common import AgentsCommand, UserError, runner_options, user_errors
 
 
 def register(main: click.Group) -> None:
     main.add_command(analyse_cmd)
 
 
-class _AgentsCommand(click.Command):
-    """`--agents A B C` takes several values (rewritten to `--agents A --agents B ...`;
-    the values end at the next option), as in `niwa tournament`."""
-
-    def parse_args(self, ctx, args):
-        out, i = [], 0
-        while i < len(args):
-            if args[i] == "--agents":
-                i += 1
-                start = len(out)
-                while i < len(args) and not args[i].startswith("-"):
-                    out += ["--agents", args[i]]
-                    i += 1
-                if len(out) == start:
-                    out.append("--agents")      # let Click report the missing value
-                continue
-            out.append(args[i])
-            i += 1
-        return super().parse_args(ctx, out)
-
-
-@click.command("analyse", cls=_AgentsCommand)
+@click.command("analyse", cls=AgentsCommand)
 @click.argument("game", required=False)
 @click.option("--vary", "vary", multiple=True, metavar="KEY=V1,V2[,...]",
               help="A setting and the values to compare (repeatable: every combination is "
@@ -54,10 +33,7 @@ class _AgentsCommand(click.Command):
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
 @click.option("--players", type=int, default=None, help="Players per game (a fixed setting).")
-@click.option("--workers", "-j", type=int, default=None,
-              help="Parallel games (default: all cores; with dask: the cluster's threads).")
-@click.option("--executor", default="local", show_default=True, metavar="local|dask://HOST:PORT",
-              help="Where games run: a local process pool or a Dask scheduler.")
+@runner_options
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Experiment seed: fixes every game (each variant gets its own seed from it).")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
@@ -130,7 +106,7 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     ex = make_executor(executor, workers)
     for note in plan[1]:
         click.echo(note, err=True)
-    command = shlex.join(["niwa", *sys.argv[1:]]) if sys.argv else ""
+    command = shlex.join(["niwa", "analyse", *ctx.meta.get("niwa_raw_args", [])])
     click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
                f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
     try:

@@ -42,3 +42,41 @@ def variant_option(fn):
         "--variant", "-v", "variants", multiple=True, metavar="KEY=VALUE",
         help="A variant setting (repeatable); `niwa games` lists them.",
     )(fn)
+
+
+class AgentsCommand(click.Command):
+    """Lets `--agents A B C` take several values, as in cutechess-cli.
+
+    Click options take a fixed number of values, so before parsing, `--agents A B C`
+    is rewritten to `--agents A --agents B --agents C` (values end at the next option).
+    The exact arguments are kept in ctx.meta["niwa_raw_args"] for the run's record.
+    """
+
+    def parse_args(self, ctx, args):
+        ctx.meta["niwa_raw_args"] = list(args)
+        out, i = [], 0
+        while i < len(args):
+            arg = args[i]
+            if arg in ("--agents", "-a"):
+                i += 1
+                taken = 0
+                while i < len(args) and not args[i].startswith("-"):
+                    out += ["--agents", args[i]]
+                    i += 1
+                    taken += 1
+                if not taken:
+                    out.append(arg)     # let Click report the missing value
+                continue
+            out.append(arg)
+            i += 1
+        return super().parse_args(ctx, out)
+
+
+def runner_options(fn):
+    """--workers and --executor, shared by the commands that play many games."""
+    fn = click.option("--executor", default="local", show_default=True,
+                      metavar="local|dask://HOST:PORT",
+                      help="Where games run: a local process pool or a Dask scheduler.")(fn)
+    return click.option("--workers", "-j", type=int, default=None,
+                        help="Parallel games (default: all cores; with dask: the cluster's "
+                             "threads).")(fn)

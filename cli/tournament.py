@@ -9,41 +9,14 @@ import time
 import click
 from click.core import ParameterSource
 
-from niwa.cli.common import UserError, user_errors, variant_option
+from niwa.cli.common import AgentsCommand, UserError, runner_options, user_errors, variant_option
 
 
 def register(main: click.Group) -> None:
     main.add_command(tournament_cmd)
 
 
-class _AgentsCommand(click.Command):
-    """Lets `--agents A B C` take several values, as in cutechess-cli and the issue.
-
-    Click options take a fixed number of values, so before parsing, `--agents A B C`
-    is rewritten to `--agents A --agents B --agents C` (values end at the next option).
-    """
-
-    def parse_args(self, ctx, args):
-        ctx.meta["niwa_raw_args"] = list(args)     # the exact command, for tournament.json
-        out, i = [], 0
-        while i < len(args):
-            arg = args[i]
-            if arg in ("--agents", "-a"):
-                i += 1
-                taken = 0
-                while i < len(args) and not args[i].startswith("-"):
-                    out += ["--agents", args[i]]
-                    i += 1
-                    taken += 1
-                if not taken:
-                    out.append(arg)     # let Click report the missing value
-                continue
-            out.append(arg)
-            i += 1
-        return super().parse_args(ctx, out)
-
-
-@click.command("tournament", cls=_AgentsCommand)
+@click.command("tournament", cls=AgentsCommand)
 @click.argument("game", required=False)
 @click.option("--agents", "-a", "agents", multiple=True, metavar="SPEC [SPEC ...]",
               help="Agent specs (`niwa agents` lists them), e.g. random mcts:iters=200. "
@@ -58,10 +31,7 @@ class _AgentsCommand(click.Command):
               help="gauntlet: the first agent against each of the others.")
 @variant_option
 @click.option("--players", type=int, default=None, help="Players per game (a variant).")
-@click.option("--workers", "-j", type=int, default=None,
-              help="Parallel games (default: all cores; with dask: the cluster's threads).")
-@click.option("--executor", default="local", show_default=True, metavar="local|dask://HOST:PORT",
-              help="Where games run: a local process pool or a Dask scheduler.")
+@runner_options
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Tournament seed: fixes every deal, chance event and agent seed.")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
