@@ -599,6 +599,13 @@ def load_saved_config(out_dir: str) -> TournamentConfig | None:
             from None
 
 
+def _agent_settings(config) -> dict:
+    """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
+    from niwa.solver.agents import agent_settings
+
+    return {spec: agent_settings(spec, config.game) for spec in config.agents}
+
+
 def _versions(executor) -> dict:
     import platform
     import sys
@@ -736,6 +743,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
         "schedule": {"games": len(schedule), "rounds": config.rounds,
                      "games_per_round": games_per_round(config),
                      "seat_orders": math.factorial(config.players)},
+        "agent_settings": _agent_settings(config),
         "versions": _versions(executor),
     })
     meta.setdefault("runs", []).append(run_record)

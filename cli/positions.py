@@ -47,12 +47,18 @@ def agents_cmd():
 
     Example: niwa agents
     """
+    from niwa.ext.registry import games, get_game
     from niwa.solver.agents import describe_agents
 
     for name, help_, params in describe_agents():
         click.echo(f"{name:<16} {help_}")
         for key, (typ, default, phelp) in params.items():
             click.echo(f"    {key}={typ.__name__} (default {default}): {phelp}")
+    tuned = {g: get_game(g).mcts_defaults for g in games()}
+    for game, settings in tuned.items():
+        if settings:
+            shown = ",".join(f"{k}={v}" for k, v in settings.items())
+            click.echo(f"mcts and ismcts defaults tuned for {game}: {shown}")
 
 
 @click.command("new")

@@ -9,7 +9,7 @@ import sys
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
-from niwa.solver.agents import hides_something_from
+from niwa.solver.agents import hides_something_from, mcts_settings
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
 
@@ -60,7 +60,9 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
             out["strategy"] = _strategy_rows(state, r["strategy"], r["player"])
         return out
     hidden = has_hidden_information(state)
-    tree = MCTS(state.num_players, seed=seed, ismcts=hidden, max_nodes=4_000_000)
+    tuned = mcts_settings(state, {})
+    tree = MCTS(state.num_players, seed=seed, ismcts=hidden, max_nodes=4_000_000, c=tuned["c"],
+                playout=tuned["playout"], cutoff=tuned["cutoff"])
     if iters is None and time_s is None:
         iters = 100_000
     r = tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)

@@ -30,6 +30,11 @@ class GameInfo:
     def defaults(self) -> dict:
         return {k: v[1] for k, v in self.variants.items()}
 
+    @property
+    def mcts_defaults(self) -> dict:
+        """MCTS settings this game tunes for itself (over the agent's generic defaults)."""
+        return dict(getattr(self.module, "MCTS_DEFAULTS", {}))
+
     def new(self, seed=None, **variant):
         """The initial position (games with a deal use `seed`)."""
         if seed is not None and getattr(self.module, "DEALS", False):

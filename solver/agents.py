@@ -15,6 +15,7 @@ implement `observe(state, action)` / `reset()`; the defaults do nothing.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
@@ -126,16 +127,14 @@ class MCTSAgent(Agent):
     def _tree(self, state):
         from niwa.solver.mcts import MCTS
 
-        p = self.params
+        p = mcts_settings(state, self.params)
         ismcts = self.ismcts or hides_something_from(state, self._player)
         if self.tree is None or self.tree.num_players != state.num_players \
                 or self.tree.ismcts != ismcts:
             self.tree = MCTS(
-                state.num_players, c=p.get("c", 1.4), playout=p.get("playout", "random"),
-                cutoff=p.get("cutoff", -1), solver=p.get("solver", True), ismcts=ismcts,
-                sim=p.get("sim", "ucb"), gamma=p.get("gamma", 0.1),
-                max_nodes=p.get("nodes", 1_000_000), seed=self.rng.next_u64(),
-                reuse=p.get("reuse", True))
+                state.num_players, c=p["c"], playout=p["playout"], cutoff=p["cutoff"],
+                solver=p["solver"], ismcts=ismcts, sim=p["sim"], gamma=p["gamma"],
+                max_nodes=p["nodes"], seed=self.rng.next_u64(), reuse=p["reuse"])
         return self.tree
 
     def step(self, state, player):
@@ -287,6 +286,19 @@ _MCTS_PARAMS = {
 }
 
 
+def game_mcts_defaults(state) -> dict:
+    """The MCTS settings a game tunes for itself (its module's MCTS_DEFAULTS), e.g. a
+    smaller exploration constant where playout results are close together."""
+    module = importlib.import_module(type(state).__module__)
+    return dict(getattr(module, "MCTS_DEFAULTS", {}))
+
+
+def mcts_settings(state, params: dict) -> dict:
+    """Every MCTS setting for a search of `state`: the spec's own values over the game's
+    defaults over the generic defaults."""
+    return {**{k: v[1] for k, v in _MCTS_PARAMS.items()}, **game_mcts_defaults(state), **params}
+
+
 @dataclass
 class AgentSpec:
     factory: type
@@ -362,6 +374,20 @@ def _convert(typ, value: str):
     if typ is float and value.endswith("s"):   # time budgets like 1s / 0.5s
         value = value[:-1]
     return typ(value)
+
+
+def agent_settings(spec: str, game: str) -> dict:
+    """Every parameter of the agent `spec` names on `game`, defaults filled in (the game's
+    own MCTS defaults included): what a run records so that its agents can be rebuilt
+    exactly even if defaults change later."""
+    from niwa.ext.registry import get_game
+
+    name, params = parse_spec(spec)
+    entry = REGISTRY[name]
+    settings = {key: default for key, (_, default, _) in entry.params.items()}
+    if isinstance(entry.factory, type) and issubclass(entry.factory, MCTSAgent):
+        settings.update(get_game(game).mcts_defaults)
+    return {"agent": name, **settings, **params}
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:

@@ -7,8 +7,16 @@ import pytest
 
 from niwa.ext.errors import IllegalActionError, NiwaError
 from niwa.ext.lotus import LotusState
+from niwa.ext.registry import get_game
 from niwa.ext.toys import KuhnState, MatrixGameState
-from niwa.solver.agents import AgentError, HumanAgent, make_agent, parse_spec
+from niwa.solver.agents import (
+    AgentError,
+    HumanAgent,
+    agent_settings,
+    make_agent,
+    mcts_settings,
+    parse_spec,
+)
 
 BOTS = ["random", "greedy", "mcts:iters=300", "ismcts:iters=300", "alphabeta:depth=3",
         "alphabeta:time=0.05s", "mcts:time=0.05s,sim=rm", "mcts:iters=200,playout=heuristic,cutoff=5"]
@@ -18,6 +26,22 @@ def test_spec_parsing_converts_types():
     assert parse_spec("mcts:iters=2000,c=1.4") == ("mcts", {"iters": 2000, "c": 1.4})
     assert parse_spec("alphabeta:time=1s") == ("alphabeta", {"time": 1.0})
     assert parse_spec("mcts:solver=off")[1] == {"solver": False}
+
+
+def test_a_game_tunes_its_own_mcts_defaults_and_a_spec_overrides_them():
+    lotus, bonsai = get_game("lotus").new(), get_game("bonsai").new(seed=1)
+    tuned = get_game("bonsai").mcts_defaults
+    assert tuned and tuned["c"] != 1.4
+    assert mcts_settings(lotus, {})["c"] == 1.4
+    assert mcts_settings(bonsai, {})["c"] == tuned["c"]
+    assert mcts_settings(bonsai, {"c": 2.0})["c"] == 2.0
+    agent = make_agent("mcts:iters=50", seed=1)
+    agent.step(bonsai, bonsai.current_player())
+    assert agent.tree.c == tuned["c"]
+    # what a run records: every setting, the game's own defaults included
+    assert agent_settings("mcts:iters=5", "bonsai")["c"] == tuned["c"]
+    assert agent_settings("mcts:iters=5", "lotus") == {**agent_settings("mcts", "lotus"), "iters": 5}
+    assert agent_settings("alphabeta:time=1s", "lotus")["depth"] == 8
 
 
 @pytest.mark.parametrize("spec, words", [
