@@ -882,19 +882,6 @@ cdef int winner(BonsaiData* d) noexcept nogil:
             who = p
     return who
 
-cdef int bonsai_playout(BonsaiData* d, RngState* rng) noexcept nogil:
-    cdef int buf[MAX_ACTIONS]
-    cdef int n, a, plies = 0
-    while d.phase != PH_OVER:
-        if is_chance(d):
-            a = sample_chance(d, rng)
-        else:
-            n = bonsai_gen(d, buf)
-            a = buf[rng_below(rng, n)]
-        bonsai_apply(d, a)
-        plies += 1
-    return plies
-
 cdef int heuristic_choice(BonsaiData* d, int* buf, int n, RngState* rng) noexcept nogil:
     """A cheap policy: cultivate when two or more tiles can go on the tree, take the tile-rich
     slots, place fruit > leaf > flower > wood and never stop early, claim every goal, keep
@@ -923,7 +910,8 @@ cdef int heuristic_choice(BonsaiData* d, int* buf, int n, RngState* rng) noexcep
         return A_TAKE + LEAF
     return buf[rng_below(rng, n)]
 
-cdef int bonsai_heuristic_playout(BonsaiData* d, RngState* rng) noexcept nogil:
+cdef int bonsai_playout(BonsaiData* d, RngState* rng, bint heuristic) noexcept nogil:
+    """Play to the end with uniform choices, or with heuristic_choice; the plies played."""
     cdef int buf[MAX_ACTIONS]
     cdef int n, a, plies = 0
     while d.phase != PH_OVER:
@@ -931,7 +919,7 @@ cdef int bonsai_heuristic_playout(BonsaiData* d, RngState* rng) noexcept nogil:
             a = sample_chance(d, rng)
         else:
             n = bonsai_gen(d, buf)
-            a = heuristic_choice(d, buf, n, rng)
+            a = heuristic_choice(d, buf, n, rng) if heuristic else buf[rng_below(rng, n)]
         bonsai_apply(d, a)
         plies += 1
     return plies
@@ -1096,10 +1084,10 @@ cdef class BonsaiState(State):
         memcpy(&self.d, &(<BonsaiState>other).d, sizeof(BonsaiData))
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
-        return bonsai_playout(&self.d, rng)
+        return bonsai_playout(&self.d, rng, False)
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
-        return bonsai_heuristic_playout(&self.d, rng)
+        return bonsai_playout(&self.d, rng, True)
 
     cdef double c_evaluate(self, int player) noexcept:
         """Terminal: the return. Otherwise, with several players, a logistic of the
@@ -1859,10 +1847,7 @@ def playouts(BonsaiState start, long long games, seed=0, heuristic=False):
     wins[0] = wins[1] = wins[2] = wins[3] = 0
     for g in range(games):
         memcpy(&d, &start.d, sizeof(BonsaiData))
-        if heur:
-            actions += bonsai_heuristic_playout(&d, &rng.s)
-        else:
-            actions += bonsai_playout(&d, &rng.s)
+        actions += bonsai_playout(&d, &rng.s, heur)
         w = winner(&d)
         if w >= 0:
             wins[w] += 1
