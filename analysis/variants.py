@@ -586,12 +586,15 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
 
     # goals: claim rate per goal (among the games where it was in play, when known)
     goals = [s.get("goals_claimed") for s in stats_list]
+    in_play = [s.get("goals_in_play") for s in stats_list]
     if m and all(g is not None for g in goals):
         present_counts: dict[str, int] = {}
         claim_counts: dict[str, int] = {}
         known_presence = False
-        for g in goals:
+        for g, listed in zip(goals, in_play, strict=True):
             present, claimed = _claims(g)
+            if listed is not None:      # the game says which goals were dealt
+                present = {str(name) for name in listed}
             known_presence |= bool(present)
             for name in present | claimed:
                 present_counts[name] = present_counts.get(name, 0) + 1

@@ -1225,6 +1225,7 @@ cdef class BonsaiState(State):
         d = &self.d
         return {"scores": self.scores(), "breakdown": self.score_breakdown(),
                 "goals_claimed": [self.goals_claimed(p) for p in range(d.nplayers)],
+                "goals_in_play": self.goals_in_play(),
                 "turns": d.turns,
                 "tiles": [[d.tree[p].count[t] for t in range(4)] for p in range(d.nplayers)],
                 "winner": self.winner()}

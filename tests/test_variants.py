@@ -175,6 +175,12 @@ def test_goal_claim_rates_by_hand():
             ([0, 1], 10, {"goals_claimed": [[], ["a", "b"]]})]
     m = va.cell_metrics(cell, _games(cell, rows))
     assert m["goal_claim:a"] == 1.0 and m["goal_claim:b"] == 0.5
+    # Bonsai's shape: claims per seat plus the goals dealt; a goal counts where it was dealt
+    rows = [([1, 0], 10, {"goals_claimed": [["a"], []], "goals_in_play": ["a", "c"]}),
+            ([0, 1], 10, {"goals_claimed": [[], []], "goals_in_play": ["a", "b"]}),
+            ([0, 1], 10, {"goals_claimed": [[], ["b"]], "goals_in_play": ["b", "c"]})]
+    m = va.cell_metrics(cell, _games(cell, rows))
+    assert m["goal_claim:a"] == 0.5 and m["goal_claim:b"] == 0.5 and m["goal_claim:c"] == 0.0
 
 
 def test_three_player_metrics_by_hand():
