@@ -16,6 +16,9 @@ from niwa.ext.rng cimport RngState, rng_seed, rng_next, rng_below, rng_uniform
 
 from niwa.ext.errors import IllegalActionError
 
+cdef enum:
+    HEURISTIC_SAMPLES = 4   # actions the default heuristic playout evaluates on a guided turn
+
 PLAYER_CHANCE = CHANCE
 PLAYER_SIMULTANEOUS = SIMULTANEOUS
 PLAYER_TERMINAL = TERMINAL
@@ -138,7 +141,47 @@ cdef class State:
             plies += 1
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
-        return self.c_random_playout(rng)
+        """The default game-heuristic playout, guided by the game's evaluation: on half of
+        the turns (at random) the mover tries up to HEURISTIC_SAMPLES of its legal actions,
+        drawn at random, and plays the one whose result it evaluates best; the other turns,
+        and chance and simultaneous steps, are uniformly random (diversity keeps playout
+        averages meaningful). A game with a cheaper policy of its own overrides this."""
+        cdef int buf[MAX_ACTIONS]
+        cdef int joint[MAX_PLAYERS]
+        cdef int plies = 0, p, q, n, k, i, t, a
+        cdef double v, best
+        cdef State trial = self.c_clone()
+        while True:
+            p = self.c_current_player()
+            if p == TERMINAL:
+                return plies
+            if p == CHANCE:
+                self.c_apply(self.c_sample_chance(rng))
+            elif p == SIMULTANEOUS:
+                for q in range(self.num_players):
+                    n = self.c_player_actions(q, buf)
+                    joint[q] = buf[rng_below(rng, n)] if n > 0 else -1
+                self.c_apply_joint(joint)
+            else:
+                n = self.c_legal_actions(buf)
+                if n == 1 or rng_below(rng, 2) == 0:
+                    a = buf[rng_below(rng, n)]
+                else:
+                    best = -1.0
+                    a = buf[0]
+                    for k in range(min(n, HEURISTIC_SAMPLES)):
+                        i = k + rng_below(rng, n - k)    # a partial shuffle: k-th sample
+                        t = buf[k]
+                        buf[k] = buf[i]
+                        buf[i] = t
+                        trial.c_copy_from(self)
+                        trial.c_apply(buf[k])
+                        v = trial.c_evaluate(p)
+                        if v > best:
+                            best = v
+                            a = buf[k]
+                self.c_apply(a)
+            plies += 1
 
     cdef double c_evaluate(self, int player) noexcept:
         cdef double r[MAX_PLAYERS]

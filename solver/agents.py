@@ -276,7 +276,7 @@ _MCTS_PARAMS = {
     "iters": (int, 2000, "iterations per move (default 2000 unless time is given)"),
     "time": (float, 0.0, "seconds per move, e.g. time=1s"),
     "c": (float, 1.4, "UCT exploration constant"),
-    "playout": (str, "random", "random | heuristic (the game's playout policy)"),
+    "playout": (str, "random", "random | heuristic (the game's own policy, else guided by its evaluation)"),
     "cutoff": (int, -1, "stop playouts after this many plies and use the evaluation"),
     "solver": (bool, True, "MCTS-Solver: back up proven wins/losses"),
     "sim": (str, "ucb", "simultaneous nodes: ucb | rm (regret matching) | exp3"),

@@ -348,3 +348,20 @@ def test_tree_reuse_across_simultaneous_and_chance_steps():
     nim.apply(0)        # chance: no extra stone
     r = tree.search(nim, iterations=500)
     assert r["root_visits"] > 500 and r["best"] in nim.legal_actions()
+
+
+def test_default_heuristic_playout_follows_the_evaluation():
+    # W's only stones: one on a1 that reaches the goal with a move of 2 (a win), and the
+    # start tower; the guided half of the turns always tries every one of the few moves
+    from niwa.ext.game import Rng
+
+    s = LotusState.from_notation(
+        "lotus players=2 rule=basic trampoline=optional lane=1 shared=3 trampoline_at=3 towers=2; "
+        "track a1:BW; start BB; goal W:2 B:0; turn W")
+    n = len(s.legal_actions())
+    assert 1 < n <= 4
+    rng = Rng(5)
+    wins_at_once = {kind: sum(getattr(s.clone(), kind)(rng) == 1 for _ in range(2000))
+                    for kind in ("random_playout", "heuristic_playout")}
+    assert wins_at_once["random_playout"] / 2000 < 1 / n + 0.05
+    assert wins_at_once["heuristic_playout"] / 2000 > 0.5 + 0.5 / n - 0.05
