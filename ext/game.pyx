@@ -67,6 +67,47 @@ def as_rng(rng):
     return Rng(rng)
 
 
+cdef int play_out(State s, RngState* rng, bint guided) noexcept:
+    """Play `s` to the end through the contract; uniformly random, or `guided` as
+    State.c_heuristic_playout describes. Returns the plies played."""
+    cdef int buf[MAX_ACTIONS]
+    cdef int joint[MAX_PLAYERS]
+    cdef int plies = 0, p, q, n, k, i, t, a
+    cdef double v, best
+    cdef State trial = s.c_clone() if guided else None
+    while True:
+        p = s.c_current_player()
+        if p == TERMINAL:
+            return plies
+        if p == CHANCE:
+            s.c_apply(s.c_sample_chance(rng))
+        elif p == SIMULTANEOUS:
+            for q in range(s.num_players):
+                n = s.c_player_actions(q, buf)
+                joint[q] = buf[rng_below(rng, n)] if n > 0 else -1
+            s.c_apply_joint(joint)
+        else:
+            n = s.c_legal_actions(buf)
+            if not guided or n == 1 or rng_below(rng, 2) == 0:
+                a = buf[rng_below(rng, n)]
+            else:
+                best = -1.0
+                a = buf[0]
+                for k in range(min(n, HEURISTIC_SAMPLES)):
+                    i = k + rng_below(rng, n - k)    # a partial shuffle: k-th sample
+                    t = buf[k]
+                    buf[k] = buf[i]
+                    buf[i] = t
+                    trial.c_copy_from(s)
+                    trial.c_apply(buf[k])
+                    v = trial.c_evaluate(p)
+                    if v > best:
+                        best = v
+                        a = buf[k]
+            s.c_apply(a)
+        plies += 1
+
+
 cdef class State:
     """Base of every game state. Subclasses override the c_* methods."""
 
@@ -121,24 +162,7 @@ cdef class State:
         pass
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
-        cdef int buf[MAX_ACTIONS]
-        cdef int joint[MAX_PLAYERS]
-        cdef int plies = 0, p, q, n
-        while True:
-            p = self.c_current_player()
-            if p == TERMINAL:
-                return plies
-            if p == CHANCE:
-                self.c_apply(self.c_sample_chance(rng))
-            elif p == SIMULTANEOUS:
-                for q in range(self.num_players):
-                    n = self.c_player_actions(q, buf)
-                    joint[q] = buf[rng_below(rng, n)] if n > 0 else -1
-                self.c_apply_joint(joint)
-            else:
-                n = self.c_legal_actions(buf)
-                self.c_apply(buf[rng_below(rng, n)])
-            plies += 1
+        return play_out(self, rng, False)
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
         """The default game-heuristic playout, guided by the game's evaluation: on half of
@@ -146,42 +170,7 @@ cdef class State:
         drawn at random, and plays the one whose result it evaluates best; the other turns,
         and chance and simultaneous steps, are uniformly random (diversity keeps playout
         averages meaningful). A game with a cheaper policy of its own overrides this."""
-        cdef int buf[MAX_ACTIONS]
-        cdef int joint[MAX_PLAYERS]
-        cdef int plies = 0, p, q, n, k, i, t, a
-        cdef double v, best
-        cdef State trial = self.c_clone()
-        while True:
-            p = self.c_current_player()
-            if p == TERMINAL:
-                return plies
-            if p == CHANCE:
-                self.c_apply(self.c_sample_chance(rng))
-            elif p == SIMULTANEOUS:
-                for q in range(self.num_players):
-                    n = self.c_player_actions(q, buf)
-                    joint[q] = buf[rng_below(rng, n)] if n > 0 else -1
-                self.c_apply_joint(joint)
-            else:
-                n = self.c_legal_actions(buf)
-                if n == 1 or rng_below(rng, 2) == 0:
-                    a = buf[rng_below(rng, n)]
-                else:
-                    best = -1.0
-                    a = buf[0]
-                    for k in range(min(n, HEURISTIC_SAMPLES)):
-                        i = k + rng_below(rng, n - k)    # a partial shuffle: k-th sample
-                        t = buf[k]
-                        buf[k] = buf[i]
-                        buf[i] = t
-                        trial.c_copy_from(self)
-                        trial.c_apply(buf[k])
-                        v = trial.c_evaluate(p)
-                        if v > best:
-                            best = v
-                            a = buf[k]
-                self.c_apply(a)
-            plies += 1
+        return play_out(self, rng, True)
 
     cdef double c_evaluate(self, int player) noexcept:
         cdef double r[MAX_PLAYERS]
