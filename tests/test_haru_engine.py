@@ -330,3 +330,40 @@ def test_action_ids_are_disjoint_and_below_1024():
         assert name not in names.values() and a < 1024
         names[a] = name
     assert names[128 + 4 * 7 + 1] == "wind-c2E" and names[32 + 7] == "bloom-c2"
+
+
+def reference_evaluation(orc, p):
+    """The documented evaluation computed from the oracle's pond: 0.5 + 0.35 x score lead /
+    target + 0.15 x (near-figures lead) / 4, each term clipped to [-1, 1], then to [0, 1]."""
+    if orc.is_terminal():
+        return orc.returns()[p]
+    clip = lambda x: max(-1.0, min(1.0, x))     # noqa: E731
+    owned = [{pos for pos, pad in orc.pads.items() if pad.flower and pad.flower[0] == q}
+             for q in (0, 1)]
+    free = {pos for pos, pad in orc.pads.items() if pad.flower is None}
+
+    def near(q):
+        count = 0
+        for points, shape, _ in oracle.SHAPES:
+            missing = shape - owned[q]
+            if points < 5 and not shape & owned[1 - q] and len(missing) == 1 and missing <= free:
+                count += 1
+        return count
+
+    lead = clip((orc.scores[p] - orc.scores[1 - p]) / orc.variant["target"])
+    v = 0.5 + 0.35 * lead + 0.15 * clip((near(p) - near(1 - p)) / 4.0)
+    return max(0.0, min(1.0, v))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_evaluation_matches_its_documented_formula_along_games(seed):
+    variant = variant_for(seed)
+    eng, orc = HaruState(**variant), oracle.initial(**variant)
+    rng_e, rng_o = random.Random(seed), random.Random(seed)
+    while True:
+        for p in (0, 1):
+            assert eng.evaluate(p) == pytest.approx(reference_evaluation(orc, p), abs=1e-12)
+        if eng.is_terminal():
+            break
+        random_step(eng, rng_e)
+        random_step(orc, rng_o)
