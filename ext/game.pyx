@@ -395,7 +395,7 @@ cdef long long _perft(State s, int depth):
     if p == TERMINAL:
         return 0
     if p == SIMULTANEOUS:
-        return sum(_perft(c, depth - 1) for _, c in s._children())
+        return _perft_joint(s, depth)
     if p == CHANCE:
         n = s.c_chance_outcomes(buf, probs)
     else:
@@ -407,4 +407,34 @@ cdef long long _perft(State s, int depth):
         child.c_copy_from(s)
         child.c_apply(buf[i])
         total += _perft(child, depth - 1)
+    return total
+
+
+cdef long long _perft_joint(State s, int depth):
+    """Perft at a simultaneous node: one step per joint action (every combination of the
+    players' own actions, as _children() lists them), enumerated in C."""
+    cdef int per[MAX_PLAYERS][MAX_ACTIONS]
+    cdef int cnt[MAX_PLAYERS]
+    cdef int idx[MAX_PLAYERS]
+    cdef int joint[MAX_PLAYERS]
+    cdef int q, k, np = s.num_players
+    cdef long long combos = 1, total = 0, c
+    for q in range(np):
+        cnt[q] = s.c_player_actions(q, per[q])
+        combos *= cnt[q]
+        idx[q] = 0
+    if depth == 1 or combos == 0:
+        return combos
+    cdef State child = s.c_clone()
+    for c in range(combos):
+        for q in range(np):
+            joint[q] = per[q][idx[q]]
+        child.c_copy_from(s)
+        child.c_apply_joint(joint)
+        total += _perft(child, depth - 1)
+        for k in range(np - 1, -1, -1):     # the next combination, last player fastest
+            idx[k] += 1
+            if idx[k] < cnt[k]:
+                break
+            idx[k] = 0
     return total
