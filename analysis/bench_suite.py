@@ -28,13 +28,14 @@ import pandas as pd
 
 from niwa.analysis.bench import bench_engine_vs_oracle
 from niwa.ext.registry import games as niwa_games
-from niwa.ext.registry import get_game
 from niwa.solver.agents import REGISTRY, make_agent
+from niwa.solver.bench import decision_state
 
 COLUMNS = ["section", "game", "measure", "niwa", "reference", "ratio", "unit", "goal", "met",
            "note"]
 GOAL_MCTS_SPEED = 30.0      # niwa MCTS simulations/s over OpenSpiel MCTSBot's
 GOAL_WIN_RATE = 0.75        # niwa MCTS against MCTSBot at equal time per move
+GOAL_ALPHABETA_SPEED = 0.25  # alpha-beta nodes/s over the positions/s perft plays
 
 
 def niwa_mcts_spec(seconds: float) -> str:
@@ -95,18 +96,6 @@ def openspiel_mcts_rate(state, seconds: float) -> float:
     return bot.simulations / (time.perf_counter() - t0)
 
 
-def decision_state(name: str, seed: int = 1):
-    """The first position where someone decides (the deal and other chance resolved)."""
-    from niwa.ext.game import Rng
-
-    state = get_game(name).new(seed=seed)
-    rng = Rng(seed)
-    while state.current_player() == -1:
-        outcomes = state.chance_outcomes()
-        state.apply(outcomes[rng.below(len(outcomes))][0])
-    return state
-
-
 def bench_mcts_speed(name: str, seconds: float, playouts_s: float) -> list[dict]:
     state = decision_state(name)
     rate, _ = niwa_mcts_rate(state, seconds)
@@ -128,16 +117,19 @@ def bench_mcts_speed(name: str, seconds: float, playouts_s: float) -> list[dict]
 
 
 def _perft_worker(state, conn):
-    depth = 0
+    depth, made = 0, 0
     while depth < 64:
         depth += 1
         t0 = time.perf_counter()
         n = state.perft(depth)
-        conn.send((depth, n, time.perf_counter() - t0))
+        conn.send((depth, n, time.perf_counter() - t0, made))
+        made += n       # perft(depth + 1) plays every position perft(depth) counted
 
 
-def perft_rate(state, seconds: float) -> tuple[int, int, float]:
-    """(depth, leaves, seconds) of the deepest perft finished within `seconds` of work.
+def perft_rate(state, seconds: float) -> tuple[int, int, float, int]:
+    """(depth, leaves, seconds, positions played) of the deepest perft finished within
+    `seconds` of work. The last ply is counted in bulk, not played, so the positions played
+    are the leaves of every shallower depth.
 
     Perft runs depth after depth in a child process that is stopped when the time is up:
     the cost of the next depth cannot be predicted (Haru's simultaneous nodes expand in
@@ -151,7 +143,7 @@ def perft_rate(state, seconds: float) -> tuple[int, int, float]:
     proc = ctx.Process(target=_perft_worker, args=(state, child), daemon=True)
     proc.start()
     child.close()
-    best = (0, 1, 0.0)
+    best = (0, 1, 0.0, 0)
     deadline = time.perf_counter() + seconds
     try:
         while time.perf_counter() < deadline and proc.is_alive():
@@ -169,8 +161,9 @@ def perft_rate(state, seconds: float) -> tuple[int, int, float]:
 def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
     """Perft leaves/s at the deepest depth that fits `seconds`, and alpha-beta nodes/s."""
     state = decision_state(name)
-    depth, leaves, spent = perft_rate(state, seconds)
+    depth, leaves, spent, made = perft_rate(state, seconds)
     perft_speed = leaves / spent if spent > 0 else math.nan
+    played_speed = made / spent if spent > 0 else math.nan
     note = f"perft({depth}) = {leaves:,} leaves, counted in bulk at the last ply"
     if "alphabeta" not in REGISTRY:
         return [_row("search speed", name, "alpha-beta nodes/s vs perft leaves/s",
@@ -187,9 +180,15 @@ def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
         return [_row("search speed", name, "alpha-beta nodes/s vs perft leaves/s",
                      reference=perft_speed, unit="nodes/s", met="n/a",
                      note="alphabeta agent reports no node count in analysis(); " + note)]
+    where = f"one {spec} move from the first decision, depth {info.get('depth', '?')}"
+    ratio = nodes / dt / played_speed if played_speed else math.nan
     return [_row("search speed", name, "alpha-beta nodes/s vs perft leaves/s", nodes / dt,
-                 perft_speed, unit="nodes/s",
-                 note=f"one {spec} move from the first decision, depth {info.get('depth', '?')}; {note}")]
+                 perft_speed, unit="nodes/s", note=f"{where}; {note}"),
+            _row("search speed", name, "alpha-beta nodes/s vs perft positions played/s",
+                 nodes / dt, played_speed, unit="nodes/s", goal=f">= {GOAL_ALPHABETA_SPEED:g}x",
+                 met="n/a" if math.isnan(ratio) else "yes" if ratio >= GOAL_ALPHABETA_SPEED else "no",
+                 note=f"{where}; perft({depth}) played {made:,} positions (every ply above the "
+                      "last), the work each alpha-beta node also does")]
 
 
 def play_match(name: str, specs: list[str], games: int, workers: int, seed: int = 1,

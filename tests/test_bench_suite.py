@@ -16,6 +16,7 @@ from niwa.solver.agents import make_agent
 MEASURES = {
     "random playouts/s", "MCTS simulations/s vs random playouts/s",
     "niwa MCTS vs OpenSpiel MCTSBot sims/s", "alpha-beta nodes/s vs perft leaves/s",
+    "alpha-beta nodes/s vs perft positions played/s",
     "throughput, 2 workers vs 1", "bytes per MCTS node",
 }
 
