@@ -1179,6 +1179,11 @@ cdef class BonsaiState(State):
     def cards(self, int p):
         return {CARDS[c]: self.d.cards[p][c] for c in range(BONSAI_NCARDS) if self.d.cards[p][c]}
 
+    @property
+    def num_distinct_actions(self):
+        """Every action and chance outcome id is below this (the last is a goal draw)."""
+        return A_GOALS + 10
+
     def market(self):
         return [CARDS[c] if c >= 0 else None for c in self.d.market]
 

@@ -869,6 +869,11 @@ cdef class HaruState(State):
         return "haru"
 
     @property
+    def num_distinct_actions(self):
+        """Every action and chance outcome id is below this (the last is a croak)."""
+        return A_CROAK + 2
+
+    @property
     def variant(self):
         d = &self.d
         return {"figures": "sum" if d.figures_sum else "best",
