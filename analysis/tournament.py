@@ -586,17 +586,22 @@ class TournamentOutcome:
     meta: dict
 
 
-def load_saved_config(out_dir: str) -> TournamentConfig | None:
-    path = os.path.join(out_dir, META_JSON)
+def read_record(path: str, parse, error: type[NiwaError], what: str):
+    """`parse(record)` of the JSON record at `path`, None if there is no file; a file that
+    is not such a record raises `error` in one line naming it (a tournament or analysis)."""
     if not os.path.exists(path):
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            saved = json.load(f)["config"]
-        return TournamentConfig(**saved)
+            return parse(json.load(f))
     except (ValueError, KeyError, TypeError) as e:
-        raise TournamentError(f"{path} is not a niwa tournament record: {_first_line(e)}") \
-            from None
+        raise error(f"{path} is not a niwa {what} record: {_first_line(e)}") from None
+
+
+def load_saved_config(out_dir: str) -> TournamentConfig | None:
+    return read_record(os.path.join(out_dir, META_JSON),
+                       lambda meta: TournamentConfig(**meta["config"]), TournamentError,
+                       "tournament")
 
 
 def _agent_settings(config) -> dict:
@@ -622,7 +627,8 @@ def _versions(executor) -> dict:
     return out
 
 
-def _write_json(path: str, data: dict) -> None:
+def write_record(path: str, data: dict) -> None:
+    """Write a JSON record atomically (a crash leaves the old one whole)."""
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2, default=str)
@@ -747,7 +753,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
         "versions": _versions(executor),
     })
     meta.setdefault("runs", []).append(run_record)
-    _write_json(meta_path, meta)
+    write_record(meta_path, meta)
 
     sprt = _SprtFeed(config.sprt, config.labels) if config.sprt else None
     stopped = sprt.advance(log.rows) if sprt else False
@@ -820,7 +826,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     if tables is not None:
         meta["standings"] = tables.standings.replace({np.nan: None}).to_dict("records")
         meta["seat_advantage_elo"] = [round(float(x), 1) for x in tables.fit.seat_elo]
-    _write_json(meta_path, meta)
+    write_record(meta_path, meta)
     if interrupted:
         raise KeyboardInterrupt
     return TournamentOutcome(config, out_dir, tables, played_now, len(schedule), finished,

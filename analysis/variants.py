@@ -57,7 +57,9 @@ from niwa.analysis.tournament import (
     csv_columns,
     derive_seed,
     make_config,
+    read_record,
     tables_for,
+    write_record,
 )
 from niwa.ext.errors import NiwaError
 
@@ -256,16 +258,11 @@ def cell_schedule(cell: Cell) -> list[GameTask]:
 
 # ---- running ---------------------------------------------------------------------------
 def load_saved(out_dir: str) -> dict | None:
-    path = os.path.join(out_dir, META_JSON)
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
+    def checked(meta):
         Experiment(**meta["experiment"])
         return meta
-    except (ValueError, KeyError, TypeError) as e:
-        raise AnalysisError(f"{path} is not a niwa analysis record: {e}") from None
+
+    return read_record(os.path.join(out_dir, META_JSON), checked, AnalysisError, "analysis")
 
 
 def saved_experiment(out_dir: str) -> Experiment | None:
@@ -294,14 +291,6 @@ def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
 
 def game_columns(cells: list[Cell]) -> list[str]:
     return csv_columns(max(c.players for c in cells)) + ["cell"]
-
-
-def _write_json(path: str, data: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, default=str)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 @dataclass
@@ -342,7 +331,7 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
            "executor": executor.describe(), "games_before": len(log.rows)}
     meta.setdefault("runs", []).append(run)
-    _write_json(os.path.join(out_dir, META_JSON), meta)
+    write_record(os.path.join(out_dir, META_JSON), meta)
 
     todo = [t for t in schedule if t.game_id not in log.rows]
     done_before = sum(1 for g in log.rows if g in by_id)
@@ -373,7 +362,7 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     run.update({"ended": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "games_played": played})
     recorded = sum(1 for g in log.rows if g in by_id)
     meta["status"] = "finished" if recorded == len(schedule) else "interrupted"
-    _write_json(os.path.join(out_dir, META_JSON), meta)
+    write_record(os.path.join(out_dir, META_JSON), meta)
     if interrupted:
         raise KeyboardInterrupt
     return RunResult(len(schedule), recorded, played)
