@@ -7,9 +7,15 @@ import sys
 import time
 
 import click
-from click.core import ParameterSource
 
-from niwa.cli.common import AgentsCommand, UserError, runner_options, user_errors
+from niwa.cli.common import (
+    AgentsCommand,
+    UserError,
+    given_on_command_line,
+    recorded_command,
+    runner_options,
+    user_errors,
+)
 
 
 def register(main: click.Group) -> None:
@@ -67,13 +73,6 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
         saved_experiment,
     )
 
-    ctx = click.get_current_context()
-
-    def given(name):
-        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
-
-    if workers is not None and workers < 1:
-        raise UserError(f"--workers must be at least 1, got {workers}")
     if agent and agents:
         raise UserError("give --agent SPEC (self-play) or --agents SPEC ... (a lineup), not both")
     if (agent or agents) and strengths:
@@ -94,11 +93,11 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     exp = Experiment(
         game=game,
         vary=parse_vary(vary, game) if vary or not saved else saved.vary,
-        players=players if given("players") or not saved else saved.players,
+        players=players if given_on_command_line("players") or not saved else saved.players,
         agents=lineup or (saved.agents if saved else ["random"]),
         strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
-        games=games if given("games") or not saved else saved.games,
-        seed=seed if given("seed") or not saved else saved.seed,
+        games=games if given_on_command_line("games") or not saved else saved.games,
+        seed=seed if given_on_command_line("seed") or not saved else saved.seed,
         max_plies=saved.max_plies if saved else None)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -106,7 +105,7 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     ex = make_executor(executor, workers)
     for note in plan[1]:
         click.echo(note, err=True)
-    command = shlex.join(["niwa", "analyse", *ctx.meta.get("niwa_raw_args", [])])
+    command = recorded_command("analyse")
     click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
                f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
     try:

@@ -72,11 +72,35 @@ class AgentsCommand(click.Command):
         return super().parse_args(ctx, out)
 
 
+def given_on_command_line(name: str) -> bool:
+    """Did the user type option `name` (rather than take its default)? Resumed runs keep
+    their saved settings except those given again."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+
+def _positive_workers(ctx, param, value):
+    if value is not None and value < 1:
+        raise UserError(f"--workers must be at least 1, got {value}")
+    return value
+
+
+def recorded_command(name: str) -> str:
+    """The command as the user typed it (AgentsCommand keeps its arguments), for a run's
+    record."""
+    import shlex
+
+    ctx = click.get_current_context()
+    return shlex.join(["niwa", name, *ctx.meta.get("niwa_raw_args", [])])
+
+
 def runner_options(fn):
     """--workers and --executor, shared by the commands that play many games."""
     fn = click.option("--executor", default="local", show_default=True,
                       metavar="local|dask://HOST:PORT",
                       help="Where games run: a local process pool or a Dask scheduler.")(fn)
-    return click.option("--workers", "-j", type=int, default=None,
+    return click.option("--workers", "-j", type=int, default=None, callback=_positive_workers,
                         help="Parallel games (default: all cores; with dask: the cluster's "
                              "threads).")(fn)

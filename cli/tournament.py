@@ -7,9 +7,16 @@ import sys
 import time
 
 import click
-from click.core import ParameterSource
 
-from niwa.cli.common import AgentsCommand, UserError, runner_options, user_errors, variant_option
+from niwa.cli.common import (
+    AgentsCommand,
+    UserError,
+    given_on_command_line,
+    recorded_command,
+    runner_options,
+    user_errors,
+    variant_option,
+)
 
 
 def register(main: click.Group) -> None:
@@ -71,13 +78,6 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     )
     from niwa.ext.registry import parse_variant_options
 
-    ctx = click.get_current_context()
-
-    def given(name):
-        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
-
-    if workers is not None and workers < 1:
-        raise UserError(f"--workers must be at least 1, got {workers}")
     variant = parse_variant_options(variants)
     if resume:
         if not out_dir:
@@ -85,18 +85,18 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
         saved = load_saved_config(out_dir)
         if saved is None:
             raise UserError(f"nothing to resume in {out_dir}: no tournament.json there")
-        if not (given("games") or given("rounds")):
+        if not (given_on_command_line("games") or given_on_command_line("rounds")):
             rounds = saved.rounds
         config, notes = make_config(
             game or saved.game, list(agents) or saved.agents,
             variant=variant if variants else saved.variant,
-            players=players if given("players") else None,
-            fmt=fmt if given("fmt") else saved.format, games=games, rounds=rounds,
-            seed=seed if given("seed") else saved.seed,
-            max_plies=max_plies if given("max_plies") else saved.max_plies,
-            move_time=move_time if given("move_time") else saved.move_time,
-            time_margin=time_margin if given("time_margin") else saved.time_margin,
-            sprt=sprt if given("sprt") else saved.sprt)
+            players=players if given_on_command_line("players") else None,
+            fmt=fmt if given_on_command_line("fmt") else saved.format, games=games, rounds=rounds,
+            seed=seed if given_on_command_line("seed") else saved.seed,
+            max_plies=max_plies if given_on_command_line("max_plies") else saved.max_plies,
+            move_time=move_time if given_on_command_line("move_time") else saved.move_time,
+            time_margin=time_margin if given_on_command_line("time_margin") else saved.time_margin,
+            sprt=sprt if given_on_command_line("sprt") else saved.sprt)
     else:
         if not game:
             raise UserError("missing GAME (e.g. niwa tournament lotus --agents random random)")
@@ -113,7 +113,7 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
         click.echo(note, err=True)
     click.echo(f"{config.game}: {', '.join(config.labels)}; {config.format}, seed "
                f"{config.seed}; {ex.describe()} -> {out_dir}", err=True)
-    command = shlex.join(["niwa", "tournament", *ctx.meta.get("niwa_raw_args", [])])
+    command = recorded_command("tournament")
     try:
         outcome = run_tournament(config, out_dir, executor=ex, resume=resume,
                                  progress=progress, command=command)
