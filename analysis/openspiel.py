@@ -16,7 +16,7 @@ ISMCTSBot, CFR on tiny variants, evaluate_bots...) runs on the Cython engine.
 
 Mapping (niwa and OpenSpiel share the vocabulary, so it is one to one):
 - actions are the engine's action ids; `num_distinct_actions` is the game's own bound
-  where it has one, else MAX_ACTIONS (1024);
+  as the game's spec declares it;
 - returns are the engine's: 1 to the winner, 0 to the others (ties split), so with 2-4
   players the game is CONSTANT_SUM with utility_sum 1; a one-player game is GENERAL_SUM;
 - observation_string(p) is the engine's `information_state(p)` (what p sees now: the
@@ -53,13 +53,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyspiel
 
+from niwa.ext.game import PLAYER_CHANCE as CHANCE
+from niwa.ext.game import PLAYER_SIMULTANEOUS as SIMULTANEOUS
 from niwa.ext.registry import games as niwa_games
 from niwa.ext.registry import get_game
 from niwa.solver.agents import Agent, register_agent
 
 PREFIX = "niwa_"
-MAX_ACTIONS = 1024      # ext/game.pxd: bound on the legal actions of any state
-CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 
 Dynamics = pyspiel.GameType.Dynamics
 ChanceMode = pyspiel.GameType.ChanceMode
@@ -76,18 +76,10 @@ class Traits:
 
 
 def traits_of(name: str, variant: dict) -> Traits:
-    """The game's kind, from its rules page (tests check it against random playouts)."""
-    if name == "lotus":
-        return Traits(simultaneous=False, chance=False, perfect_information=True)
-    if name == "haru":
-        # secret flower choice; shuffled piles drawn as chance events; hidden hands
-        return Traits(simultaneous=variant.get("view", "simultaneous") == "simultaneous",
-                      chance=True, perfect_information=False)
-    if name == "bonsai":
-        # the deck order is unknown to everyone (reveals are chance events); face-down
-        # cards were public when taken, so the rules page treats them as public
-        return Traits(simultaneous=False, chance=True, perfect_information=True)
-    return probe_traits(get_game(name).new(**variant))
+    """The game's kind, as its spec declares it (tests check it against random playouts)."""
+    spec = get_game(name)
+    return Traits(simultaneous=spec.simultaneous(variant), chance=spec.traits.chance,
+                  perfect_information=spec.traits.perfect_information)
 
 
 def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
@@ -116,27 +108,11 @@ def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
 
 def max_game_length(state) -> int:
     """A bound on the number of steps (actions, chance outcomes, joint actions) of a game."""
-    own = getattr(state, "max_game_length", None)
-    if own is not None:
-        return int(own() if callable(own) else own)
-    name, v = state.game_name, state.variant
-    if name == "lotus":
-        # Every non-pass move moves one stone at least one route position forward (start
-        # = 0, goal = route + 1), and at most n - 1 passes can follow each other; + 1 for
-        # the pro opening's optional second stone.
-        stones = state.num_players * sum(range(1, v["towers"] + 1))
-        route = v["lane"] + v["shared"]
-        return stones * (route + 1) * state.num_players + 1
-    if name == "haru":
-        # ROUND_CAP rounds of at most 8 turns; a turn is at most 2 draws, 2 picks, a croak
-        # and 7 frog/pad steps; + 6 draws to fill both hands at each round start.
-        cap = getattr(get_game("haru").module, "ROUND_CAP", 50)
-        return cap * (8 * 12 + 6)
-    return 100_000      # unknown game: generous; the engine bounds its own games
+    return int(get_game(state.game_name).max_game_length(state.variant))
 
 
 def num_distinct_actions(state) -> int:
-    return int(getattr(state, "num_distinct_actions", MAX_ACTIONS))
+    return int(get_game(state.game_name).num_distinct_actions(state.variant))
 
 
 # ---- game and state ---------------------------------------------------------------------
@@ -145,10 +121,10 @@ def _mixed_keys(name: str) -> set[str]:
     `towers`: auto|1..4). OpenSpiel types a parameter by its default and reads `towers=3`
     in a game string as an int, so such a key is an int parameter there, 0 = the word."""
     out = set()
-    for key, (choices, default, _help) in get_game(name).variants.items():
-        if isinstance(default, str) and not isinstance(choices, range) \
-                and any(isinstance(c, int) for c in choices) and 0 not in choices:
-            out.add(key)
+    for o in get_game(name).options:
+        if isinstance(o.default, str) and not isinstance(o.choices, range) \
+                and any(isinstance(c, int) for c in o.choices) and 0 not in o.choices:
+            out.add(o.key)
     return out
 
 
@@ -156,8 +132,8 @@ def _parameter_spec(name: str) -> dict:
     """OpenSpiel parameters: the variant keys with their defaults (+ turn_based)."""
     mixed = _mixed_keys(name)
     spec = {}
-    for key, (_choices, default, _help) in get_game(name).variants.items():
-        spec[key] = 0 if key in mixed else default
+    for o in get_game(name).options:
+        spec[o.key] = 0 if o.key in mixed else o.default
     if traits_of(name, get_game(name).defaults()).simultaneous:
         spec["turn_based"] = False
     return spec
@@ -183,12 +159,8 @@ def _to_params(name: str, variant: dict) -> dict:
 
 
 def _player_range(name: str) -> tuple[int, int]:
-    info = get_game(name)
-    players = info.variants.get("players")
-    if players is not None:
-        return min(players[0]), max(players[0])
-    n = info.new().num_players
-    return n, n
+    traits = get_game(name).traits
+    return traits.min_players, traits.max_players
 
 
 def _game_type(name: str, traits: Traits, n_players: int | None = None,

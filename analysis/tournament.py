@@ -29,9 +29,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from niwa.ext.errors import NiwaError
+from niwa.ext.game import PLAYER_CHANCE as CHANCE
+from niwa.ext.game import PLAYER_SIMULTANEOUS as SIMULTANEOUS
+from niwa.ext.game import PLAYER_TERMINAL as TERMINAL
 from niwa.ext.registry import sample_outcome
 
-CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 FORMATS = ("round-robin", "gauntlet")
 
 
@@ -262,7 +264,7 @@ def play_game(task: GameTask) -> dict:
     else:
         results = [float(r) for r in state.returns()]
     stats = {}
-    if error_seat is None and hasattr(state, "stats"):
+    if error_seat is None:
         try:
             stats = state.stats()
         except Exception:   # statistics are a bonus; never lose a game over them

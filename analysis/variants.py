@@ -467,7 +467,7 @@ def solo_thresholds(game: str) -> dict | None:
     """{level: points} of a game's solo mode (module constant SOLO_THRESHOLDS), if any."""
     from niwa.ext.registry import get_game
 
-    table = getattr(get_game(game).module, "SOLO_THRESHOLDS", None)
+    table = dict(get_game(game).solo_thresholds) or None
     return dict(table) if isinstance(table, dict) else None
 
 

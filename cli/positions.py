@@ -25,12 +25,9 @@ def games_cmd():
     """
     rows = []
     for name in list_games():
-        for key, (choices, default, help_) in get_game(name).variants.items():
-            if isinstance(choices, range):
-                shown = f"{choices.start}..{choices.stop - 1}"
-            else:
-                shown = "|".join(map(str, choices))
-            rows.append((name, key, shown, str(default), help_))
+        for option in get_game(name).options:
+            shown = option.shown().replace(", ", "|")
+            rows.append((name, option.key, shown, str(option.default), option.help))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     last = None
     for name, key, shown, default, help_ in rows:

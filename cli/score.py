@@ -7,8 +7,7 @@ import json
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
-
-PARTS = ("leaves", "flowers", "fruits", "parchments", "goals")
+from niwa.ext.registry import spec_of
 
 
 def register(main: click.Group) -> None:
@@ -27,8 +26,9 @@ def score_cmd(position, as_json):
     Example: niwa score "$(niwa new bonsai --seed 1)"
     """
     state = load_position(position)
-    if not hasattr(state, "score_breakdown"):
-        raise UserError(f"{state.game_name} has no score breakdown (only bonsai does)")
+    spec = spec_of(state)
+    if spec is None or not spec.score_parts:
+        raise UserError(f"{state.game_name} has no score breakdown (it scores by win or loss)")
     rows = state.score_breakdown()
     winner = state.winner() if state.is_terminal() else None
     if as_json:
@@ -36,9 +36,10 @@ def score_cmd(position, as_json):
                                "winner": winner,
                                "players": [dict(player=p, **row) for p, row in enumerate(rows)]}))
         return
-    click.echo(f"{'player':<8}" + "".join(f"{name:>11}" for name in PARTS) + f"{'total':>8}")
+    parts = [name for name in spec.score_parts if name != "total"]
+    click.echo(f"{'player':<8}" + "".join(f"{name:>11}" for name in parts) + f"{'total':>8}")
     for p, row in enumerate(rows):
-        click.echo(f"{p:<8}" + "".join(f"{row[name]:>11}" for name in PARTS)
+        click.echo(f"{p:<8}" + "".join(f"{row[name]:>11}" for name in parts)
                    + f"{row['total']:>8}")
     if state.is_terminal():
         click.echo(f"game over: player {winner} wins" if winner is not None

@@ -65,6 +65,7 @@ from libc.string cimport memcpy, memset
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, TERMINAL, Rng, State
 from niwa.ext.rng cimport RngState, rng_below, rng_uniform
 
+from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
 from niwa.ext.errors import NotationError, VariantError
 
 # ---- constants ------------------------------------------------------------------------
@@ -94,23 +95,22 @@ PHASES = ("goaldraw", "deal", "remove", "action", "slot", "master", "place", "ce
           "reveal", "goals", "discard", "over")
 BY_NAMES = ("-", "cultivate", "helper")
 
-DEFAULTS = {"players": 2, "goals": "on", "tokonoma": "off", "solo_level": 1,
-            "discard_before_reveal": "off"}
-VARIANTS = {
-    "players": ((1, 2, 3, 4), 2, "number of players (1 = solo)"),
-    "goals": (("on", "off"), "on", "goal tiles in play (solo always uses them)"),
-    "tokonoma": (("off", "on"), "off", "parchments shuffled into the top half of the deck"),
-    "solo_level": ((1, 2, 3, 4), 1, "solo win threshold 80/100/120/140 points"),
-    "discard_before_reveal": (("off", "on"), "off",
-                              "discard to capacity before the new market card is revealed"),
-}
-DEALS = True
+OPTIONS = (
+    VariantOption("players", (1, 2, 3, 4), 2, "number of players (1 = solo)"),
+    VariantOption("goals", ("on", "off"), "on", "goal tiles in play (solo always uses them)"),
+    VariantOption("tokonoma", ("off", "on"), "off",
+                  "parchments shuffled into the top half of the deck"),
+    VariantOption("solo_level", (1, 2, 3, 4), 1, "solo win threshold 80/100/120/140 points"),
+    VariantOption("discard_before_reveal", ("off", "on"), "off",
+                  "discard to capacity before the new market card is revealed"),
+)
+DEFAULTS = {o.key: o.default for o in OPTIONS}
 # Bonsai playouts end in close results, so the generic exploration constant (1.4) keeps the
 # search near-uniform and extra iterations buy little. Measured (issue 5): with c=0.5
 # mcts:iters=10000 scored 68.3% of 60 games against mcts:iters=1000 (56.0% of 150 with 1.4)
 # and mcts:iters=2000 82% of 100 against 200 iterations (75% with 1.4), while 1000
 # iterations with c=0.5 scored 46.7% of 60 against 1000 with 1.4 (no loss at equal budget).
-MCTS_DEFAULTS = {"c": 0.5}
+BONSAI_MCTS_DEFAULTS = {"c": 0.5}
 
 cdef enum:
     WOOD = 0
@@ -936,29 +936,9 @@ cdef inline uint64_t key(int tag, int a, int b, int c) noexcept nogil:
 
 
 # ---- variant ---------------------------------------------------------------------------------
-def _parse_variant(dict kw):
-    v = dict(DEFAULTS)
-    for key_, value in kw.items():
-        k = key_.replace("-", "_")
-        if k not in VARIANTS:
-            raise VariantError(f"unknown bonsai variant key {k!r}; known: {', '.join(VARIANTS)}")
-        choices = VARIANTS[k][0]
-        if k in ("players", "solo_level"):
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise VariantError(f"bonsai variant {k} needs an integer, got {value!r}") from None
-        elif value is True or value is False:
-            value = "on" if value else "off"
-        else:
-            value = str(value).lower()
-        if value not in choices:
-            raise VariantError(f"bonsai variant {k}={value!r} is out of range; expected "
-                               + "|".join(map(str, choices)))
-        v[k] = value
+def _check_variant(dict v):
     if v["players"] == 1 and v["goals"] == "off":
         raise VariantError("bonsai solo (players=1) always uses goals; goals=off needs 2-4 players")
-    return v
 
 
 cdef void init_data(BonsaiData* d, dict v) except *:
@@ -1001,7 +981,7 @@ cdef class BonsaiState(State):
     """
 
     def __init__(self, **variant):
-        v = _parse_variant(variant)
+        v = SPEC.parse_variant(variant)
         init_data(&self.d, v)
         self.num_players = self.d.nplayers
 
@@ -1297,7 +1277,7 @@ cdef class BonsaiState(State):
         turns=0`."""
         d = &self.d
         v = self.variant
-        parts = ["bonsai " + " ".join(f"{k}={v[k]}" for k in VARIANTS)]
+        parts = ["bonsai " + " ".join(f"{k}={v[k]}" for k in DEFAULTS)]
         if not d.goals_drawn:
             parts.append("goals ?")
         elif not d.goals_on:
@@ -1859,3 +1839,32 @@ def playouts(BonsaiState start, long long games, seed=0, heuristic=False):
             wins[w] += 1
     return games, actions, [wins[p] for p in range(start.d.nplayers)]
 
+
+
+SPEC = GameSpec(
+    name="bonsai",
+    title="Bonsai",
+    options=OPTIONS,
+    # the deck order is unknown to everyone (reveals are chance events); face-down cards
+    # were public when taken, so the rules page treats them as public
+    traits=Traits(min_players=1, max_players=4, chance=True, simultaneous=False,
+                  hidden_information=False, deals=True),
+    create=lambda variant, seed: new_initial(seed, **variant),
+    parse_notation=from_notation,
+    # No rule bounds a game in which every player cultivates forever (random playouts end;
+    # tournaments cap with --max-plies): a generous bound for adapters that need one.
+    max_game_length=lambda v: 100_000,
+    num_distinct_actions=lambda v: A_GOALS + 10,
+    batch_playouts=playouts,
+    mcts_defaults=BONSAI_MCTS_DEFAULTS,
+    stats=(StatField("scores", "int", True, "final points"),
+           StatField("breakdown", "json", True, "points by source (see score_parts)"),
+           StatField("goals_claimed", "json", True, "names of the goals the player claimed"),
+           StatField("goals_in_play", "json", False, "names of the goals dealt"),
+           StatField("turns", "int", False, "turns played"),
+           StatField("tiles", "json", True, "tiles in the tree: wood, leaf, flower, fruit"),
+           StatField("winner", "seat", False, "winning seat (None: a lost solo game)")),
+    score_parts=("leaves", "flowers", "fruits", "parchments", "goals", "total"),
+    solo_thresholds=SOLO_THRESHOLDS,
+    check_variant=_check_variant,
+)

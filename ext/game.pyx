@@ -19,9 +19,12 @@ from niwa.ext.errors import IllegalActionError
 cdef enum:
     HEURISTIC_SAMPLES = 4   # actions the default heuristic playout evaluates on a guided turn
 
+# The contract's constants for Python code (import these, never retype the numbers).
 PLAYER_CHANCE = CHANCE
 PLAYER_SIMULTANEOUS = SIMULTANEOUS
 PLAYER_TERMINAL = TERMINAL
+ACTION_BOUND = MAX_ACTIONS      # every game's action and outcome ids are below this
+PLAYER_BOUND = MAX_PLAYERS
 
 
 cdef class Rng:
@@ -266,6 +269,20 @@ cdef class State:
 
     def clone(self):
         return self.c_clone()
+
+    def stats(self):
+        """Secondary statistics of the position, as the game's spec declares them (its
+        `stats` fields); written to games.csv for finished games. Default: none."""
+        return {}
+
+    def winner(self):
+        """The winning seat once the game is over; None while it runs, after a draw or
+        shared first place (and, in games that say so, a lost solo game)."""
+        if not self.c_is_terminal():
+            return None
+        r = self.returns()
+        best = max(r)
+        return r.index(best) if r.count(best) == 1 else None
 
     def returns(self):
         cdef double r[MAX_PLAYERS]

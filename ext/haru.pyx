@@ -49,6 +49,7 @@ from libc.string cimport memcpy, memset
 from niwa.ext.game cimport State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMINAL
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
+from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
 from niwa.ext.errors import IllegalActionError, NotationError, VariantError
 
 cdef extern from *:
@@ -64,18 +65,18 @@ cdef enum:
     A_CROAK = 272
 
 CROAK_MODES = ("random", "seat0", "trailing")
-VARIANTS = {
-    "figures": (("best", "sum"), "best",
-                "several figures at once: only the most valuable scores, or their sum"),
-    "croak": (CROAK_MODES, "random", "who croaks first after a tie: 50/50, Yellow, the trailing player"),
-    "new_round": (("keep", "reset"), "keep", "new round: pads stay where they are, or the starting layout"),
-    "target": (range(1, 31), 5, "points to win"),
-    "view": (("simultaneous", "turn"), "simultaneous",
-             "flower choice: one simultaneous node, or Yellow then Red (hidden pick)"),
-}
-DEFAULTS = {k: v[1] for k, v in VARIANTS.items()}
-DEALS = True
-ROUND_CAP = HARU_ROUND_CAP
+OPTIONS = (
+    VariantOption("figures", ("best", "sum"), "best",
+                  "several figures at once: only the most valuable scores, or their sum"),
+    VariantOption("croak", CROAK_MODES, "random",
+                  "who croaks first after a tie: 50/50, Yellow, the trailing player"),
+    VariantOption("new_round", ("keep", "reset"), "keep",
+                  "new round: pads stay where they are, or the starting layout"),
+    VariantOption("target", range(1, 31), 5, "points to win"),
+    VariantOption("view", ("simultaneous", "turn"), "simultaneous",
+                  "flower choice: one simultaneous node, or Yellow then Red (hidden pick)"),
+)
+DEFAULTS = {o.key: o.default for o in OPTIONS}
 COLOUR = "YR"
 COLOUR_NAMES = ("Yellow", "Red")
 DIRS = "NESW"
@@ -696,28 +697,6 @@ cdef inline uint64_t haru_hash(HaruData* d) noexcept nogil:
 
 
 # ---- variants --------------------------------------------------------------------------------
-def _parse_variant(dict kw):
-    v = dict(DEFAULTS)
-    for key, value in kw.items():
-        key = key.replace("-", "_")
-        if key not in VARIANTS:
-            raise VariantError(f"unknown haru variant key {key!r}; known: {', '.join(VARIANTS)}")
-        choices = VARIANTS[key][0]
-        if isinstance(choices, range):
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise VariantError(f"haru variant {key} needs an integer, got {value!r}") from None
-            if value not in choices:
-                raise VariantError(f"haru variant {key}={value} is out of range; expected "
-                                   f"{choices.start}..{choices.stop - 1}")
-        elif value not in choices:
-            raise VariantError(f"haru variant {key}={value!r} is unknown; expected "
-                               f"{', '.join(choices)}")
-        v[key] = value
-    return v
-
-
 def _values(int mask):
     return [v for v in range(1, 9) if mask & (1 << (v - 1))]
 
@@ -736,7 +715,7 @@ cdef class HaruState(State):
     """
 
     def __init__(self, **variant):
-        v = _parse_variant(variant)
+        v = SPEC.parse_variant(variant)
         cdef HaruData* d = &self.d
         memset(d, 0, sizeof(HaruData))
         self.num_players = 2
@@ -898,9 +877,14 @@ cdef class HaruState(State):
     def turn(self):
         return self.d.turn
 
-    @property
     def winner(self):
-        """0, 1, 'draw', or None while the game runs."""
+        """The winning seat, or None while the game runs or after a draw."""
+        if self.d.step != ST_OVER or self.d.winner == 2:
+            return None
+        return self.d.winner
+
+    def _result_word(self):
+        """0, 1, 'draw', or None while the game runs (as stats() and to_json() report it)."""
         if self.d.step != ST_OVER:
             return None
         return "draw" if self.d.winner == 2 else self.d.winner
@@ -942,7 +926,7 @@ cdef class HaruState(State):
         return {"scores": [d.score[0], d.score[1]], "rounds": d.round,
                 "capped": bool(d.capped),
                 "score_history": [[d.hist[i][0], d.hist[i][1]] for i in range(d.nhist)],
-                "winner": self.winner}
+                "winner": self._result_word()}
 
     def action_to_string(self, int action, player=None):
         """`Y5` (choose), `bloom-c2`, `frog-c2`, `wind-c2N`, `dark-c2`, `draw-Y5`,
@@ -986,7 +970,7 @@ cdef class HaruState(State):
     def _sections(self, hide=None):
         d = &self.d
         v = self.variant
-        head = "haru " + " ".join(f"{k}={v[k]}" for k in VARIANTS)
+        head = "haru " + " ".join(f"{k}={v[k]}" for k in DEFAULTS)
         rows = []
         for r in range(5):
             row = ""
@@ -1108,7 +1092,7 @@ cdef class HaruState(State):
             "picks": {"Y": d.pick[0] or None, "R": d.pick[1] or None},
             "hands": {COLOUR[q]: self.hand(q) for q in range(2)},
             "piles": {COLOUR[q]: self.pile(q) for q in range(2)},
-            "player": p, "terminal": d.step == ST_OVER, "winner": self.winner,
+            "player": p, "terminal": d.step == ST_OVER, "winner": self._result_word(),
             "legal": ([] if p == TERMINAL else
                       [self.action_to_string(a) for a, _ in self.chance_outcomes()] if p == CHANCE
                       else {COLOUR[q]: [self.action_to_string(a, q) for a in self.legal_actions(q)]
@@ -1468,3 +1452,31 @@ def playouts(HaruState start, long long games, seed=0):
             actions += haru_playout(&d, &rng.s)
             wins[d.winner] += 1
     return games, actions, [wins[0], wins[1]]
+
+
+def max_game_length(dict v):
+    """HARU_ROUND_CAP rounds of at most 8 turns; a turn is at most 2 draws, 2 picks, a croak
+    and 7 frog/pad steps; + 6 draws to fill both hands at each round start."""
+    return HARU_ROUND_CAP * (8 * 12 + 6)
+
+
+SPEC = GameSpec(
+    name="haru",
+    title="Haru Ichiban",
+    options=OPTIONS,
+    # secret flower choice (one simultaneous node unless view=turn); shuffled piles drawn
+    # as chance events; hidden hands
+    traits=Traits(min_players=2, max_players=2, chance=True, simultaneous=True,
+                  hidden_information=True, deals=True),
+    simultaneous_when=lambda v: v["view"] == "simultaneous",
+    create=lambda variant, seed: new_initial(seed, **variant),
+    parse_notation=from_notation,
+    max_game_length=max_game_length,
+    num_distinct_actions=lambda v: A_CROAK + 2,
+    batch_playouts=playouts,
+    stats=(StatField("scores", "int", True, "points scored"),
+           StatField("rounds", "int", False, "rounds played"),
+           StatField("capped", "bool", False, "stopped at the round cap"),
+           StatField("score_history", "json", False, "[yellow, red] scores after each round"),
+           StatField("winner", "json", False, "0, 1 or 'draw'")),
+)

@@ -26,21 +26,24 @@ from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.errors import NotationError, VariantError, IllegalActionError
+from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
 
 COLOURS = "WBRU"
 COLOUR_NAMES = ("White", "Black", "Red", "Blue")
-DEFAULTS = {"players": 2, "rule": "basic", "trampoline": "optional",
-            "lane": 3, "shared": 11, "trampoline_at": 8, "towers": "auto"}
-VARIANTS = {
-    "players": ((2, 3, 4), 2, "number of players"),
-    "rule": (("basic", "pro"), "basic", "pro: a blocked player must pass; 2p opening brings two stones"),
-    "trampoline": (("optional", "mandatory"), "optional", "whether landing on the trampoline must bounce"),
-    "lane": (range(1, 9), 3, "spaces in each entrance lane before the merge"),
-    "shared": (range(1, 33), 11, "shared spaces after the merge"),
-    "trampoline_at": (range(2, 41), 8, "route position (1-based) of the trampoline; must be shared"),
-    "towers": (("auto", 1, 2, 3, 4), "auto",
-               "tallest start tower (towers t..1 each); auto = 4 for 2 players, else 3"),
-}
+OPTIONS = (
+    VariantOption("players", (2, 3, 4), 2, "number of players"),
+    VariantOption("rule", ("basic", "pro"), "basic",
+                  "pro: a blocked player must pass; 2p opening brings two stones"),
+    VariantOption("trampoline", ("optional", "mandatory"), "optional",
+                  "whether landing on the trampoline must bounce"),
+    VariantOption("lane", range(1, 9), 3, "spaces in each entrance lane before the merge"),
+    VariantOption("shared", range(1, 33), 11, "shared spaces after the merge"),
+    VariantOption("trampoline_at", range(2, 41), 8,
+                  "route position (1-based) of the trampoline; must be shared"),
+    VariantOption("towers", ("auto", 1, 2, 3, 4), "auto",
+                  "tallest start tower (towers t..1 each); auto = 4 for 2 players, else 3"),
+)
+DEFAULTS = {o.key: o.default for o in OPTIONS}
 
 # ---- Zobrist keys (fixed seed: hashes are stable across runs and machines) -----------
 cdef uint64_t Z_STACK[LOTUS_MAX_SPACES][LOTUS_MAX_STONES][4]
@@ -233,28 +236,12 @@ cdef void position_scores(LotusData* d, double* score) noexcept nogil:
                 score[p] -= 5.0
 
 
-def _parse_variant(dict kw):
-    v = dict(DEFAULTS)
-    for key, value in kw.items():
-        key = key.replace("-", "_")
-        if key not in VARIANTS:
-            raise VariantError(f"unknown lotus variant key {key!r}; known: {', '.join(VARIANTS)}")
-        choices = VARIANTS[key][0]
-        if isinstance(choices, range) or key == "players" or (key == "towers" and value != "auto"):
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise VariantError(f"lotus variant {key} needs an integer, got {value!r}") from None
-        if value not in choices:
-            shown = f"{choices.start}..{choices.stop - 1}" if isinstance(choices, range) \
-                else ", ".join(map(str, choices))
-            raise VariantError(f"lotus variant {key}={value!r} is out of range; expected {shown}")
-        v[key] = value
+def _check_variant(dict v):
+    """The one cross-key rule: the trampoline sits on a shared space."""
     if not (v["lane"] < v["trampoline_at"] <= v["lane"] + v["shared"]):
         raise VariantError(
             f"lotus trampoline_at={v['trampoline_at']} must be a shared space: "
             f"{v['lane'] + 1}..{v['lane'] + v['shared']}")
-    return v
 
 
 cdef class LotusState(State):
@@ -266,7 +253,7 @@ cdef class LotusState(State):
     """
 
     def __init__(self, **variant):
-        v = _parse_variant(variant)
+        v = SPEC.parse_variant(variant)
         cdef LotusData* d = &self.d
         memset(d, 0, sizeof(LotusData))
         d.nplayers = v["players"]
@@ -384,8 +371,8 @@ cdef class LotusState(State):
     def num_distinct_actions(self):
         return pass_action(&self.d) + 1
 
-    @property
     def winner(self):
+        """The winning seat, or None while the game runs."""
         return self.d.winner if self.d.winner >= 0 else None
 
     @property
@@ -654,8 +641,27 @@ def from_notation(text):
     return _from_notation(text)
 
 
-def new_initial(**variant):
+def new_initial(seed=None, **variant):
+    """The initial position (Lotus deals nothing: `seed` is accepted and ignored)."""
     return LotusState(**variant)
+
+
+def _tallest_tower(dict v):
+    return (4 if v["players"] == 2 else 3) if v["towers"] == "auto" else v["towers"]
+
+
+def max_game_length(dict v):
+    """Every non-pass move takes one stone at least one route position forward (start = 0,
+    goal = route + 1), and at most n - 1 passes follow each other; + 1 for the pro
+    opening's optional second stone."""
+    t = _tallest_tower(v)
+    stones = v["players"] * t * (t + 1) // 2
+    return stones * (v["lane"] + v["shared"] + 1) * v["players"] + 1
+
+
+def num_distinct_actions(dict v):
+    """PASS + 1: PASS = 4 * (16 + number of spaces) (see the action model above)."""
+    return 4 * (16 + 2 * v["lane"] + v["shared"]) + 1
 
 
 def playouts(LotusState start, long long games, seed=0):
@@ -670,3 +676,20 @@ def playouts(LotusState start, long long games, seed=0):
         actions += lotus_playout(&d, &rng.s)
         wins[d.winner] += 1
     return games, actions, [wins[p] for p in range(start.d.nplayers)]
+
+
+SPEC = GameSpec(
+    name="lotus",
+    title="Lotus",
+    options=OPTIONS,
+    traits=Traits(min_players=2, max_players=4, chance=False, simultaneous=False,
+                  hidden_information=False, deals=False),
+    create=lambda variant, seed: LotusState(**variant),
+    parse_notation=from_notation,
+    max_game_length=max_game_length,
+    num_distinct_actions=num_distinct_actions,
+    batch_playouts=playouts,
+    stats=(StatField("goal", "int", True, "stones in the player's goal"),
+           StatField("remaining", "int", True, "route positions the player's stones still have to cover")),
+    check_variant=_check_variant,
+)

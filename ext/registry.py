@@ -1,85 +1,126 @@
-"""The game registry: every niwa game, its variants and defaults, behind one interface.
+"""The game registry: every installed niwa game, found through the `niwa.games` entry points.
 
-A game module in niwa.ext provides `VARIANTS` ({key: (choices, default, help)}),
-`new_initial(**variant)` and `from_notation(text)`; adding a game means one line here.
+A game is a `GameSpec` (niwa.ext.spec) registered under the ``niwa.games`` entry-point
+group, the three built-in games included (see pyproject.toml)::
+
+    [project.entry-points."niwa.games"]
+    nim = "niwa_nim:SPEC"
+
+so a separately installed package adds a game with no change to niwa. Specs are loaded on
+first use; `games()` lists the names without importing any engine.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
+import functools
+from importlib.metadata import entry_points
 
 from niwa.ext.errors import NotationError, VariantError
+from niwa.ext.spec import GameSpec
 
-GAME_MODULES = {
-    "lotus": "niwa.ext.lotus",
-    "bonsai": "niwa.ext.bonsai",
-    "haru": "niwa.ext.haru",
-}
+ENTRY_POINT_GROUP = "niwa.games"
+BUILT_IN = ("lotus", "bonsai", "haru")     # listed first, in this order
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    name: str
-    module: object
+_registered_here: dict[str, GameSpec] = {}     # register_game(): this process only
 
-    @property
-    def variants(self) -> dict:
-        return self.module.VARIANTS
 
-    def defaults(self) -> dict:
-        return {k: v[1] for k, v in self.variants.items()}
+@functools.cache
+def _installed() -> dict:
+    found = {ep.name.lower(): ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    ordered = {name: found[name] for name in BUILT_IN if name in found}
+    ordered.update(sorted((n, ep) for n, ep in found.items() if n not in ordered))
+    return ordered
 
-    @property
-    def mcts_defaults(self) -> dict:
-        """MCTS settings this game tunes for itself (over the agent's generic defaults)."""
-        return dict(getattr(self.module, "MCTS_DEFAULTS", {}))
 
-    def new(self, seed=None, **variant):
-        """The initial position (games with a deal use `seed`)."""
-        if seed is not None and getattr(self.module, "DEALS", False):
-            return self.module.new_initial(seed=seed, **variant)
-        return self.module.new_initial(**variant)
+def _entry_points() -> dict:
+    return {**_installed(), **_registered_here}
 
-    def from_notation(self, text: str):
-        return self.module.from_notation(text)
+
+def register_game(spec: GameSpec) -> None:
+    """Add a game in this process only (tests, notebooks); installed packages use the
+    `niwa.games` entry points instead, which every worker process sees."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError("register_game needs a GameSpec")
+    _registered_here[spec.name] = spec
+
+
+def unregister_game(name: str) -> None:
+    _registered_here.pop(name, None)
 
 
 def games() -> list[str]:
-    return list(GAME_MODULES)
+    """The names of every installed game, built-in games first."""
+    names = list(_entry_points())
+    if not names:
+        raise VariantError("no games are registered: is niwa installed (pip install -e .)?")
+    return names
 
 
-def get_game(name: str) -> GameInfo:
-    name = name.strip().lower()
-    if name not in GAME_MODULES:
-        raise VariantError(f"unknown game {name!r}; known games: {', '.join(GAME_MODULES)}")
-    return GameInfo(name, importlib.import_module(GAME_MODULES[name]))
+def _load(name: str) -> GameSpec:
+    if name in _registered_here:
+        return _registered_here[name]
+    return _load_installed(name)
+
+
+@functools.cache
+def _load_installed(name: str) -> GameSpec:
+    spec = _installed()[name].load()
+    if not isinstance(spec, GameSpec) or spec.name != name:
+        raise VariantError(f"the {ENTRY_POINT_GROUP} entry point {name!r} does not name a "
+                           f"GameSpec called {name!r}")
+    return spec
+
+
+def get_game(name: str) -> GameSpec:
+    """The spec of an installed game, or a VariantError that lists the known games."""
+    key = str(name).strip().lower()
+    if key not in _entry_points():
+        raise VariantError(f"unknown game {name!r}; known games: {', '.join(games())}")
+    return _load(key)
+
+
+def find_game(name: str) -> GameSpec | None:
+    """The spec of an installed game, or None (e.g. for the test-only toy games)."""
+    key = str(name).strip().lower()
+    return _load(key) if key in _entry_points() else None
+
+
+def spec_of(state) -> GameSpec | None:
+    """The spec of the game a state belongs to (None for unregistered games)."""
+    return find_game(state.game_name)
 
 
 def parse_position(text: str):
     """A state from a notation string, or from a bare game name (its initial position)."""
     text = text.strip()
-    if not text:
-        raise NotationError("empty position")
-    first = text.split(";")[0].split()[0].lower()
-    if first not in GAME_MODULES:
+    words = text.split(";")[0].split()
+    if not words:
+        raise NotationError("empty position: expected a game name "
+                            f"({', '.join(games())}) or a position in its notation")
+    first = words[0].lower()
+    if first not in _entry_points():
         raise NotationError(
-            f"position must begin with a game name ({', '.join(GAME_MODULES)}), got {first!r}")
-    info = get_game(first)
+            f"position must begin with a game name ({', '.join(games())}), got {first!r}")
+    spec = get_game(first)
     if ";" not in text:
         # "lotus players=3 rule=pro": the initial position of that variant
-        return info.new(**parse_variant_options(text.split()[1:]))
-    return info.from_notation(text)
+        return spec.new(**parse_variant_options(words[1:]))
+    return spec.from_notation(text)
 
 
 def parse_variant_options(pairs) -> dict:
-    """['rule=pro', 'players=3'] -> {'rule': 'pro', 'players': '3'}."""
+    """['rule=pro', 'players=3'] -> {'rule': 'pro', 'players': '3'}; a key given twice is
+    refused (which one would be meant?)."""
     out = {}
     for item in pairs:
         if "=" not in item:
             raise VariantError(f"variant {item!r} should be KEY=VALUE")
         k, v = item.split("=", 1)
-        out[k.strip().replace("-", "_")] = v.strip()
+        key = k.strip().replace("-", "_")
+        if key in out:
+            raise VariantError(f"variant key {key!r} is given twice")
+        out[key] = v.strip()
     return out
 
 

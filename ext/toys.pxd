@@ -4,7 +4,7 @@
 from niwa.ext.game cimport State
 
 cdef class ChanceNimState(State):
-    cdef int pile, to_move, chance_pending, winner, max_take
+    cdef int pile, to_move, chance_pending, won_by, max_take
     cdef double extra_prob
 
 cdef class MatrixGameState(State):

@@ -34,16 +34,16 @@ cdef class ChanceNimState(State):
         self.extra_prob = extra_prob
         self.to_move = 0
         self.chance_pending = 0
-        self.winner = -1
+        self.won_by = -1
 
     cdef int c_current_player(self) noexcept:
-        if self.winner >= 0:
+        if self.won_by >= 0:
             return TERMINAL
         return CHANCE if self.chance_pending else self.to_move
 
     cdef int c_legal_actions(self, int* out) noexcept:
         cdef int n = 0, k
-        if self.winner >= 0 or self.chance_pending:
+        if self.won_by >= 0 or self.chance_pending:
             return 0
         for k in range(1, min(self.max_take, self.pile) + 1):
             out[n] = k
@@ -64,23 +64,23 @@ cdef class ChanceNimState(State):
             self.chance_pending = 0
             self.pile -= action
             if self.pile == 0:
-                self.winner = self.to_move
+                self.won_by = self.to_move
                 return
             self.to_move = 1 - self.to_move
             return
         self.pile -= action
         if self.pile == 0:
-            self.winner = self.to_move
+            self.won_by = self.to_move
             return
         self.chance_pending = 1
 
     cdef void c_returns(self, double* out) noexcept:
-        out[0] = 1.0 if self.winner == 0 else 0.0
-        out[1] = 1.0 if self.winner == 1 else 0.0
+        out[0] = 1.0 if self.won_by == 0 else 0.0
+        out[1] = 1.0 if self.won_by == 1 else 0.0
 
     cdef uint64_t c_hash(self) noexcept:
         return mix(<uint64_t>(self.pile * 8 + self.to_move * 4 + self.chance_pending * 2)
-                   + <uint64_t>(self.winner + 1) * 1000003)
+                   + <uint64_t>(self.won_by + 1) * 1000003)
 
     cdef State c_clone(self):
         cdef ChanceNimState s = ChanceNimState.__new__(ChanceNimState)
@@ -95,11 +95,11 @@ cdef class ChanceNimState(State):
         self.extra_prob = o.extra_prob
         self.to_move = o.to_move
         self.chance_pending = o.chance_pending
-        self.winner = o.winner
+        self.won_by = o.won_by
 
     cdef double c_evaluate(self, int player) noexcept:
-        if self.winner >= 0:
-            return 1.0 if self.winner == player else 0.0
+        if self.won_by >= 0:
+            return 1.0 if self.won_by == player else 0.0
         return 0.5
 
     @property
@@ -121,7 +121,7 @@ cdef class ChanceNimState(State):
 
     def to_notation(self):
         return (f"toy-chance-nim pile={self.pile} turn={self.to_move} "
-                f"chance={self.chance_pending} winner={self.winner}")
+                f"chance={self.chance_pending} winner={self.won_by}")
 
 
 cdef class MatrixGameState(State):

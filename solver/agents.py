@@ -15,7 +15,6 @@ implement `observe(state, action)` / `reset()`; the defaults do nothing.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
@@ -289,8 +288,10 @@ _MCTS_PARAMS = {
 def game_mcts_defaults(state) -> dict:
     """The MCTS settings a game tunes for itself (its module's MCTS_DEFAULTS), e.g. a
     smaller exploration constant where playout results are close together."""
-    module = importlib.import_module(type(state).__module__)
-    return dict(getattr(module, "MCTS_DEFAULTS", {}))
+    from niwa.ext.registry import spec_of
+
+    spec = spec_of(state)
+    return dict(spec.mcts_defaults) if spec is not None else {}
 
 
 def mcts_settings(state, params: dict) -> dict:

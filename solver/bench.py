@@ -13,20 +13,20 @@ without playing it, so its leaves/s is shown too but is no rate a searcher can a
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 
 from niwa.ext.game import Rng
-from niwa.ext.registry import get_game, sample_outcome
+from niwa.ext.registry import get_game, sample_outcome, spec_of
 
 
 def playouts_per_second(state, seconds: float, seed: int = 1) -> float:
-    mod = importlib.import_module(type(state).__module__)
+    spec = spec_of(state)
+    fast = spec.batch_playouts if spec is not None else None
     games, batch = 0, 16
     t0 = time.perf_counter()
     while True:
-        if hasattr(mod, "playouts"):
-            games += mod.playouts(state, batch, seed + games)[0]
+        if fast is not None:
+            games += fast(state, batch, seed + games)[0]
         else:
             rng = Rng(seed + games)
             for _ in range(batch):

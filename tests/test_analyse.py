@@ -271,21 +271,20 @@ SOLO_THRESHOLDS = {1: 10, 2: 20}
 
 
 def test_solo_levels_end_to_end(tmp_path, monkeypatch):
-    import sys
-    import types
-
     from niwa.ext import registry
+    from niwa.ext.spec import GameSpec, Traits, VariantOption
 
-    module = types.ModuleType("niwa_test_solo")
-    module.VARIANTS = {"players": ((1,), 1, "players"), "solo_level": ((1, 2), 1, "level")}
-    module.SOLO_THRESHOLDS = SOLO_THRESHOLDS
-
-    def new_initial(players=1, solo_level=1):
-        return _SoloState(int(solo_level))
-
-    module.new_initial = new_initial
-    monkeypatch.setitem(sys.modules, "niwa_test_solo", module)
-    monkeypatch.setitem(registry.GAME_MODULES, "solotest", "niwa_test_solo")
+    spec = GameSpec(
+        name="solotest", title="Solo test",
+        options=(VariantOption("players", (1,), 1, "players"),
+                 VariantOption("solo_level", (1, 2), 1, "level")),
+        traits=Traits(min_players=1, max_players=1, chance=False, simultaneous=False,
+                      hidden_information=False, deals=False),
+        create=lambda variant, seed: _SoloState(variant["solo_level"]),
+        parse_notation=lambda text: None, max_game_length=lambda v: 3,
+        num_distinct_actions=lambda v: 10, solo_thresholds=SOLO_THRESHOLDS)
+    registry.register_game(spec)
+    monkeypatch.setattr(registry, "_registered_here", {"solotest": spec})
     out = tmp_path / "solo"
     r = run("analyse", "solotest", "--vary", "solo_level=1,2", "--games", 200, "--workers", 1,
             "--out", out)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from niwa.ext.game import Rng
-from niwa.ext.haru import VARIANTS, HaruState, from_notation, new_initial, playouts
+from niwa.ext.haru import SPEC, HaruState, from_notation, new_initial, playouts
 from niwa.oracle import haru as oracle
 from niwa.oracle import perft
 
@@ -17,8 +17,7 @@ CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 # every combination of the choice variants; targets cycle through 5 (default), 2, 1, 3
 ALL_VARIANTS = [dict(figures=f, croak=c, new_round=n, view=v)
                 for f, c, n, v in itertools.product(
-                    VARIANTS["figures"][0], VARIANTS["croak"][0], VARIANTS["new_round"][0],
-                    VARIANTS["view"][0])]
+                    *(SPEC.variants[k].choices for k in ("figures", "croak", "new_round", "view")))]
 TARGETS = (5, 2, 1, 3)
 
 

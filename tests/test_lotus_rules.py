@@ -214,7 +214,7 @@ def test_pro_opening_trampoline_decision_on_either_stone():
 def test_first_player_with_all_stones_in_goal_wins_and_returns():
     s = pos("13:BW", "BBBB BBB BB")
     play(s, "13-goal")
-    assert s.is_terminal() and s.returns() == [1.0, 0.0] and s.winner == 0
+    assert s.is_terminal() and s.returns() == [1.0, 0.0] and s.winner() == 0
     assert s.legal_actions() == []
     assert s.stats() == {"goal": [10, 0], "remaining": [0, 9 * 15 + 2]}
 
@@ -223,4 +223,4 @@ def test_blocked_player_can_complete_another_players_set():
     s = pos("13:WB", "")
     assert s.current_player() == 0 and "13-goal" in names(s)
     play(s, "13-goal")
-    assert s.winner == 1
+    assert s.winner() == 1
