@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import random
 import time
 
@@ -33,7 +32,7 @@ def _time_engine(start, seconds, seed):
 
 
 def _time_oracle(name, variant, seconds, seed):
-    oracle = importlib.import_module(f"niwa.oracle.{name}")
+    oracle = get_game(name).load_reference()
     rng = random.Random(seed)
     games = actions = 0
     t0 = time.perf_counter()

@@ -1843,6 +1843,7 @@ def playouts(BonsaiState start, long long games, seed=0, heuristic=False):
 
 SPEC = GameSpec(
     name="bonsai",
+    reference="niwa.ext.reference.bonsai",
     title="Bonsai",
     options=OPTIONS,
     # the deck order is unknown to everyone (reveals are chance events); face-down cards

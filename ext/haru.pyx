@@ -1462,6 +1462,7 @@ def max_game_length(dict v):
 
 SPEC = GameSpec(
     name="haru",
+    reference="niwa.ext.reference.haru",
     title="Haru Ichiban",
     options=OPTIONS,
     # secret flower choice (one simultaneous node unless view=turn); shuffled piles drawn

@@ -680,6 +680,7 @@ def playouts(LotusState start, long long games, seed=0):
 
 SPEC = GameSpec(
     name="lotus",
+    reference="niwa.ext.reference.lotus",
     title="Lotus",
     options=OPTIONS,
     traits=Traits(min_players=2, max_players=4, chance=False, simultaneous=False,

@@ -15,6 +15,7 @@ OpenSpiel adapter and the CLI read a game only through its spec and the `State` 
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -122,6 +123,7 @@ class GameSpec:
     solo_thresholds: Mapping[int, int] = field(default_factory=dict)
     check_variant: Callable[[dict], None] | None = None   # cross-key rules, raises VariantError
     simultaneous_when: Callable[[dict], bool] | None = None   # per variant, if not always
+    reference: str | None = None    # dotted module of the plain-Python reference rules
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))
@@ -168,6 +170,13 @@ class GameSpec:
         if self.simultaneous_when is not None:
             return bool(self.simultaneous_when(variant))
         return self.traits.simultaneous
+
+    def load_reference(self):
+        """The game's plain-Python reference rules (oracle) module: `initial(**variant)`,
+        `random_playout(state, rng)` and states with the contract's Python methods."""
+        if self.reference is None:
+            raise VariantError(f"{self.name} ships no reference rules")
+        return importlib.import_module(self.reference)
 
     def players_range(self) -> range:
         return range(self.traits.min_players, self.traits.max_players + 1)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from niwa.ext.bonsai import BonsaiState, from_notation, new_initial, playouts
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
-from niwa.oracle import bonsai as oracle
-from niwa.oracle import perft
+from niwa.ext.reference import bonsai as oracle
+from niwa.ext.reference import perft
 
 CULTIVATE, STOP, CLAIM, RENOUNCE = 904, 916, 920, 936
 KINDS = {0: "place-cell", 768: "remove", 896: "keep", 900: "meditate", 904: "cultivate",
@@ -103,7 +103,7 @@ def test_differential_4000_more_games_every_step_roundtrip():
 
 
 # ---- perft, pinned from the oracle ---------------------------------------------------
-oracle_perft = perft   # the shared oracle perft (tests/oracle/__init__.py)
+oracle_perft = perft   # the shared oracle perft (niwa.ext.reference)
 
 
 def oracle_after(variant, seed, plies):

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from niwa.ext.game import Rng
 from niwa.ext.haru import SPEC, HaruState, from_notation, new_initial, playouts
-from niwa.oracle import haru as oracle
-from niwa.oracle import perft
+from niwa.ext.reference import haru as oracle
+from niwa.ext.reference import perft
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 # every combination of the choice variants; targets cycle through 5 (default), 2, 1, 3
@@ -97,7 +97,7 @@ def test_differential_20000_games_full_checks():
         lockstep(variant_for(i), seed=10**6 + i)
 
 
-# -- perft, pinned from the oracle (tests/oracle/haru.py); positions reached by seeded
+# -- perft, pinned from the oracle (niwa.ext.reference.haru); positions reached by seeded
 # -- random play from the start, so the oracle can reach them too --------------------------
 PERFT = [
     ({}, 1, "choose", 1,
@@ -159,7 +159,7 @@ def oracle_walk(variant, seed, phase, turn, round_=None):
     return s
 
 
-oracle_perft = perft   # the shared oracle perft (tests/oracle/__init__.py)
+oracle_perft = perft   # the shared oracle perft (niwa.ext.reference)
 
 
 @pytest.mark.parametrize("variant,seed,phase,turn,text,counts", PERFT)

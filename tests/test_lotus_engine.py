@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
 from niwa.ext.lotus import LotusState, from_notation, playouts
-from niwa.oracle import lotus as oracle
+from niwa.ext.reference import lotus as oracle
 
 GEOMETRIES = [{}, {"lane": 2, "shared": 5, "trampoline_at": 4},
               {"lane": 1, "shared": 6, "trampoline_at": 2}, {"lane": 4, "shared": 14, "trampoline_at": 12},

@@ -198,4 +198,4 @@ def random_playout(state, rng: random.Random) -> int:
     return n
 
 
-from niwa.oracle import perft  # noqa: E402,F401  (shared by every oracle)
+from niwa.ext.reference import perft  # noqa: E402,F401  (shared by every oracle)

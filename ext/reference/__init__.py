@@ -1,6 +1,9 @@
-"""Plain-Python reference rules, one module per game, written straight from rules/*.md.
+"""Plain-Python reference rules (the oracles), one module per game, written straight from
+the rules pages: short and obvious rather than fast.
 
-Installed as `niwa.oracle` so that `niwa bench` can time them next to the engines.
+The tests check every engine against its reference (differential and property tests,
+pinned perft counts), and `niwa bench` times the engines against them; a game's spec names
+its reference module (`GameSpec.reference`), so a plugin game can ship one too.
 Every oracle module offers `initial(**variant)` returning a state with the methods
 current_player(), legal_actions(), apply(a), clone(), is_terminal(), returns(),
 chance_outcomes() and to_notation() (same notation as the engine), plus
