@@ -221,8 +221,10 @@ class EngineAgent(Agent):
     The program starts at the first move (so building the agent to check a spec costs
     nothing). Each move it gets the mover's information state (never hidden parts), the
     legal moves and `go`. A crash, closed output, `error` reply, illegal move or silence
-    past the deadline raises EngineError; the process is then killed, and the next game
-    (after reset) starts it afresh.
+    past the deadline raises EngineError; the process is then killed, and the next move
+    starts it afresh. A healthy engine is kept between games (reset sends `newgame`
+    before the next move) rather than restarted: a launch and handshake per game would
+    cost more than many of the games.
     """
 
     name = "engine"
@@ -302,7 +304,7 @@ class EngineAgent(Agent):
     def step(self, state, player):
         if state.current_player() == PLAYER_CHANCE:
             raise EngineError("an engine is never asked for a chance outcome")
-        if self.engine is None or self.engine.proc.poll() is not None:
+        if self.engine is None:     # first move, or the last engine was killed
             self.start()
         if not self.info.plays(state.game_name):
             self.kill()
@@ -462,6 +464,9 @@ class EngineServer:
                 handlers[command](rest)
             except NiwaError as e:
                 self.write("error " + (str(e).splitlines() or [type(e).__name__])[0])
+            except Exception as e:      # a bug in an agent: say so, and stay up
+                detail = (str(e).splitlines() or [""])[0]
+                self.write(f"error internal {type(e).__name__}: {detail}")
         return True
 
     def greet(self, rest):
