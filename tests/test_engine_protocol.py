@@ -159,6 +159,13 @@ def test_a_plain_python_engine_plays_a_whole_game_against_a_served_niwa_agent(
     assert "pv" in agents[1].analysis() and "nodes" in agents[1].analysis()
 
 
+@pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs a POSIX shell")
+def test_an_engine_in_shell_plays_a_whole_game(engines):
+    shell_engine = f"sh {shlex.quote(str(ROOT / 'docs/examples/first_move_engine.sh'))}"
+    state, plies = play("bonsai", [engines(shell_engine), engines(RANDOM_ENGINE)])
+    assert state.is_terminal() and plies > 10
+
+
 def test_served_agent_wins_most_lotus_games(engines):
     """Not a strength test: a served agent that ignored the position would lose half."""
     agents = [engines(RANDOM_ENGINE), engines(MCTS_ENGINE)]
