@@ -18,7 +18,7 @@ import pytest
 
 from niwa.ext.game import Rng
 from niwa.ext.registry import get_game, sample_outcome
-from niwa.solver.agents import AgentError, make_agent, parse_spec
+from niwa.solver.agents import REGISTRY, AgentError, make_agent, parse_spec
 from niwa.solver.protocol import (
     EngineAgent,
     EngineError,
@@ -39,7 +39,19 @@ RANDOM_ENGINE = f"{PYTHON} {shlex.quote(str(ROOT / 'docs/examples/random_engine.
 NIWA = f"{PYTHON} -m niwa.cli.main"
 MCTS_ENGINE = f"{NIWA} engine mcts iters=200"
 
-register_agents()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def engine_agent_registered():
+    """The `engine` spec for this module only (installed niwa registers it through the
+    niwa.agents entry point), leaving the registry as other tests expect it."""
+    had = REGISTRY.get("engine")
+    register_agents()
+    yield
+    if had is None:
+        REGISTRY.pop("engine", None)
+    else:
+        REGISTRY["engine"] = had
 
 
 def play(game: str, agents, seed: int = 1, **variant):
