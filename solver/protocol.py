@@ -8,8 +8,8 @@ information state, the legal moves and `go`; the engine answers `info ...` lines
 of the registry (`niwa engine mcts:iters=2000`), so two niwa versions can play each other.
 
 Moves travel as tokens: the move's text (`state.action_to_string`) with every space
-written `_` (`meditate 1:MA` -> `meditate_1:MA`); `%`, `_` and `+` inside a move are
-written %25, %5F and %2B where they would be ambiguous (see `encode_move`).
+written `_` (`meditate 1:MA` -> `meditate_1:MA`); a `%`, `_` or `+` inside a move is
+written %25, %5F or %2B (see `encode_move`).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ class GoRequest:
                     setattr(request, key, [int(v) for v in value.split(",")])
                 # unknown keys are ignored: later versions may add some
             except ValueError:
-                raise ValueError(f"go {key} {value!r} should be whole milliseconds") from None
+                unit = "a seat number" if key == "seat" else "whole milliseconds"
+                raise ValueError(f"go {key} {value!r} should be {unit}") from None
         return request
 
     def budget_seconds(self, seat: int) -> float | None:

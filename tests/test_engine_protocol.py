@@ -349,8 +349,8 @@ def test_tournament_plays_engines_registered_in_process(tmp_path):
                 "sys.argv[0] = 'niwa'; main()")
     result = subprocess.run(
         [sys.executable, "-c", launcher, "tournament", "lotus", "--agents",
-         f"engine:cmd={RANDOM_ENGINE}", f"engine:cmd={MCTS_ENGINE}", "--games", "2",
-         "--workers", "1", "--out", str(tmp_path / "run")],
+         f"engine:cmd={RANDOM_ENGINE}", f"engine:cmd={NIWA} engine mcts:iters=200",
+         "--games", "2", "--workers", "1", "--out", str(tmp_path / "run")],
         capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     with open(tmp_path / "run" / "games.csv") as f:
