@@ -22,11 +22,15 @@ def engine_cmd(spec, params, seed, name):
     niwa version) to drive through the niwa engine protocol.
 
     Parameters may follow as separate words, so that a command line inside an
-    `engine:cmd=...` spec needs no commas:
+    `engine:cmd=...` spec needs no commas (the same as mcts:iters=200,c=1.4):
 
-      niwa engine mcts iters=200 c=1.4     (the same as: niwa engine mcts:iters=200,c=1.4)
+    \b
+      niwa engine mcts iters=200 c=1.4
 
-    Example: niwa tournament lotus --agents random "engine:cmd=niwa engine mcts iters=200"
+    Example (docs/engine-protocol.md describes the protocol):
+
+    \b
+      niwa tournament lotus --agents random "engine:cmd=niwa engine mcts iters=200"
     """
     from niwa.solver.protocol import serve
 

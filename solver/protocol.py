@@ -434,6 +434,9 @@ class EngineServer:
         from niwa.ext.registry import games
         from niwa.solver.agents import REGISTRY, make_agent, parse_spec
 
+        if parse_spec(agent_spec)[0] == "human":
+            raise AgentError("the human agent cannot be served: it would read the "
+                             "protocol's own stdin")
         self.agent = make_agent(agent_spec, seed=seed)
         self.time_param = "time" in REGISTRY[parse_spec(agent_spec)[0]].params
         self.spec = agent_spec
