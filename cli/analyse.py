@@ -62,8 +62,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
     advantage_vs_strength.png (with --strengths), report.md and analysis.json.
     """
-    from niwa.analysis.tournament import make_executor
-    from niwa.analysis.variants import (
+    from niwa.analysis.arena.tournament import make_executor
+    from niwa.analysis.experiments.variants import (
         Experiment,
         analyse,
         check_out_dir,

@@ -69,7 +69,7 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     ratings.png. Each game is saved as soon as it ends; `--resume --out DIR` finishes an
     interrupted run with the same results as an uninterrupted one.
     """
-    from niwa.analysis.tournament import (
+    from niwa.analysis.arena.tournament import (
         check_out_dir,
         load_saved_config,
         make_config,

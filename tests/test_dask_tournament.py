@@ -19,7 +19,7 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed "
 
 from distributed import Client  # noqa: E402
 
-from niwa.analysis.tournament import (  # noqa: E402
+from niwa.analysis.arena.tournament import (  # noqa: E402
     DaskExecutor,
     LocalExecutor,
     TournamentError,

@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from niwa.analysis.tournament import (
+from niwa.analysis.arena.tournament import (
     GameLog,
     LocalExecutor,
     TournamentError,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from niwa.analysis import stats as st
-from niwa.analysis import variants as va
+from niwa.analysis.experiments import variants as va
 from niwa.ext.errors import NiwaError
 from niwa.solver.agents import REGISTRY, RandomAgent, register_agent
 

@@ -1,8 +1,8 @@
 """Search speed next to the engine's own limits, measured in the same run, and the small
 strength matches of issue 5 ("mcts beats random" and so on).
 
-    python -m niwa.solver.bench speed lotus --seconds 2
-    python -m niwa.solver.bench match lotus mcts:iters=2000 random --games 200
+    python -m niwa.analysis.bench.search speed lotus --seconds 2
+    python -m niwa.analysis.bench.search match lotus mcts:iters=2000 random --games 200
 
 Speed figures, all from the first position where someone decides: MCTS simulations/s
 against random playouts/s (a simulation is one playout plus the tree walk), and alpha-beta

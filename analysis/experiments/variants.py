@@ -3,7 +3,7 @@
 An *experiment* is a game, settings to vary (`rule=basic,pro`), the players (self-play with
 one agent spec, a lineup of specs, or a sweep of strengths) and a number of games. It is cut
 into *cells*, one per combination of varied settings (and per strength): each cell is an
-ordinary tournament configuration (niwa.analysis.tournament), played by the tournament
+ordinary tournament configuration (niwa.analysis.arena.tournament), played by the tournament
 runner, so it is parallel, resumable and reproducible in the same way. All cells share one
 log, games.csv: game_id = cell * 1,000,000 + the game's index in its cell's schedule, and a
 `cell` column names the cell. Because a cell's schedule only grows at its end when more
@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from niwa.analysis import stats as st
-from niwa.analysis.tournament import (
+from niwa.analysis.arena.tournament import (
     GameLog,
     GameTask,
     LocalExecutor,
@@ -242,7 +242,7 @@ def cell_schedule(cell: Cell) -> list[GameTask]:
     if cell.players >= 2:
         tasks = build_schedule(cell.config)
     else:
-        from niwa.analysis.tournament import time_limit_for
+        from niwa.analysis.arena.tournament import time_limit_for
 
         cfg = cell.config
         limit = time_limit_for(cfg.agents[0], cfg.move_time, cfg.time_margin)
@@ -870,7 +870,7 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             plan: tuple[list[Cell], list[str]] | None = None) -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
-    from niwa.analysis import plots, report
+    from niwa.analysis.experiments import plots, report
 
     cells, notes = plan or plan_cells(exp)
     run = run_experiment(exp, cells, out_dir, executor, resume, progress, command)

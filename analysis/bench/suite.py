@@ -5,7 +5,7 @@ so a slow or busy machine shifts both sides alike:
 
 - engine vs oracle: random playouts/s of the Cython engine and of the plain-Python oracle;
 - niwa MCTS vs OpenSpiel: simulations/s of niwa's MCTS and of OpenSpiel's Python MCTSBot
-  (through niwa.analysis.openspiel) from the same position (goal: at least 30x);
+  (through niwa.analysis.interop.openspiel) from the same position (goal: at least 30x);
 - strength: niwa MCTS against OpenSpiel's MCTSBot at equal time per move, win rate with a
   95% Wilson interval over `strength_games` games per game, seats swapped on each deal
   (goal: at least 75%);
@@ -26,10 +26,10 @@ import time
 
 import pandas as pd
 
-from niwa.analysis.bench import bench_engine_vs_oracle
+from niwa.analysis.bench.playouts import bench_engine_vs_oracle
+from niwa.analysis.bench.search import decision_state
 from niwa.ext.registry import games as niwa_games
 from niwa.solver.agents import REGISTRY, make_agent
-from niwa.solver.bench import decision_state
 
 COLUMNS = ["section", "game", "measure", "niwa", "reference", "ratio", "unit", "goal", "met",
            "note"]
@@ -58,7 +58,7 @@ def _row(section, game, measure, niwa=math.nan, reference=math.nan, ratio=None, 
 
 def _openspiel():
     try:
-        from niwa.analysis import openspiel
+        from niwa.analysis.interop import openspiel
     except ImportError as e:
         return None, f"OpenSpiel is not installed ({e}); pip install 'niwa[openspiel]'"
     return openspiel, ""
@@ -112,7 +112,7 @@ def bench_mcts_speed(name: str, seconds: float, playouts_s: float) -> list[dict]
     rows.append(_row("search speed", name, "niwa MCTS vs OpenSpiel MCTSBot sims/s", rate, ref,
                      ratio, "sims/s", f">= {GOAL_MCTS_SPEED:g}x",
                      "yes" if ratio >= GOAL_MCTS_SPEED else "no",
-                     "MCTSBot (Python, random rollouts) through niwa.analysis.openspiel"))
+                     "MCTSBot (Python, random rollouts) through niwa.analysis.interop.openspiel"))
     return rows
 
 
@@ -194,7 +194,7 @@ def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
 def play_match(name: str, specs: list[str], games: int, workers: int, seed: int = 1,
                variant: dict | None = None) -> tuple[list[dict], float]:
     """A two-agent match through the tournament machinery: rows and seconds taken."""
-    from niwa.analysis.tournament import LocalExecutor, build_schedule, make_config
+    from niwa.analysis.arena.tournament import LocalExecutor, build_schedule, make_config
 
     # A generous margin over the agents' own time budgets: on a busy machine a move can
     # overrun by far more than the tournament's default 0.5 s, and a forfeit would then

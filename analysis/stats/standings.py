@@ -5,7 +5,7 @@ Conventions.
   every player but the forfeiter wins), a draw a shared best result, anything else a loss.
 - score_pct is the share of points over pairwise comparisons (win 1, draw 1/2): in a
   two-player game, the usual match score.
-- rating is the Bradley-Terry/Elo fit of niwa.analysis.ratings (mean 0, seat advantage
+- rating is the Bradley-Terry/Elo fit of niwa.analysis.stats.ratings (mean 0, seat advantage
   fitted) with its 95% interval; los is the likelihood that the agent is stronger than the
   one ranked just below it.
 - pairs.csv is the head-to-head matrix: the cell in row A, column B is "W-D-L" of A
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from niwa.analysis.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
+from niwa.analysis.stats.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
 
 
 @dataclass

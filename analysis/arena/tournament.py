@@ -580,7 +580,7 @@ OUTPUT_FILES = ("games.csv", "standings.csv", "pairs.csv", "seats.csv", "tournam
 class TournamentOutcome:
     config: TournamentConfig
     out_dir: str
-    tables: object              # niwa.analysis.standings.Tables
+    tables: object              # niwa.analysis.stats.standings.Tables
     played_now: int
     total: int
     finished: bool
@@ -653,7 +653,7 @@ class _SprtFeed:
     point (and so every table) is the same whatever the number of workers."""
 
     def __init__(self, spec: dict, labels: list[str]):
-        from niwa.analysis.ratings import SprtSpec, SprtTracker
+        from niwa.analysis.stats.sprt import SprtSpec, SprtTracker
 
         self.tracker = SprtTracker(SprtSpec(**spec))
         self.tested = labels[0]
@@ -723,7 +723,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     """Play (or finish) the tournament into out_dir and write every table."""
     from tqdm.auto import tqdm
 
-    from niwa.analysis.standings import compute_tables, plot_ratings, read_games
+    from niwa.analysis.stats.standings import compute_tables, plot_ratings, read_games
 
     executor = executor or LocalExecutor()
     saved = check_out_dir(config, out_dir, resume)
@@ -842,7 +842,7 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 ) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
-    from niwa.analysis.ratings import SprtSpec, parse_sprt
+    from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
     from niwa.ext.registry import get_game
     from niwa.solver.agents import make_agent, parse_spec
 
