@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from niwa.analysis.arena.tournament import LocalExecutor
+from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.experiments import variants as va
 from niwa.cli.main import main
 from niwa.ext.registry import games as registered_games

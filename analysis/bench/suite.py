@@ -194,7 +194,9 @@ def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
 def play_match(name: str, specs: list[str], games: int, workers: int, seed: int = 1,
                variant: dict | None = None) -> tuple[list[dict], float]:
     """A two-agent match through the tournament machinery: rows and seconds taken."""
-    from niwa.analysis.arena.tournament import LocalExecutor, build_schedule, make_config
+    from niwa.analysis.arena.executors import LocalExecutor
+    from niwa.analysis.arena.schedule import build_schedule
+    from niwa.analysis.arena.tournament import make_config
 
     # A generous margin over the agents' own time budgets: on a busy machine a move can
     # overrun by far more than the tournament's default 0.5 s, and a forfeit would then

@@ -40,27 +40,24 @@ import itertools
 import json
 import math
 import os
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from niwa.analysis import stats as st
-from niwa.analysis.arena.tournament import (
-    GameLog,
-    GameTask,
-    LocalExecutor,
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
+from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.schedule import (
+    Schedule,
     TournamentConfig,
     TournamentError,
-    build_schedule,
-    csv_columns,
     derive_seed,
-    make_config,
-    read_record,
     tables_for,
-    write_record,
 )
+from niwa.analysis.arena.tournament import make_config
 from niwa.ext.errors import NiwaError
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
@@ -237,23 +234,36 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     return cells, notes
 
 
-def cell_schedule(cell: Cell) -> list[GameTask]:
+def cell_schedule(cell: Cell) -> Schedule:
     """The cell's games with their experiment-wide ids (cell * STRIDE + index in the cell)."""
-    if cell.players >= 2:
-        tasks = build_schedule(cell.config)
-    else:
-        from niwa.analysis.arena.tournament import time_limit_for
+    return Schedule(cell.config, first_id=cell.index * STRIDE, extra=(("cell", cell.index),))
 
-        cfg = cell.config
-        limit = time_limit_for(cfg.agents[0], cfg.move_time, cfg.time_margin)
-        variant = tuple(sorted(cfg.variant.items()))
-        tasks = [GameTask(game_id=r, round=r, table=0, game=cfg.game, variant=variant,
-                          deal_seed=derive_seed(cfg.seed, "deal", r), seats=(0,),
-                          specs=(cfg.agents[0],), labels=(cfg.agents[0],),
-                          agent_seeds=(derive_seed(cfg.seed, "agent", r, 0),),
-                          time_limits=(limit,), max_plies=cfg.max_plies)
-                 for r in range(cfg.rounds)]
-    return [dataclasses.replace(t, game_id=cell.index * STRIDE + t.game_id) for t in tasks]
+
+class ExperimentSchedule:
+    """Every cell's schedule, one after the other (lazily, like each cell's)."""
+
+    def __init__(self, cells: list[Cell]):
+        self.cells = cells
+        self.parts = [cell_schedule(c) for c in cells]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __iter__(self):
+        return itertools.chain.from_iterable(self.parts)
+
+    def includes(self, game_id: int) -> bool:
+        cell = game_id // STRIDE
+        return cell < len(self.parts) and self.parts[cell].includes(game_id)
+
+    def owns(self, game_id: int, row: dict) -> bool:
+        """A row of one of the cells: its variant matches, and its seats too when the cell
+        still schedules that game (a cell's games beyond --games stay in the log)."""
+        cell = game_id // STRIDE
+        if cell >= len(self.cells) or row["variant"] != _variant_text(self.cells[cell]):
+            return False
+        part = self.parts[cell]
+        return not part.includes(game_id) or part.owns(game_id, row)
 
 
 # ---- running ---------------------------------------------------------------------------
@@ -268,6 +278,28 @@ def load_saved(out_dir: str) -> dict | None:
 def saved_experiment(out_dir: str) -> Experiment | None:
     meta = load_saved(out_dir)
     return Experiment(**meta["experiment"]) if meta else None
+
+
+def experiment_from_options(game: str | None, *, vary, lineup: list[str], strengths,
+                            games: int, players: int | None, seed: int, given: set[str],
+                            out_dir: str | None, resume: bool) -> Experiment:
+    """The experiment of the command-line options; with `resume`, the one saved in out_dir
+    with the options given again (`given` names the typed ones) replacing its settings."""
+    saved = None
+    if resume:
+        saved = saved_experiment(out_dir)
+        if saved is None:
+            raise AnalysisError(f"nothing to resume in {out_dir}: no analysis.json there")
+    game = game or saved.game
+    return Experiment(
+        game=game,
+        vary=parse_vary(vary, game) if vary or not saved else saved.vary,
+        players=players if "players" in given or not saved else saved.players,
+        agents=lineup or (saved.agents if saved else ["random"]),
+        strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
+        games=games if "games" in given or not saved else saved.games,
+        seed=seed if "seed" in given or not saved else saved.seed,
+        max_plies=saved.max_plies if saved else None)
 
 
 def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
@@ -293,79 +325,34 @@ def game_columns(cells: list[Cell]) -> list[str]:
     return csv_columns(max(c.players for c in cells)) + ["cell"]
 
 
-@dataclass
-class RunResult:
-    scheduled: int
-    recorded: int
-    played_now: int
-
-
 def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=None,
                    resume: bool = False, progress: bool | None = None,
                    command: str = "") -> RunResult:
-    """Play every cell's missing games into out_dir/games.csv (the tournament runner's log
-    and executors; one pool for all cells, so no cell waits for another's stragglers).
+    """Play every cell's missing games into out_dir/games.csv (the arena's runner, log and
+    executors; one pool for all cells, so no cell waits for another's stragglers).
 
     KeyboardInterrupt propagates after the log is closed: every finished game is kept.
     """
-    from tqdm.auto import tqdm
-
     executor = executor or LocalExecutor()
     meta = check_out_dir(exp, out_dir, resume) or {}
     os.makedirs(out_dir, exist_ok=True)
-    schedule = [t for c in cells for t in cell_schedule(c)]
-    by_id = {t.game_id: t for t in schedule}
+    schedule = ExperimentSchedule(cells)
     log = GameLog(os.path.join(out_dir, GAMES_CSV), game_columns(cells))
-    for gid, row in log.rows.items():
-        cell, task = gid // STRIDE, by_id.get(gid)
-        ok = cell < len(cells) and row["variant"] == _variant_text(cells[cell])
-        if ok and task is not None:
-            ok = tuple(row[f"agent_{s}"] for s in range(len(task.labels))) == task.labels
-        if not ok:
-            log.close()
-            raise AnalysisError(f"{GAMES_CSV} game {gid} does not belong to this experiment")
+    check_log(log, schedule, lambda gid: AnalysisError(
+        f"{GAMES_CSV} game {gid} does not belong to this experiment"))
     meta.update({"experiment": dataclasses.asdict(exp), "command": meta.get("command", command),
                  "cells": [{"cell": c.index, "label": c.label, "games": c.games,
                             "config": c.config.identity()} for c in cells],
                  "status": "running"})
-    run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
-           "executor": executor.describe(), "games_before": len(log.rows)}
-    meta.setdefault("runs", []).append(run)
+    run = start_run(meta, command, executor, len(log.rows))
     write_record(os.path.join(out_dir, META_JSON), meta)
-
-    todo = [t for t in schedule if t.game_id not in log.rows]
-    done_before = sum(1 for g in log.rows if g in by_id)
-    import tqdm as tqdm_module
-
-    tqdm_module.tqdm.monitor_interval = 0   # no monitor thread to copy into forked workers
-    bar = tqdm(total=len(schedule), initial=done_before, unit="game", dynamic_ncols=True,
-               disable=False if progress else None if progress is None else True,
-               smoothing=0.05, desc=exp.game)
-    played = 0
-    interrupted = False
-    try:
-        for row in executor.run(todo):
-            row["cell"] = row["game_id"] // STRIDE
-            log.append(row)
-            played += 1
-            bar.update(1)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        bar.close()
-        if hasattr(executor, "close"):
-            executor.close()
-    if interrupted:
-        log.close()
-    else:
-        log.rewrite_sorted()
-    run.update({"ended": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "games_played": played})
-    recorded = sum(1 for g in log.rows if g in by_id)
-    meta["status"] = "finished" if recorded == len(schedule) else "interrupted"
+    result = run_schedule(schedule, log, executor, desc=exp.game, progress=progress)
+    end_run(run, result.played_now)
+    meta["status"] = "finished" if result.recorded == len(schedule) else "interrupted"
     write_record(os.path.join(out_dir, META_JSON), meta)
-    if interrupted:
+    if result.interrupted:
         raise KeyboardInterrupt
-    return RunResult(len(schedule), recorded, played)
+    return result
 
 
 def _variant_text(cell: Cell) -> str:
