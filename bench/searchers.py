@@ -22,16 +22,24 @@ import pandas as pd
 
 from niwa.analysis.stats import wilson_interval
 
-# (game, stronger agent, weaker agent, the bar the stronger one must reach)
-MATCHES = [
-    ("lotus", "mcts:iters=2000", "random", 0.95),
-    ("haru", "mcts:iters=2000", "random", 0.95),
-    ("bonsai", "mcts:iters=2000", "random", 0.95),
-    ("lotus", "mcts:iters=10000", "mcts:iters=1000", 0.60),
-    ("haru", "mcts:iters=10000", "mcts:iters=1000", 0.60),
-    ("bonsai", "mcts:iters=10000", "mcts:iters=1000", 0.60),
-    ("lotus", "alphabeta:depth=6", "random", 0.95),
+# (stronger agent, weaker agent, the bar the stronger one must reach), on every game
+MATCHUPS = [
+    ("mcts:iters=2000", "random", 0.95),
+    ("mcts:iters=10000", "mcts:iters=1000", 0.60),
 ]
+# alpha-beta only where it sees the whole game: no chance, nothing hidden
+EXACT_MATCHUPS = [("alphabeta:depth=6", "random", 0.95)]
+
+
+def matches() -> list[tuple[str, str, str, float]]:
+    """(game, stronger, weaker, bar) for every installed game, issue 5's matches first."""
+    from niwa.ext.registry import games, get_game
+
+    out = [(g, *m) for m in MATCHUPS for g in games()]
+    traits = {g: get_game(g).traits for g in games()}
+    out += [(g, *m) for m in EXACT_MATCHUPS for g in games()
+            if not traits[g].chance and traits[g].perfect_information]
+    return out
 
 
 def folder_name(game: str, strong: str, weak: str) -> str:
@@ -79,12 +87,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for game, strong, weak, _ in MATCHES:
+    planned = matches()
+    for game, strong, weak, _ in planned:
         if not args.only or game in args.only:
             play(game, strong, weak, args.games, args.seed, args.workers, out)
     # the table covers every match played so far in --out, not only this call's
     rows = [summary_row(game, strong, weak, bar, out / folder_name(game, strong, weak))
-            for game, strong, weak, bar in MATCHES
+            for game, strong, weak, bar in planned
             if (out / folder_name(game, strong, weak) / "games.csv").exists()]
     table = pd.DataFrame(rows)
     table.to_csv(out / "searchers.csv", index=False)

@@ -26,6 +26,7 @@ import time
 
 import pandas as pd
 
+from niwa.analysis.arena.game_loop import hidden_from_anyone
 from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 from niwa.analysis.bench.search import decision_state
 from niwa.ext.registry import games as niwa_games
@@ -41,10 +42,6 @@ GOAL_ALPHABETA_SPEED = 0.25  # alpha-beta nodes/s over the positions/s perft pla
 def niwa_mcts_spec(seconds: float) -> str:
     """niwa's MCTS agent searching `seconds` per move."""
     return f"mcts:time={seconds}"
-
-
-def _has_hidden(state) -> bool:
-    return any(state.information_state(q) != state.to_notation() for q in range(state.num_players))
 
 
 def _row(section, game, measure, niwa=math.nan, reference=math.nan, ratio=None, unit="",
@@ -76,7 +73,7 @@ def niwa_mcts_rate(state, seconds: float) -> tuple[float, int]:
     """Simulations/s of niwa's MCTS from `state` (a fresh tree), and the nodes it built."""
     from niwa.solver.mcts import MCTS
 
-    tree = MCTS(state.num_players, seed=1, ismcts=_has_hidden(state))
+    tree = MCTS(state.num_players, seed=1, ismcts=hidden_from_anyone(state))
     r = tree.search(state, time_limit=seconds)
     return r["iterations"] / r["time_s"], r["nodes"]
 
@@ -298,7 +295,7 @@ def run_suite(out_csv: str | None = "bench.csv", seconds_budget: float = 540.0,
     `progress(text)` is called before each step (e.g. click.echo).
     """
     say = progress or (lambda _text: None)
-    names = games or [g for g in ("lotus", "haru", "bonsai") if g in niwa_games()]
+    names = games or niwa_games()
     slot = speed_seconds or max(seconds_budget * 0.004, 0.5)
     rows: list[dict] = []
     t_start, cpu_start = time.perf_counter(), _cpu_seconds()

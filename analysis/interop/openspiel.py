@@ -84,6 +84,7 @@ def traits_of(name: str, variant: dict) -> Traits:
 
 def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
     """What random playouts reveal: chance and simultaneous nodes, hidden information."""
+    from niwa.analysis.arena.game_loop import hidden_from_anyone
     from niwa.ext.game import Rng
 
     rng = Rng(seed)
@@ -92,8 +93,7 @@ def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
         s = start.clone()
         while not s.is_terminal():
             p = s.current_player()
-            hidden = hidden or any(s.information_state(q) != s.to_notation()
-                                   for q in range(s.num_players))
+            hidden = hidden or hidden_from_anyone(s)
             if p == CHANCE:
                 seen_chance = True
                 outcomes = s.chance_outcomes()
