@@ -479,7 +479,6 @@ def _interval_cols(prefix: str, k: int, n: int) -> dict:
 def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None) -> dict:
     """Every metric of one cell as a flat dict (a row of variants.csv)."""
     n = cell.players
-    max_players = max_players or n
     row: dict = {"cell": cell.index, "label": cell.label, "variant": cell.variant_label,
                  "strength": cell.strength or "",
                  **{f"set_{k}": v for k, v in cell.settings.items()},
@@ -489,11 +488,35 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
     valid = games[~forfeit]
     row["forfeits"] = int(forfeit.sum())
     row["capped"] = int((valid["capped"] == "1").sum())
-    results = valid[[f"result_{s}" for s in range(n)]].astype(float).to_numpy().reshape(-1, n)
-    stats_list = _stats(valid)
-    plies = valid["plies"].astype(int).to_numpy()
-    m = len(valid)
+    g = _Finished(n, valid[[f"result_{s}" for s in range(n)]].astype(float).to_numpy()
+                  .reshape(-1, n), _stats(valid), valid["plies"].astype(int).to_numpy())
+    _seat_metrics(row, g, max_players or n)
+    _duration_metrics(row, g)
+    _running_score_metrics(row, g)
+    _final_score_metrics(row, g)
+    _goal_metrics(row, g)
+    _solo_level_metrics(row, g, cell.config.game)
+    _remaining_metrics(row, g)
+    return row
 
+
+@dataclass
+class _Finished:
+    """The games of a cell that ended without a forfeit."""
+
+    n: int                  # players
+    results: np.ndarray     # games x seats
+    stats_list: list[dict]
+    plies: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return len(self.plies)
+
+
+def _seat_metrics(row: dict, g: _Finished, max_players: int) -> None:
+    """Wins by seat with intervals, first-player advantage, balance (or the solo rate)."""
+    n, results, m = g.n, g.results, g.m
     if n == 1:
         wins = int((results[:, 0] >= 1.0).sum())
         row.update({"draws": 0, "decisive": m, **_interval_cols("solo_win", wins, m)})
@@ -518,6 +541,10 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
             "balance": 1.0 - float(share.max() - share.min()) if decisive else math.nan,
             "seat_uniformity_p": st.seat_uniformity_p(wins_by_seat),
         })
+
+
+def _duration_metrics(row: dict, g: _Finished) -> None:
+    plies, stats_list, m = g.plies, g.stats_list, g.m
     for k, v in st.describe(plies).items():
         row[f"plies_{k}"] = v
     for key in ("turns", "rounds"):
@@ -526,7 +553,10 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
             for k, v in st.describe(values).items():
                 row[f"{key}_{k}"] = v
 
-    # running scores: lead changes and comebacks
+
+def _running_score_metrics(row: dict, g: _Finished) -> None:
+    """Lead changes and comebacks, where the game keeps a running score."""
+    n, results, stats_list, m = g.n, g.results, g.stats_list, g.m
     histories = [s.get("score_history") for s in stats_list]
     if m and all(isinstance(h, list) for h in histories):
         changes, comebacks, decided = [], 0, 0
@@ -542,7 +572,10 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
         row.update(_interval_cols("lead_change_games", int(sum(c > 0 for c in changes)), m))
         row.update(_interval_cols("comeback", comebacks, decided))
 
-    # final scores: per seat, the winner's margin (or the solo score)
+
+def _final_score_metrics(row: dict, g: _Finished) -> None:
+    """Final scores per seat and the winner's margin (or the solo score)."""
+    n, stats_list, m = g.n, g.stats_list, g.m
     scores = [s.get("scores") for s in stats_list]
     if m and all(isinstance(x, list) and len(x) == n and all(isinstance(v, int | float)
                                                              for v in x) for x in scores):
@@ -560,7 +593,10 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
             for k, v in st.describe(ordered[:, -1] - ordered[:, -2]).items():
                 row[f"margin_{k}"] = v
 
-    # goals: claim rate per goal (among the games where it was in play, when known)
+
+def _goal_metrics(row: dict, g: _Finished) -> None:
+    """Claim rate per goal (among the games where it was in play, when known)."""
+    stats_list, m = g.stats_list, g.m
     goals = [s.get("goals_claimed") for s in stats_list]
     in_play = [s.get("goals_in_play") for s in stats_list]
     if m and all(g is not None for g in goals):
@@ -580,9 +616,12 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
             base = present_counts[name] if known_presence else m
             row.update(_interval_cols(f"goal_claim:{name}", claim_counts.get(name, 0), base))
 
-    # solo levels: recorded by the game, or derived from the score and the goals claimed
+
+def _solo_level_metrics(row: dict, g: _Finished, game: str) -> None:
+    """Solo levels: recorded by the game, or derived from the score and the goals claimed."""
+    n, stats_list, m = g.n, g.stats_list, g.m
     levels = [s.get("level_reached") for s in stats_list]
-    thresholds = solo_thresholds(cell.config.game)
+    thresholds = solo_thresholds(game)
     if n == 1 and thresholds and not all(isinstance(x, int) for x in levels):
         levels = [solo_level_reached(s, thresholds) for s in stats_list]
     if m and n == 1 and all(isinstance(x, int) for x in levels):
@@ -591,7 +630,10 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
             row.update(_interval_cols(f"reached_level_{level}",
                                       sum(x >= level for x in levels), m))
 
-    # Lotus: how far the best loser still had to go
+
+def _remaining_metrics(row: dict, g: _Finished) -> None:
+    """Lotus: how far the best loser still had to go."""
+    n, results, stats_list, m = g.n, g.results, g.stats_list, g.m
     remaining = [s.get("remaining") for s in stats_list]
     if m and n >= 2 and all(isinstance(x, list) and len(x) == n for x in remaining):
         gaps = []
@@ -601,7 +643,6 @@ def cell_metrics(cell: Cell, games: pd.DataFrame, max_players: int | None = None
                 gaps.append(min(losers))
         for k, v in st.describe(gaps).items():
             row[f"runner_up_remaining_{k}"] = v
-    return row
 
 
 # ---- comparisons -----------------------------------------------------------------------

@@ -119,12 +119,9 @@ class RatingFit:
         return float(norm.cdf(diff / math.sqrt(var)))
 
 
-def fit_ratings(n_agents: int, n_seats: int, comps: Comparisons, prior_draws: float = 1.0,
-                seat_advantage: bool = True) -> RatingFit:
-    """Maximum-likelihood (maximum a posteriori with `prior_draws` > 0) Bradley-Terry fit."""
-    n_h = (n_seats - 1) if seat_advantage and n_seats > 1 else 0
-    n_free = (n_agents - 1) + n_h
-
+def _aggregate(comps: Comparisons, n_h: int, prior_draws: float) -> dict[tuple, list]:
+    """(agent a, agent b, seat a, seat b) -> [weighted points of a, weight], with the
+    prior's virtual draws added."""
     # Aggregate identical comparisons: the fit then costs O(distinct pairings), not O(games).
     table: dict[tuple, list] = {}
     for a, b, sa, sb, s, w in zip(comps.a, comps.b, comps.seat_a, comps.seat_b,
@@ -147,6 +144,16 @@ def fit_ratings(n_agents: int, n_seats: int, comps: Comparisons, prior_draws: fl
                 acc[0] += prior_draws * 0.5
                 acc[1] += prior_draws
 
+    return table
+
+
+def fit_ratings(n_agents: int, n_seats: int, comps: Comparisons, prior_draws: float = 1.0,
+                seat_advantage: bool = True) -> RatingFit:
+    """Maximum-likelihood (maximum a posteriori with `prior_draws` > 0) Bradley-Terry fit."""
+    n_h = (n_seats - 1) if seat_advantage and n_seats > 1 else 0
+    n_free = (n_agents - 1) + n_h
+
+    table = _aggregate(comps, n_h, prior_draws)
     rows = list(table)
     X = np.zeros((len(rows), n_free))
     for k, (a, b, sa, sb) in enumerate(rows):

@@ -48,7 +48,18 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
     comps = pairwise_comparisons(agents, results, error_seat)
     fit = fit_ratings(len(labels), n_players, comps, prior_draws=prior_draws)
     outcome = _game_outcomes(results, error_seat)   # +1 win, 0 draw, -1 loss per seat
+    standings, order, h2h = _standings(labels, agents, comps, fit, outcome)
+    ranked = [labels[i] for i in order]
+    pairs = pd.DataFrame(
+        [[("" if a == b or not h2h[a, b].any() else "-".join(map(str, h2h[a, b])))
+          for b in order] for a in order], index=pd.Index(ranked, name="agent"),
+        columns=ranked).reset_index()
+    seats = _seat_table(labels, order, agents, comps, fit, outcome, n_players)
+    return Tables(standings, pairs, seats, fit, labels)
 
+
+def _standings(labels, agents, comps, fit, outcome):
+    """(standings table, agents in rank order, head-to-head W/D/L counts)."""
     n = len(labels)
     points = np.zeros(n)
     count = np.zeros(n)
@@ -83,12 +94,12 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
                         else np.nan for k in range(len(order))]
     standings = standings.drop(columns="_i").reset_index(drop=True)
 
-    ranked = [labels[i] for i in order]
-    pairs = pd.DataFrame(
-        [[("" if a == b or not h2h[a, b].any() else "-".join(map(str, h2h[a, b])))
-          for b in order] for a in order], index=pd.Index(ranked, name="agent"),
-        columns=ranked).reset_index()
+    return standings, order, h2h
 
+
+def _seat_table(labels, order, agents, comps, fit, outcome, n_players) -> pd.DataFrame:
+    """Results by seat, over all agents and for each agent."""
+    n = len(labels)
     seat_rows = []
     seat_points = np.zeros(n_players)
     seat_count = np.zeros(n_players)
@@ -106,7 +117,7 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
     for seat in range(n_players):
         occupied = outcome[:, seat]
         seat_rows.append({
-            "seat": seat, "agent": "all", "games": len(games),
+            "seat": seat, "agent": "all", "games": len(agents),
             "wins": int((occupied == 1).sum()), "draws": int((occupied == 0).sum()),
             "losses": int((occupied == -1).sum()),
             "score_pct": _pct(seat_points[seat], seat_count[seat]),
@@ -126,8 +137,7 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
                 "score_pct": _pct(agent_seat_points[i, seat], agent_seat_count[i, seat]),
                 "advantage_elo": np.nan, "advantage_low": np.nan, "advantage_high": np.nan,
             })
-    seats = pd.DataFrame(seat_rows)
-    return Tables(standings, pairs, seats, fit, labels)
+    return pd.DataFrame(seat_rows)
 
 
 def _r1(x) -> float:
