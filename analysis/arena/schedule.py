@@ -178,8 +178,7 @@ class Schedule(Sequence):
     def __eq__(self, other) -> bool:
         if not isinstance(other, Schedule):
             return NotImplemented
-        return (self.config.identity(), self.first_id, self.extra) == \
-            (other.config.identity(), other.first_id, other.extra)
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
     __hash__ = None
 

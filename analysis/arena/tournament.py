@@ -182,7 +182,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
 
 def write_tables(config: TournamentConfig, out_dir: str, log: GameLog):
     """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count."""
-    from niwa.analysis.stats.standings import compute_tables, plot_ratings, read_games
+    from niwa.analysis.stats.standings import compute_tables, read_games
 
     games = read_games(os.path.join(out_dir, GAMES_CSV))
     tables = compute_tables(games[games["game_id"].astype(int).isin(list(log.rows))],
@@ -193,6 +193,28 @@ def write_tables(config: TournamentConfig, out_dir: str, log: GameLog):
     plot_ratings(tables, os.path.join(out_dir, "ratings.png"),
                  f"{config.game}: {len(log.rows)} games")
     return tables
+
+
+def plot_ratings(tables, path: str, title: str = "") -> None:
+    """Ratings with 95% interval bars, strongest on top (PNG, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    st = tables.standings.iloc[::-1]
+    y = np.arange(len(st))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(st) + 1.5))
+    err = np.vstack([st["rating"] - st["rating_low"], st["rating_high"] - st["rating"]])
+    ax.errorbar(st["rating"], y, xerr=err, fmt="o", capsize=4, color="tab:green")
+    ax.axvline(0, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, st["agent"])
+    ax.set_xlabel("Elo (mean 0), 95% interval")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunResult,

@@ -157,25 +157,3 @@ def _game_outcomes(results: np.ndarray, error_seat: np.ndarray) -> np.ndarray:
     out[forfeit] = 1
     out[forfeit, error_seat[forfeit]] = -1
     return out
-
-
-def plot_ratings(tables: Tables, path: str, title: str = "") -> None:
-    """Ratings with 95% interval bars, strongest on top (PNG, Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    st = tables.standings.iloc[::-1]
-    y = np.arange(len(st))
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(st) + 1.5))
-    err = np.vstack([st["rating"] - st["rating_low"], st["rating_high"] - st["rating"]])
-    ax.errorbar(st["rating"], y, xerr=err, fmt="o", capsize=4, color="tab:green")
-    ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_yticks(y, st["agent"])
-    ax.set_xlabel("Elo (mean 0), 95% interval")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
