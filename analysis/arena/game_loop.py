@@ -28,7 +28,7 @@ from niwa.ext.game import PLAYER_TERMINAL as TERMINAL
 from niwa.ext.registry import sample_outcome
 
 
-class PlayerRequest(Exception):  # noqa: N818 -- a request, not an error
+class PlayerRequest(Exception):
     """Raised by an agent (a person at a prompt) to steer the loop instead of moving."""
 
     seat: int = -1      # set by the loop: who asked
@@ -42,7 +42,9 @@ class QuitRequest(PlayerRequest):
     """Leave the game unfinished."""
 
 
-class _Forfeit(Exception):  # noqa: N818 -- internal control flow
+class _Forfeit(Exception):
+    """An agent lost the game (internal: ends the loop)."""
+
     def __init__(self, seat: int, what: str):
         super().__init__(what)
         self.seat, self.what = seat, what
@@ -213,7 +215,8 @@ def _illegal_seat(state, joint) -> int:
 
 def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits=None,
          labels=None, forfeits: bool = True, watcher: Watcher | None = None) -> GameResult:
-    """Play `state` (changed in place) to the end with one agent per seat.
+    """Play `state` to the end with one agent per seat; the final state is
+    `GameResult.state` (`state` itself unless a move was undone, which replays a clone).
 
     `chance_rng` samples chance outcomes (a niwa Rng); `time_limits` are seconds per move
     by seat (None: no limit); `labels` name the seats in forfeit messages.

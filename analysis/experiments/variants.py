@@ -3,14 +3,15 @@
 An *experiment* is a game, settings to vary (`rule=basic,pro`), the players (self-play with
 one agent spec, a lineup of specs, or a sweep of strengths) and a number of games. It is cut
 into *cells*, one per combination of varied settings (and per strength): each cell is an
-ordinary tournament configuration (niwa.analysis.arena.tournament), played by the tournament
-runner, so it is parallel, resumable and reproducible in the same way. All cells share one
+ordinary tournament configuration (arena.schedule), and the experiment is the cells'
+schedules one after the other, fed to the same run engine as a tournament (arena.runner),
+so it is parallel, resumable and reproducible in the same way. All cells share one
 log, games.csv: game_id = cell * 1,000,000 + the game's index in its cell's schedule, and a
 `cell` column names the cell. Because a cell's schedule only grows at its end when more
 games are asked for, `--resume --games N` can also extend a finished experiment.
 
 Each cell has its own seed, derived from the experiment seed and the cell's label: cells are
-independent samples, which is what the two-sample tests below assume.
+independent samples, which is what the two-sample tests of experiments.findings assume.
 
 Per-cell metrics are in experiments.metrics, the comparisons between cells and the
 verdicts in experiments.findings.
