@@ -164,11 +164,11 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
 
     Example: niwa bench lotus       (or: niwa bench --suite --out bench.csv)
     """
-    from niwa.analysis.bench import bench_engine_vs_oracle
+    from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 
     if suite:
         try:
-            from niwa.analysis.bench_suite import format_table, run_suite
+            from niwa.analysis.bench.suite import format_table, run_suite
         except ImportError as e:
             raise UserError(f"niwa bench --suite needs the openspiel extra "
                             f"(pip install 'niwa[openspiel]'): {e}") from None
@@ -186,7 +186,7 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
             f" {r['oracle_actions_s']:>11,.0f} actions/s | ratio {r['ratio']:,.0f}x"
         )
         if search:
-            from niwa.solver.bench import search_speed
+            from niwa.analysis.bench.search import search_speed
 
             q = search_speed(name, seconds=seconds, seed=seed, **kw)
             click.echo(
