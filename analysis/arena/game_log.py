@@ -24,8 +24,9 @@ def csv_columns(n_players: int) -> list[str]:
             + ["plies", "capped", "error_seat", "error", "scores", "duration_s"])
 
 
-def play_task(task: GameTask) -> dict:
-    """Play one scheduled game to the end; agent failures forfeit the game, never raise."""
+def play_task(task: GameTask, move_clock=None) -> dict:
+    """Play one scheduled game to the end; agent failures forfeit the game, never raise.
+    `move_clock` is the game loop's (a watchdog's view of the move in progress)."""
     from niwa.ext.game import Rng
     from niwa.ext.registry import get_game
 
@@ -36,7 +37,8 @@ def play_task(task: GameTask) -> dict:
         result = agents
     else:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
-                      time_limits=task.time_limits, labels=task.labels)
+                      time_limits=task.time_limits, labels=task.labels,
+                      move_clock=move_clock)
     return game_row(task, result, time.perf_counter() - t0)
 
 

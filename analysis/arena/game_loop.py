@@ -103,7 +103,9 @@ class Watcher:
 class _Game:
     """One running game: the state, the agents, the record of actions for undo."""
 
-    def __init__(self, state, agents, chance_rng, time_limits, labels, forfeits, watcher):
+    def __init__(self, state, agents, chance_rng, time_limits, labels, forfeits, watcher,
+                 move_clock=None):
+        self.move_clock = move_clock
         self.start = state.clone()
         self.state = state
         self.agents = agents
@@ -131,6 +133,8 @@ class _Game:
     def ask(self, seat: int):
         """The seat's action; a crash or a time overrun forfeits."""
         start = time.perf_counter()
+        if self.move_clock is not None:     # a watchdog outside may stop a move that hangs
+            self.move_clock.started(seat, self.time_limits[seat], len(self.actions))
         try:
             action = self.agents[seat].step(self.state.clone(), seat)
         except PlayerRequest as request:
@@ -138,6 +142,9 @@ class _Game:
             raise
         except Exception as e:
             self.fail(seat, "crashed", e)
+        finally:
+            if self.move_clock is not None:
+                self.move_clock.finished()
         spent = time.perf_counter() - start
         limit = self.time_limits[seat]
         if limit is not None and spent > limit:
@@ -214,14 +221,17 @@ def _illegal_seat(state, joint) -> int:
 
 
 def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits=None,
-         labels=None, forfeits: bool = True, watcher: Watcher | None = None) -> GameResult:
+         labels=None, forfeits: bool = True, watcher: Watcher | None = None,
+         move_clock=None) -> GameResult:
     """Play `state` to the end with one agent per seat; the final state is
     `GameResult.state` (`state` itself unless a move was undone, which replays a clone).
 
     `chance_rng` samples chance outcomes (a niwa Rng); `time_limits` are seconds per move
-    by seat (None: no limit); `labels` name the seats in forfeit messages.
+    by seat (None: no limit); `labels` name the seats in forfeit messages. `move_clock`
+    (optional) is told `started(seat, limit, ply)` and `finished()` around every move, so
+    that a watchdog in another process can stop a move that never returns (arena.executors).
     """
-    game = _Game(state, agents, chance_rng, time_limits, labels, forfeits, watcher)
+    game = _Game(state, agents, chance_rng, time_limits, labels, forfeits, watcher, move_clock)
     failed = None
     try:
         game.start_agents()
