@@ -35,6 +35,16 @@ class TournamentError(NiwaError):
     """A tournament that cannot be set up, resumed or run (one-line message)."""
 
 
+MAX_GAME_ID = 2**63 - 1     # game ids fit a signed 64-bit integer (every CSV reader's)
+
+
+def identity_digest(identity: dict) -> str:
+    """A digest of a run's identity, kept beside it in the run's record: a record edited
+    by hand (its seed, say) no longer matches it, and resume refuses it."""
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def derive_seed(root: int, *labels) -> int:
     """A 63-bit seed from the tournament seed and labels (e.g. 'agent', game_id, seat)."""
     text = ":".join(str(x) for x in (root, *labels)).encode()
@@ -175,6 +185,9 @@ class Schedule(Sequence):
     def __iter__(self) -> Iterator[GameTask]:
         return (self._task(i) for i in range(len(self)))
 
+    def identity_digest(self) -> str:
+        return identity_digest(self.config.identity())
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, Schedule):
             return NotImplemented
@@ -185,12 +198,33 @@ class Schedule(Sequence):
     def includes(self, game_id: int) -> bool:
         return 0 <= game_id - self.first_id < len(self)
 
-    def owns(self, game_id: int, row: dict) -> bool:
-        """Whether a logged row is this schedule's game `game_id` (resume validation)."""
+    def id_ranges(self) -> list[tuple[int, int]]:
+        """The game ids of the schedule, as [start, end) ranges."""
+        return [(self.first_id, self.first_id + len(self))]
+
+    def task_for(self, game_id: int) -> GameTask:
+        return self._task(game_id - self.first_id)
+
+    def check_row(self, game_id: int, row: dict) -> str | None:
+        """What in a logged row contradicts this schedule's game `game_id` (what the
+        configuration and the seeds fix: round, table, game, variant, deal seed, agents in
+        their seats), or None. Resume validates every row with it."""
         if not self.includes(game_id):
-            return False
-        labels = self._task(game_id - self.first_id).labels
-        return tuple(row[f"agent_{s}"] for s in range(len(labels))) == labels
+            return f"is not one of the {len(self)} games of this schedule"
+        task = self.task_for(game_id)
+        expected = {"round": str(task.round), "table": str(task.table), "game": task.game,
+                    "variant": variant_text(task.variant), "deal_seed": str(task.deal_seed),
+                    **{f"agent_{s}": label for s, label in enumerate(task.labels)},
+                    **{k: str(v) for k, v in task.extra}}
+        for column, value in expected.items():
+            if row.get(column) != value:
+                return f"{column} is {row.get(column)!r}, the schedule says {value!r}"
+        return None
+
+
+def variant_text(variant: tuple) -> str:
+    """A variant as games.csv shows it: 'key=value key=value' (sorted keys)."""
+    return " ".join(f"{k}={v}" for k, v in variant)
 
 
 def build_schedule(config: TournamentConfig) -> Schedule:

@@ -17,13 +17,14 @@ import numpy as np
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
 from niwa.analysis.arena.game_log import GameLog, csv_columns
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
-from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,
     Schedule,
     TournamentConfig,
     TournamentError,
     games_per_round,
+    identity_digest,
     tables_for,
 )
 
@@ -45,9 +46,21 @@ class TournamentOutcome:
 
 
 def load_saved_config(out_dir: str) -> TournamentConfig | None:
-    return read_record(os.path.join(out_dir, META_JSON),
-                       lambda meta: TournamentConfig(**meta["config"]), TournamentError,
-                       "tournament")
+    """The configuration recorded in out_dir (None if there is none); a record edited by
+    hand (its seed, say) no longer matches its identity digest and is refused."""
+    path = os.path.join(out_dir, META_JSON)
+
+    def parse(meta):
+        config = TournamentConfig(**meta["config"])
+        digest = meta.get("identity_digest")
+        if (digest is not None and digest != identity_digest(config.identity())) \
+                or ("seed" in meta and meta["seed"] != config.seed):
+            raise TournamentError(
+                f"{path}: the configuration was edited (it no longer matches its "
+                "identity_digest); restore it, or start a new tournament in another --out")
+        return config
+
+    return read_record(path, parse, TournamentError, "tournament")
 
 
 def _agent_settings(config) -> dict:
@@ -70,7 +83,8 @@ def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: 
 class SprtStop:
     """The SPRT as the runner's stop rule: feeds finished game pairs to the test strictly
     in schedule order, so the stopping point (and so every table) is the same whatever
-    the number of workers."""
+    the number of workers. Only the scores of games that finished ahead of their turn are
+    kept (a few, as games finish almost in order)."""
 
     def __init__(self, spec: dict, labels: list[str]):
         from niwa.analysis.stats.sprt import SprtSpec, SprtTracker
@@ -78,6 +92,7 @@ class SprtStop:
         self.tracker = SprtTracker(SprtSpec(**spec))
         self.tested = labels[0]
         self.next_pair = 0
+        self.waiting: dict[int, float] = {}   # game id -> score, not yet tested
         self.stop_after: int | None = None   # last game id that counts
 
     def _score(self, row) -> float:
@@ -86,19 +101,24 @@ class SprtStop:
         mine, theirs = float(row[f"result_{seat}"]), float(row[f"result_{other}"])
         return 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
 
-    @property
-    def keep(self) -> set[int] | None:
-        return None if self.stop_after is None else set(range(self.stop_after + 1))
+    def keep(self, game_id: int) -> bool:
+        return self.stop_after is None or game_id <= self.stop_after
 
-    def should_stop(self, rows: dict) -> bool:
+    def add(self, row: dict) -> None:
+        gid = int(row["game_id"])
+        if self.stop_after is None and gid >= 2 * self.next_pair:
+            self.waiting[gid] = self._score(row)
+
+    def should_stop(self) -> bool:
         while self.stop_after is None:
             first, second = 2 * self.next_pair, 2 * self.next_pair + 1
-            if first not in rows or second not in rows:
+            if first not in self.waiting or second not in self.waiting:
                 break
-            decision = self.tracker.add_pair(self._score(rows[first]), self._score(rows[second]))
+            decision = self.tracker.add_pair(self.waiting.pop(first), self.waiting.pop(second))
             self.next_pair += 1
             if decision:
                 self.stop_after = second
+                self.waiting.clear()
         return self.stop_after is not None
 
 
@@ -126,16 +146,30 @@ class Leader:
         return f"{top} {100 * self.points[top] / self.games[top]:.0f}%"
 
 
+def _holds_games(games_path: str) -> bool:
+    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
+    if not os.path.exists(games_path):
+        return False
+    with open(games_path, "rb") as f:
+        f.readline()
+        return bool(f.read(1))
+
+
 def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
-    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise."""
+    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise.
+
+    --resume into a folder without a record (a run killed before it wrote anything, or a
+    new folder) starts the tournament: so the same command can be repeated until it ends."""
     saved = load_saved_config(out_dir)
     games_path = os.path.join(out_dir, GAMES_CSV)
     if resume:
-        if saved is None:
+        if saved is None and _holds_games(games_path):
             raise TournamentError(
-                f"nothing to resume: {os.path.join(out_dir, META_JSON)} does not exist")
-        _check_identity(saved, config, out_dir)
-    elif saved is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+                f"{games_path} holds games but {os.path.join(out_dir, META_JSON)} does not "
+                "exist: cannot tell which tournament it is")
+        if saved is not None:
+            _check_identity(saved, config, out_dir)
+    elif saved is not None or _holds_games(games_path):
         raise TournamentError(
             f"{out_dir} already holds a tournament; pass --resume to finish it, or choose "
             "another --out")
@@ -143,20 +177,28 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
 
 
 def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
-                   progress: bool | None = None, command: str = "") -> TournamentOutcome:
-    """Play (or finish) the tournament into out_dir and write every table."""
+                   progress: bool | None = None, command: str = "",
+                   on_bad_rows: str = "stop") -> TournamentOutcome:
+    """Play (or finish) the tournament into out_dir and write every table.
+
+    The record (tournament.json) is written before the first byte of games.csv, so a kill
+    at any moment leaves a folder that --resume finishes."""
     executor = executor or LocalExecutor()
     saved = check_out_dir(config, out_dir, resume)
     os.makedirs(out_dir, exist_ok=True)
     games_path = os.path.join(out_dir, GAMES_CSV)
     meta_path = os.path.join(out_dir, META_JSON)
     schedule = Schedule(config)
-    log = GameLog(games_path, csv_columns(config.players))
-    check_log(log, schedule, lambda gid: TournamentError(
-        f"{games_path} game {gid} does not belong to this schedule"))
+
+    def open_log():
+        return GameLog(games_path, csv_columns(config.players), schedule.check_row,
+                       on_bad_rows)
+
+    log = open_log() if os.path.exists(games_path) else None
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
     meta.update({
         "command": meta.get("command", command), "config": config.identity(),
+        "identity_digest": identity_digest(config.identity()),
         "labels": config.labels, "seed": config.seed, "status": "running",
         "schedule": {"games": len(schedule), "rounds": config.rounds,
                      "games_per_round": games_per_round(config),
@@ -164,15 +206,19 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
         "agent_settings": _agent_settings(config),
         "versions": versions(isinstance(executor, DaskExecutor)),
     })
-    run_record = start_run(meta, command, executor, len(log.rows))
+    run_record = start_run(meta, command, executor, len(log.done) if log else 0)
+    if log is not None and log.dropped:
+        run_record["dropped_rows"] = log.dropped[:20]
     write_record(meta_path, meta)
+    log = log or open_log()
 
     sprt = SprtStop(config.sprt, config.labels) if config.sprt else None
     result = run_schedule(schedule, log, executor, desc=config.game, progress=progress,
                           stop_rule=sprt, status=Leader(config.players))
-    tables = write_tables(config, out_dir, log) if log.rows else None
+    rows = list(log.read_rows())
+    tables = write_tables(config, out_dir, rows) if rows else None
     end_run(run_record, result.played_now)
-    _summarise(meta, config, log, result, sprt, tables)
+    _summarise(meta, config, rows, result, sprt, tables)
     write_record(meta_path, meta)
     if result.interrupted:
         raise KeyboardInterrupt
@@ -180,18 +226,19 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
                              result.finished, meta.get("sprt"), meta)
 
 
-def write_tables(config: TournamentConfig, out_dir: str, log: GameLog):
-    """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count."""
-    from niwa.analysis.stats.standings import compute_tables, read_games
+def write_tables(config: TournamentConfig, out_dir: str, rows: list[dict]):
+    """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count (the
+    valid rows of the log)."""
+    import pandas as pd
 
-    games = read_games(os.path.join(out_dir, GAMES_CSV))
-    tables = compute_tables(games[games["game_id"].astype(int).isin(list(log.rows))],
-                            config.labels, config.players)
+    from niwa.analysis.stats.standings import compute_tables
+
+    tables = compute_tables(pd.DataFrame(rows), config.labels, config.players)
     tables.standings.to_csv(os.path.join(out_dir, "standings.csv"), index=False)
     tables.pairs.to_csv(os.path.join(out_dir, "pairs.csv"), index=False)
     tables.seats.to_csv(os.path.join(out_dir, "seats.csv"), index=False)
     plot_ratings(tables, os.path.join(out_dir, "ratings.png"),
-                 f"{config.game}: {len(log.rows)} games")
+                 f"{config.game}: {len(rows)} games")
     return tables
 
 
@@ -217,19 +264,19 @@ def plot_ratings(tables, path: str, title: str = "") -> None:
     plt.close(fig)
 
 
-def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunResult,
+def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: RunResult,
                sprt: SprtStop | None, tables) -> None:
-    errors = [r["error"] for r in log.rows.values() if r["error"]]
+    errors = [r["error"] for r in rows if r["error"]]
     meta.update({
         "status": ("sprt-stopped" if result.stopped and sprt else "finished" if result.finished
                    else "interrupted"),
-        "games_recorded": len(log.rows),
+        "games_recorded": len(rows),
         "forfeits": len(errors), "forfeit_examples": errors[:5],
-        "capped": sum(r["capped"] == "1" for r in log.rows.values()),
+        "capped": sum(r["capped"] == "1" for r in rows),
     })
     if sprt:
         meta["sprt"] = {**sprt.tracker.summary(), "tested": config.labels[0],
-                        "against": config.labels[1], "stopped_after_games": len(log.rows)
+                        "against": config.labels[1], "stopped_after_games": len(rows)
                         if result.stopped else None}
     if tables is not None:
         meta["standings"] = tables.standings.replace({np.nan: None}).to_dict("records")
