@@ -36,6 +36,9 @@ class TournamentError(NiwaError):
 
 
 MAX_GAME_ID = 2**63 - 1     # game ids fit a signed 64-bit integer (every CSV reader's)
+MAX_MOVE_SECONDS = 86_400.0  # a day per move: the longest budget that means anything
+MAX_PLIES = 10**9
+MAX_SEED = 2**64 - 1
 
 
 def identity_digest(identity: dict) -> str:

@@ -20,6 +20,10 @@ from niwa.analysis.arena.records import end_run, read_record, start_run, version
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,
+    MAX_GAME_ID,
+    MAX_MOVE_SECONDS,
+    MAX_PLIES,
+    MAX_SEED,
     Schedule,
     TournamentConfig,
     TournamentError,
@@ -317,14 +321,26 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
         raise TournamentError(f"unknown --format {fmt!r}; expected {' or '.join(FORMATS)}")
     if games is not None and rounds is not None:
         raise TournamentError("give --games or --rounds, not both")
-    for name, value in (("--games", games), ("--rounds", rounds), ("--max-plies", max_plies)):
-        if value is not None and value < 1:
-            raise TournamentError(f"{name} must be at least 1, got {value}")
-    if move_time is not None and not move_time > 0:
-        raise TournamentError(f"--move-time must be positive, got {move_time}")
+    for name, value, high in (("--games", games, MAX_GAME_ID), ("--rounds", rounds, MAX_GAME_ID),
+                              ("--max-plies", max_plies, MAX_PLIES), ("--seed", seed, MAX_SEED)):
+        if value is not None and not (isinstance(value, int) and (name == "--seed" or value >= 1)):
+            raise TournamentError(f"{name} must be a whole number of at least 1, got {value}")
+        if value is not None and not 0 <= value <= high:
+            raise TournamentError(f"{name} must be between {1 - (name == '--seed')} and "
+                                  f"{high}, got {value}")
+    if move_time is not None and not 0 < move_time <= MAX_MOVE_SECONDS:
+        raise TournamentError(f"--move-time must be above 0 and at most {MAX_MOVE_SECONDS:g} "
+                              f"seconds, got {move_time}")
+    if not 0 <= time_margin <= MAX_MOVE_SECONDS:     # also refuses nan
+        raise TournamentError(f"--time-margin must be between 0 and {MAX_MOVE_SECONDS:g} "
+                              f"seconds, got {time_margin}")
     sprt_spec = None
     if sprt:
         sprt_spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
+        if not all(-4000 <= v <= 4000 for v in (sprt_spec.elo0, sprt_spec.elo1)):
+            raise TournamentError(f"--sprt elo0 and elo1 must be finite Elo differences "
+                                  f"within +-4000, got elo0={sprt_spec.elo0:g} "
+                                  f"elo1={sprt_spec.elo1:g}")
         if len(agents) != 2 or n_players != 2:
             raise TournamentError("--sprt tests two agents in a two-player game "
                                   f"(here {len(agents)} agents, {n_players} players)")
@@ -341,6 +357,10 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
             notes.append(f"--games {wanted} rounded up to {rounds * orders} so that every "
                          f"seat order ({orders}) is played equally often")
     config.rounds = int(rounds)
+    total = len(tables) * orders * config.rounds
+    if total > MAX_GAME_ID:
+        raise TournamentError(f"{config.rounds} rounds would schedule {total} games; at most "
+                              f"{MAX_GAME_ID} (game ids are 64-bit integers)")
     notes.append(f"{len(tables)} table{'s' * (len(tables) != 1)} x {orders} seat orders x "
                  f"{config.rounds} rounds = {len(tables) * orders * config.rounds} games")
     return config, notes
@@ -356,6 +376,8 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
         return make_config(game, list(agents), variant=variant, **options)
     saved = load_saved_config(out_dir)
     if saved is None:
+        if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run
+            return make_config(game, list(agents), variant=variant, **options)
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
     if not ({"games", "rounds"} & given):
         options["rounds"] = saved.rounds

@@ -32,6 +32,7 @@ from niwa.analysis.arena.game_log import GameLog, csv_columns
 from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
+    MAX_SEED,
     Schedule,
     TournamentConfig,
     TournamentError,
@@ -162,8 +163,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     from niwa.ext.registry import get_game
 
     info = get_game(exp.game)
-    if exp.games < 1:
-        raise AnalysisError(f"--games must be at least 1, got {exp.games}")
+    if not 1 <= exp.games <= STRIDE:
+        raise AnalysisError(f"--games must be between 1 and {STRIDE}, got {exp.games}")
+    if not 0 <= exp.seed <= MAX_SEED:
+        raise AnalysisError(f"--seed must be between 0 and {MAX_SEED}, got {exp.seed}")
     if exp.max_plies is not None and exp.max_plies < 1:
         raise AnalysisError(f"max_plies must be at least 1, got {exp.max_plies}")
     if exp.players is not None and any(k == "players" for k, _ in exp.vary):
@@ -418,13 +421,14 @@ class AnalysisOutcome:
 
 def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             progress: bool | None = None, command: str = "",
-            plan: tuple[list[Cell], list[str]] | None = None) -> AnalysisOutcome:
+            plan: tuple[list[Cell], list[str]] | None = None,
+            on_bad_rows: str = "stop") -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
     from niwa.analysis.experiments import plots, report
 
     cells, notes = plan or plan_cells(exp)
-    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command)
+    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command, on_bad_rows)
     games = read_games(out_dir, cells)
     if games.empty:
         return AnalysisOutcome(None, run, [GAMES_CSV])
