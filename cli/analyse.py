@@ -8,7 +8,6 @@ import time
 
 import click
 
-from niwa.analysis.experiments.variants import STRIDE
 from niwa.cli.common import (
     SEED,
     AgentsCommand,
@@ -19,6 +18,10 @@ from niwa.cli.common import (
     runner_options,
     user_errors,
 )
+
+
+# experiments.variants.STRIDE (not imported here: it would load scipy for every command)
+MAX_GAMES_PER_VARIANT = 1_000_000
 
 
 def register(main: click.Group) -> None:
@@ -38,7 +41,7 @@ def register(main: click.Group) -> None:
 @click.option("--strengths", multiple=True, metavar="NAME:KEY=V1,V2,...",
               help="Sweep self-play strength, e.g. mcts:iters=100,1000,10000 (repeatable; "
                    "weakest first).")
-@click.option("--games", "-n", type=Number(int, 1, STRIDE), default=1000, show_default=True,
+@click.option("--games", "-n", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=1000, show_default=True,
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
 @click.option("--players", type=Number(int, 1, 64), default=None,
