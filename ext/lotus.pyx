@@ -592,7 +592,7 @@ def _read_goal(LotusState s, str text):
         c = _colour(letter, d.nplayers, "goal")
         if c in goals:
             raise NotationError(f"goal: {letter} is given twice")
-        goals[c] = integer(count, f"goal count of {letter}", 0, d.stones_each)
+        goals[c] = integer(count, f"goal of {letter}", 0, d.stones_each)
     if sorted(goals) != list(range(d.nplayers)):
         raise NotationError(f"goal must give a count for each of {', '.join(letters)}")
     for p in range(d.nplayers):

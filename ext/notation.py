@@ -83,7 +83,7 @@ def integer(text: str, where: str, lo: int, hi: int) -> int:
         raise NotationError(f"{where}: {text[:24]!r} is not an integer; expected {lo}..{hi}")
     value = int(text)
     if not lo <= value <= hi:
-        raise NotationError(f"{where}: {value} is out of range {lo}..{hi}")
+        raise NotationError(f"{where} {value} is out of range {lo}..{hi}")
     return value
 
 
