@@ -644,8 +644,24 @@ def _read_turn(LotusState s, str text):
         if d.to_move != 0:
             raise NotationError("the pro opening belongs to W (seat 0)")
         d.opening = 1 if tok == "opening=first" else 2
-    if d.opening == 1 and any(d.height[i] for i in range(d.nspaces)):
-        raise NotationError("opening=first needs an empty track (it is seat 0's first action)")
+    if d.opening:
+        _check_opening(s)
+
+
+def _check_opening(LotusState s):
+    """The pro opening happens before anything else: at opening=first every stone is still
+    at the start, at opening=second exactly one of W's has left it."""
+    d = &s.d
+    moved = [d.stones_each - sum(s.start_towers(p)) for p in range(d.nplayers)]
+    if d.opening == 1 and moved[0]:
+        raise NotationError("opening=first needs every stone at the start (it is seat 0's "
+                            "first action)")
+    if d.opening == 2 and moved[0] != 1:
+        raise NotationError(f"opening=second comes after W's first stone, but {moved[0]} of "
+                            f"W's stones have left the start")
+    if moved[1]:
+        raise NotationError("the pro opening comes before B's first move, but B's stones "
+                            "have left the start")
 
 
 def from_notation(text):
