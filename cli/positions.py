@@ -72,6 +72,8 @@ def new_cmd(game, players, variants, seed):
     info = get_game(game)
     kw = parse_variant_options(variants)
     if players is not None:
+        if "players" in kw:
+            raise UserError("players is given twice (--players and -v players=...)")
         kw["players"] = players
     click.echo(info.new(seed=seed, **kw).to_notation())
 

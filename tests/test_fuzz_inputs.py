@@ -218,7 +218,10 @@ def _one_error_line(result):
     ["new", "lotus", "-v", "players=3", "-v", "players=4"],
     ["new", "lotus", "-v", "players=1e309"], ["new", "lotus", "-v", "players=nan"],
     ["new", "lotus", "-v", "players=inf"], ["new", "lotus", "-v", "players=99999999999999999999"],
-    ["new", "lotus", "--players", "99999999999999999999"], ["new", "bonsai", "--seed", "-1"],
+    ["new", "lotus", "--players", "99999999999999999999"],
+    ["new", "lotus", "--players", "3", "-v", "players=4"],
+    ["new", "lotus", "-v", "new-round=keep"], ["new", "haru", "-v", "new-round=keep",
+                                                "-v", "new_round=reset"], ["new", "bonsai", "--seed", "-1"],
     ["new", "haru", "--seed", "99999999999999999999"],
 ])
 def test_cli_edge_cases_fail_in_one_line(args):
