@@ -50,8 +50,8 @@ from niwa.ext.game cimport State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMIN
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
+from niwa.ext.errors import IllegalActionError, NotationError
 from niwa.ext.notation import integer, read_header, section, split_parts
-from niwa.ext.errors import IllegalActionError, NotationError, VariantError
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
