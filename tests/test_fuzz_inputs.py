@@ -177,6 +177,17 @@ def test_known_crashers_are_refused_in_one_line(text):
     assert not check_parse(text)
 
 
+@pytest.mark.parametrize("old,new", [
+    ("T*3", "T*4294967296"), ("p0 tree -", "p0 tree L0,2147483648"),
+    ("p0 tree -", "p0 tree W0,1e3"), ("turns=0", "turns=0 turns=1"), ("turns=0", "turns=nan"),
+    ("supply W1", "supply W9223372036854775808"), ("turn p0", "turn p-1"),
+])
+def test_bonsai_numbers_out_of_range_are_refused_in_one_line(old, new):
+    text = get_game("bonsai").new(seed=1).to_notation()
+    assert old in text
+    assert not check_parse(text.replace(old, new, 1))
+
+
 LOTUS_PRO = "lotus players=2 rule=pro trampoline=optional"
 HARU_START = ("haru figures=best croak=random new_round=keep target=5 view=simultaneous; "
               "pond o.o.o/.oyD./oo.oo/.oor./o.o.o; flowers -; frogs Y:c2 R:d4; score Y:0 R:0; "
