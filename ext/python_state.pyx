@@ -430,6 +430,7 @@ cdef class PythonGameState(State):
         return self._wrap(self.game.resample_hidden(player, as_rng(rng)))
 
     def action_to_string(self, int action, player=None):
+        raise_pending()     # (searches name their moves last: a failure inside surfaces here)
         return str(self.game.action_to_string(action, player))
 
     def string_to_action(self, str text, player=None):

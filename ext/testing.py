@@ -148,8 +148,10 @@ def _contract_game(spec, variant, seed, deep_every, max_plies, report):
     bound = spec.num_distinct_actions(full)
     longest = spec.max_game_length(full)
     hashes: dict[str, int] = {}
-    start = state.clone()
+    start, text = state.clone(), state.to_notation()
     plies = start.random_playout(seed)
+    where.position = text
+    where.check(state.to_notation() == text, "a random playout on a clone changed the original")
     where.check(start.is_terminal(), "random_playout() did not end the game")
     where.check(plies <= longest, f"random_playout() took {plies} plies; "
                                   f"max_game_length is {longest}")
@@ -167,7 +169,7 @@ def _contract_game(spec, variant, seed, deep_every, max_plies, report):
         if deep:
             where.check(before.to_notation() == where.position and before.clone().hash()
                         == hashes[where.position],
-                        f"applying {step!r} to a state changed a clone made before")
+                                f"applying {step!r} to a state changed a clone made before")
         where.ply += 1
     report.games += 1
     report.longest = max(report.longest, where.ply)
