@@ -427,3 +427,17 @@ def test_the_example_package_installs_and_every_command_finds_it(tmp_path):
         if not had_it:
             subprocess.run([*pip, "uninstall", "-y", "niwa-nim"], check=True,
                            capture_output=True, timeout=120)
+
+
+def test_the_snippets_of_adding_a_game_run(monkeypatch):
+    """docs/adding-a-game.md: every ```python block, run in order in one namespace."""
+    root = NIM_DIR.parents[2]
+    text = (root / "docs" / "adding-a-game.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    assert len(blocks) >= 4
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    namespace = {"__name__": "adding_a_game"}
+    for block in blocks:
+        exec(compile(block, "docs/adding-a-game.md", "exec"), namespace)
+    assert namespace["report"].games == 3 * 3
