@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from example_games import NIM_DIR, nim_spec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from niwa.cli.main import main
 from niwa.ext.errors import GameContractError, IllegalActionError, NotationError, VariantError
@@ -143,6 +145,20 @@ def test_nim_notation_errors_name_the_offending_part(nim):
         with pytest.raises(NotationError, match=message.replace("(", r"\(").replace(")", r"\)")):
             nim.from_notation(text)
     nim.from_notation("nim heaps=3 size=3; piles 3 4 3; turn 0")    # 2 stones: 1 or 2 moves
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60) | st.builds(
+    lambda a, b, c: f"nim {a}; piles {b}; turn {c}",
+    st.sampled_from(["", "heaps=2", "heaps=2 size=1", "size=x", "rule=misere max_take=2"]),
+    st.text("0123456789 -²", max_size=8), st.text("01 x", max_size=3)))
+def test_nim_parsing_never_crashes(text):
+    spec = nim_spec()
+    try:
+        state = spec.from_notation(text)
+    except NotationError:
+        return
+    assert spec.from_notation(state.to_notation()) == state
 
 
 # ---- chance, simultaneous and hidden-information games through the adapter ----------------

@@ -131,7 +131,7 @@ def from_notation(text: str) -> Nim:
     if len(piles) - 1 != variant["heaps"]:
         raise NotationError(f"piles lists {len(piles) - 1} heaps; heaps={variant['heaps']}")
     for i, (word, most) in enumerate(zip(piles[1:], state.start, strict=True)):
-        if not word.isdigit() or int(word) > most:
+        if not (word.isascii() and word.isdigit()) or int(word) > most:
             raise NotationError(f"heap {HEAP_NAMES[i]} holds {word!r}; expected 0..{most} "
                                 f"(heaps only shrink)")
         state.piles[i] = int(word)
