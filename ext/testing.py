@@ -2,7 +2,8 @@
 
 `check_contract(spec)` plays seeded random games and checks, at every state, what the game
 contract (niwa.ext.game) promises: action ids in bounds, clone independence, hash and
-notation consistency, chance probabilities, returns, statistics and length bounds.
+notation consistency, chance probabilities, returns, statistics and length bounds (and
+that `spec.new(seed=...)` is reproducible).
 `check_lockstep(spec, variant, seed)` plays one seeded game in the engine and in the
 game's reference rules (its oracle, `spec.reference`) side by side and compares legal
 actions, chance outcomes, notations, terminal states and returns at every step.
@@ -142,6 +143,9 @@ def _contract_game(spec, variant, seed, deep_every, max_plies, report):
     where = _Where(spec.name, variant, seed)
     rng = random.Random(seed)
     state = spec.new(seed=seed, **variant)
+    where.position = state.to_notation()
+    where.check(spec.new(seed=seed, **variant).to_notation() == where.position,
+                "spec.new(seed=...) does not give the same position twice")
     full = dict(state.variant)
     where.check(all(k in spec.variants for k in full),
                 lambda: f"state.variant {full} has keys the spec does not declare")
