@@ -56,14 +56,16 @@ _failure = None
 cdef void _record(State s, str method, object error):
     """Keep the first failure; the state stops (acts as terminal) so searches end."""
     global _failure
-    (<PythonGameState>s).broken = True
+    cdef PythonGameState state = <PythonGameState>s
+    state.broken = True
     if _failure is None:
-        game = getattr((<PythonGameState>s).game, "game_name", type((<PythonGameState>s).game).__name__)
+        game = getattr(state.game, "game_name", type(state.game).__name__)
         if isinstance(error, GameContractError):
             _failure = GameContractError(f"{game}: {error}")
         else:
             _failure = GameContractError(
-                f"{game}: {method}() raised {type(error).__name__}: {error} (inside a search)")
+                f"{game}: {method}() raised {type(error).__name__}: {error} (inside a search, "
+                f"perft or playout)")
         _failure.__cause__ = error
 
 
