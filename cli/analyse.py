@@ -19,7 +19,6 @@ from niwa.cli.common import (
     user_errors,
 )
 
-
 # experiments.variants.STRIDE (not imported here: it would load scipy for every command)
 MAX_GAMES_PER_VARIANT = 1_000_000
 

@@ -1,7 +1,9 @@
-"""Where scheduled games are played: a local process pool or a Dask cluster.
+"""Where scheduled games are played: local worker processes or a Dask cluster.
 
 An executor's `run(tasks)` plays the tasks (sized, but generated lazily as taken) and yields
-each game's row as soon as it ends, in any order. Games are sent in batches sized to a
+each game's row as soon as it ends, in any order. The local executor keeps a watchdog on
+every move (LocalExecutor), so a move that never returns or a native crash costs one game,
+never the run. Games are sent in batches sized to a
 fraction of a second of play from the durations seen so far (`BatchSizer`), so short
 games do not drown in messaging and the tail of a run stays balanced.
 """

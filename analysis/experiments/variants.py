@@ -164,9 +164,9 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
 
     info = get_game(exp.game)
     if not 1 <= exp.games <= STRIDE:
-        raise AnalysisError(f"--games must be between 1 and {STRIDE}, got {exp.games}")
+        raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
     if not 0 <= exp.seed <= MAX_SEED:
-        raise AnalysisError(f"--seed must be between 0 and {MAX_SEED}, got {exp.seed}")
+        raise AnalysisError(f"--seed must be at least 0 and at most {MAX_SEED}, got {exp.seed}")
     if exp.max_plies is not None and exp.max_plies < 1:
         raise AnalysisError(f"max_plies must be at least 1, got {exp.max_plies}")
     if exp.players is not None and any(k == "players" for k, _ in exp.vary):
