@@ -209,8 +209,11 @@ class LocalExecutor:
         deaths: dict[int, int] = {}
         try:
             while pending or replay or any(w.tasks for w in workers):
-                for w in workers:
+                for i, w in enumerate(workers):
                     if not w.tasks and (replay or pending):
+                        if not w.proc.is_alive():     # died between games: a fresh one
+                            w.stop()
+                            workers[i] = w = _Worker(ctx)
                         w.send([replay.popleft()] if replay
                                else pending.take(sizer.next_size(pending.count)))
                 busy = [w for w in workers if w.tasks]
