@@ -403,3 +403,19 @@ def test_every_state_of_a_run_killed_before_its_first_game_is_finished(tmp_path,
         r = cli(*args, "--resume", "-o", out)
         assert r.exit_code == 0, r.output
     pd.testing.assert_frame_equal(comparable(games_of(out)), comparable(games_of(reference)))
+
+
+def test_the_final_sort_merges_chunks_and_keeps_only_what_counts(tmp_path, monkeypatch):
+    from niwa.analysis.arena import game_log
+
+    monkeypatch.setattr(game_log, "SORT_CHUNK_ROWS", 3)     # many chunks of 3 rows
+    path = str(tmp_path / "games.csv")
+    log = GameLog(path, csv_columns(2))
+    order = [5, 0, 9, 3, 1, 8, 2, 7, 4, 6, 11, 10]
+    for gid in order:
+        log.append({c: "" for c in csv_columns(2)} | {
+            "game_id": gid, "result_0": "1.0", "result_1": "0.0", "plies": gid, "capped": 0})
+    log.rewrite_sorted(keep=lambda gid: gid != 7)
+    ids = [int(r["game_id"]) for r in GameLog(path, csv_columns(2)).read_rows()]
+    assert ids == [g for g in range(12) if g != 7]
+    assert sorted(os.listdir(tmp_path)) == ["games.csv"]     # no chunk files left behind
