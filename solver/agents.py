@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
+from niwa.solver.results import SearchResult
 
 
 class AgentError(NiwaError):
@@ -27,6 +28,7 @@ class AgentError(NiwaError):
 
 class Agent:
     name = "agent"
+    _last: SearchResult | None = None
 
     def __init__(self, seed: int | None = None, **params):
         self.rng = Rng(0 if seed is None else seed)
@@ -41,9 +43,10 @@ class Agent:
     def reset(self) -> None:
         """A new game starts."""
 
-    def analysis(self) -> dict:
-        """What the agent found at its last step (value, visits...), for logs; optional."""
-        return {}
+    def analysis(self) -> SearchResult | None:
+        """What the agent found at its last step (value, visits, line...), for logs; None
+        when it reports nothing. Searching agents keep their search's result as-is."""
+        return self._last
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.params}>"
@@ -88,11 +91,8 @@ class GreedyAgent(Agent):
             else:
                 scores.append(_value_for(state.child(a), player))
         top = max(scores)
-        self._last = {"value": top}
+        self._last = SearchResult(algo="greedy", value=top, player=player)
         return self.rng.choice([a for a, v in zip(actions, scores, strict=True) if v >= top - 1e-12])
-
-    def analysis(self):
-        return getattr(self, "_last", {})
 
 
 def _value_for(state, player) -> float:
@@ -121,7 +121,6 @@ class MCTSAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.tree = None
-        self._last = {}
 
     def _tree(self, state):
         from niwa.solver.mcts import MCTS
@@ -148,20 +147,11 @@ class MCTSAgent(Agent):
         self._last = result
         if _is_simultaneous(state):
             return self.tree.sample_strategy(player, self.rng)
-        return result["best"]
+        return result.best
 
     def reset(self):
         if self.tree is not None:
             self.tree.clear()
-
-    def analysis(self):
-        r = self._last
-        if not r:
-            return {}
-        top = r["actions"][0] if r["actions"] else {}
-        return {"value": r["value"], "proven": r["proven"], "visits": top.get("visits"),
-                "iterations": r["iterations"], "nodes": r["nodes"], "pv": r["pv"][:6],
-                **({"strategies": r["strategies"]} if "strategies" in r else {})}
 
 
 class ISMCTSAgent(MCTSAgent):
@@ -182,7 +172,6 @@ class AlphaBetaAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.searcher = None
-        self._last = {}
 
     def step(self, state, player):
         from niwa.solver.alphabeta import AlphaBeta
@@ -204,12 +193,12 @@ class AlphaBetaAgent(Agent):
             if _is_simultaneous(state):
                 choice = self._sample_row(r, actions)
             else:
-                choice = r["best"] if r["best"] in actions else self.rng.choice(actions)
+                choice = r.best if r.best in actions else self.rng.choice(actions)
             votes[choice] = votes.get(choice, 0) + 1
         return max(votes, key=lambda a: (votes[a], -actions.index(a)))
 
     def _sample_row(self, r, actions):
-        strategy = r.get("strategy")
+        strategy = r.strategy
         if not strategy or not strategy["rows"]:
             return self.rng.choice(actions)
         u = self.rng.random()
@@ -221,13 +210,6 @@ class AlphaBetaAgent(Agent):
 
     def reset(self):
         self.searcher = None
-
-    def analysis(self):
-        r = self._last
-        if not r:
-            return {}
-        return {"value": r["value"], "proven": r["proven"], "depth": r["depth"],
-                "nodes": r["nodes"], "pv": r["pv"][:6]}
 
 
 class HumanAgent(Agent):

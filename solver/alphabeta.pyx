@@ -45,6 +45,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
 from niwa.ext.rng cimport splitmix64
 
+from niwa.solver.results import ActionStat, SearchResult
+
 cdef enum:
     FLAG_EXACT = 1
     FLAG_LOWER = 2
@@ -167,7 +169,7 @@ cdef class AlphaBeta:
 
     >>> from niwa.ext.lotus import LotusState
     >>> r = AlphaBeta(2).search(LotusState(), depth=3)
-    >>> r["depth"], r["best_name"] is not None
+    >>> r.depth, r.best_name is not None
     (3, True)
     """
 
@@ -523,7 +525,8 @@ cdef class AlphaBeta:
         simultaneous roots). With `root_values` every root action gets its exact-window
         value (slower: for `niwa solve`). With `episode` the search stops where the game's
         `c_episode()` changes (Haru: the end of the round) and "proven" means the value of
-        the rest of this episode is exact (the result's "episode" names it)."""
+        the rest of this episode is exact (the result's `episode` names it). Returns a
+        SearchResult (solver/results.py)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
@@ -625,15 +628,12 @@ cdef class AlphaBeta:
             # the root player's most likely action in its optimal mixed strategy
             best = max(zip(strategy["row_strategy"], strategy["rows"], strict=True))[1]
             best_name = state.action_to_string(best, self.root_player)
-        actions = []
-        for a, val in result.get("root_values", []):
-            actions.append({"action": a, "name": state.action_to_string(a), "value": val})
-        return {
-            "value": result["value"], "player": self.root_player, "proven": result["proven"],
-            "best": best, "best_name": best_name,
-            "actions": actions, "pv": pv_names, "depth": result["depth"],
-            "nodes": self.nodes, "time_s": elapsed,
-            "nps": self.nodes / elapsed if elapsed > 0 else 0.0,
-            "tt_fill": (<double>self.tt_used) / self.tt_size, "strategy": result["strategy"],
-            "episode": result["episode"],
-        }
+        actions = [ActionStat(a, state.action_to_string(a), val)
+                   for a, val in result.get("root_values", [])]
+        return SearchResult(
+            algo="alphabeta", value=result["value"], player=self.root_player,
+            proven=result["proven"], best=best, best_name=best_name, actions=actions,
+            pv=pv_names, depth=result["depth"], nodes=self.nodes, time_s=elapsed,
+            nps=self.nodes / elapsed if elapsed > 0 else 0.0,
+            tt_fill=(<double>self.tt_used) / self.tt_size, strategy=result["strategy"],
+            episode=result["episode"])

@@ -40,6 +40,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, Rng, State
 from niwa.ext.rng cimport RngState, rng_below, rng_seed, rng_uniform
 
+from niwa.solver.results import ActionStat, SearchResult
+
 PLAYOUTS = ("random", "heuristic")
 SIM_POLICIES = ("ucb", "rm", "exp3")
 
@@ -75,7 +77,7 @@ cdef class MCTS:
 
     >>> from niwa.ext.lotus import LotusState
     >>> r = MCTS(2, seed=1).search(LotusState(), iterations=500)
-    >>> r["iterations"]
+    >>> r.iterations
     500
     """
 
@@ -661,7 +663,7 @@ cdef class MCTS:
                observer=None):
         """Search from `state` within the budget (iterations and/or seconds; both 0 means
         1000 iterations). `observer` is the seat whose knowledge ISMCTS respects (default:
-        the player to move). Returns a dict (see `summary()`)."""
+        the player to move). Returns a SearchResult (see `summary()`)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
@@ -752,39 +754,42 @@ cdef class MCTS:
         actions = []
         for ch in kids:
             nd = self._node(ch)
-            actions.append({
-                "action": nd["action"] if kind != SIMULTANEOUS else
+            actions.append(ActionStat(
+                action=nd["action"] if kind != SIMULTANEOUS else
                 [joint_action(nd["action"], q) for q in range(self.num_players)],
-                "name": self._label(st, root, ch),
-                "visits": int(nd["visits"]), "share": nd["visits"] / total,
-                "value": self._mean(ch, p), "proven": nd["proven"],
-            })
-        actions.sort(key=lambda a: -a["visits"])
+                name=self._label(st, root, ch), value=self._mean(ch, p),
+                visits=int(nd["visits"]), share=nd["visits"] / total, proven=nd["proven"]))
+        actions.sort(key=lambda a: -a.visits)
         if rn["proven"]:
             value = rn["exact"]
         else:
             value = [v / rn["visits"] if rn["visits"] else None for v in rn["value"]]
-        best_child = self._best_child(root)
-        out = {
-            "value": value[p], "values": value, "player": p, "proven": rn["proven"],
-            "best": None, "best_name": None, "actions": actions, "pv": [],
-            "iterations": iterations, "root_visits": int(rn["visits"]),
-            "nodes": self.num_nodes, "max_nodes": self.max_nodes,
-            "time_s": elapsed, "sims_s": iterations / elapsed if elapsed > 0 else 0.0,
-        }
+        best = best_name = strategies = None
         if kind == SIMULTANEOUS:
-            out["strategies"] = self.root_strategies()
-            mine = out["strategies"][p] if p < len(out["strategies"]) else []
+            strategies = self.root_strategies()
+            mine = strategies[p] if p < len(strategies) else []
             if mine:    # the observer's most likely action under its mixed strategy
                 top = max(mine, key=lambda row: row[1])
-                out["best"] = top[0]
-                out["best_name"] = st.action_to_string(top[0], p)
-        elif best_child >= 0 and kind != CHANCE:
-            out["best"] = self.nodes[best_child].action
-            out["best_name"] = self._label(st, root, best_child)
-        # principal variation: the most visited line (robust child at player nodes)
+                best = top[0]
+                best_name = st.action_to_string(top[0], p)
+        elif kind != CHANCE:
+            best_child = self._best_child(root)
+            if best_child >= 0:
+                best = self.nodes[best_child].action
+                best_name = self._label(st, root, best_child)
+        pv = self._principal_variation()
+        return SearchResult(
+            algo="ismcts" if self.ismcts else "mcts", value=value[p], player=p,
+            proven=rn["proven"], best=best, best_name=best_name, actions=actions, pv=pv,
+            depth=len(pv), nodes=self.num_nodes, iterations=iterations, time_s=elapsed,
+            nps=iterations / elapsed if elapsed > 0 else 0.0,
+            tt_fill=self.num_nodes / self.max_nodes, values=value,
+            root_visits=int(rn["visits"]), max_nodes=self.max_nodes, strategies=strategies)
+
+    def _principal_variation(self):
+        """The most visited line (robust child at player nodes), named."""
         pv = []
-        node, cur = root, st
+        node, cur = self.root, self.root_state
         while len(pv) < 64:
             ch = self._best_child(node)
             if ch < 0 or self.nodes[ch].visits == 0 and not self.nodes[ch].proven:
@@ -794,8 +799,7 @@ cdef class MCTS:
             pv.append(self._label(cur, node, ch))
             cur = self._child_state(cur, ch)
             node = ch
-        out["pv"] = pv
-        return out
+        return pv
 
     def root_strategies(self):
         """At a simultaneous root: per player, [(action, probability, visits, mean)]. The

@@ -87,7 +87,7 @@ def test_search_agents_report_their_reasoning():
         agent = make_agent(spec, seed=2)
         agent.step(LotusState(), 0)
         info = agent.analysis()
-        assert 0 <= info["value"] <= 1 and info["pv"]
+        assert 0 <= info.value <= 1 and info.pv
 
 
 def test_agents_are_reproducible_from_their_seed():
