@@ -16,9 +16,11 @@ implement `observe(state, action)` / `reset()`; the defaults do nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
+from niwa.ext.registry import find_game
 from niwa.solver.results import SearchResult
 
 
@@ -268,11 +270,10 @@ _MCTS_PARAMS = {
 
 
 def game_mcts_defaults(state) -> dict:
-    """The MCTS settings a game tunes for itself (its module's MCTS_DEFAULTS), e.g. a
-    smaller exploration constant where playout results are close together."""
-    from niwa.ext.registry import spec_of
-
-    spec = spec_of(state)
+    """The MCTS settings a game tunes for itself (its spec's mcts_defaults), e.g. a
+    smaller exploration constant where playout results are close together; none for
+    games outside the registry (the test toys)."""
+    spec = find_game(state.game_name)
     return dict(spec.mcts_defaults) if spec is not None else {}
 
 
@@ -306,12 +307,34 @@ REGISTRY: dict[str, AgentSpec] = {
 }
 
 
+PLUGIN_GROUP = "niwa.agents"
+_plugins_loaded = False
+
+
 def register_agent(name: str, factory, params: dict | None = None, help: str = "") -> None:
     REGISTRY[name] = AgentSpec(factory, params or {}, help)
 
 
+def load_agent_plugins() -> None:
+    """Register the agents of installed packages, once: every entry point of the
+    `niwa.agents` group names a zero-argument callable that calls register_agent(). An
+    entry point that cannot be imported (its optional dependency is missing, as
+    niwa[openspiel] without open_spiel) is skipped: its agents are simply not offered."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            register = ep.load()
+        except ImportError:
+            continue
+        register()
+
+
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'mcts:iters=200,c=1.4' -> ('mcts', {'iters': 200, 'c': 1.4}) with types checked."""
+    load_agent_plugins()
     spec = spec.strip()
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
@@ -382,10 +405,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def describe_agents() -> list[tuple[str, str, dict]]:
+    load_agent_plugins()
     return [(n, e.help, e.params) for n, e in sorted(REGISTRY.items())]
 
-
-try:  # optional extra niwa[openspiel]: registers openspiel-mcts and openspiel-random
-    import niwa.analysis.openspiel  # noqa: E402, F401
-except ImportError:
-    pass
