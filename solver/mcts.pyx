@@ -132,8 +132,9 @@ cdef class MCTS:
         self.iteration = 0
 
     # ---- pool ---------------------------------------------------------------------
-    cdef int new_node(self, int parent, int64_t action, int kind) noexcept:
-        """Append a child of `parent` (or a root when parent < 0); -1 when the pool is full."""
+    cdef int new_node(self, int parent, int64_t action, int kind) except -2:
+        """Append a child of `parent` (or a root when parent < 0); -1 when the pool is full
+        (max_nodes), MemoryError when it cannot grow."""
         cdef int idx, cap
         cdef Node* nd
         if self.num_nodes >= self.cap_nodes:
@@ -142,8 +143,7 @@ cdef class MCTS:
             cap = min(self.max_nodes, 2 * self.cap_nodes)
             nd = <Node*>realloc(self.nodes, cap * sizeof(Node))
             if nd == NULL:
-                self.max_nodes = self.cap_nodes     # out of memory: behave as a full pool
-                return -1
+                raise MemoryError()
             self.nodes = nd
             self.cap_nodes = cap
         idx = self.num_nodes
@@ -162,14 +162,14 @@ cdef class MCTS:
             nd.next_sibling = -1
         return idx
 
-    cdef int new_arm(self, int node, int player, int action) noexcept:
+    cdef int new_arm(self, int node, int player, int action) except -1:
         cdef int idx, cap
         cdef Arm* a
         if self.num_arms >= self.cap_arms:
             cap = 2 * self.cap_arms
             a = <Arm*>realloc(self.arms, cap * sizeof(Arm))
             if a == NULL:
-                return -1
+                raise MemoryError()
             self.arms = a
             self.cap_arms = cap
         idx = self.num_arms
@@ -189,7 +189,7 @@ cdef class MCTS:
             return ch.exact[player]
         return ch.value[player] / ch.visits
 
-    cdef int select_player(self, int node, State s) noexcept:
+    cdef int select_player(self, int node, State s) except -2:
         """The child to follow from a player node (creating children as needed); -1 if the
         pool is full before this node could be expanded."""
         cdef int mover = self.nodes[node].kind
@@ -254,7 +254,7 @@ cdef class MCTS:
             child = ch.next_sibling
         return best
 
-    cdef int select_chance(self, int node, State s) noexcept:
+    cdef int select_chance(self, int node, State s) except -2:
         cdef int a, child, n, i
         if self.ismcts:
             child = self.nodes[node].first_child     # one pass-through child
@@ -276,91 +276,23 @@ cdef class MCTS:
                     self.nodes[child].prob = self.probs[i]
         return child
 
-    cdef int select_simultaneous(self, int node, int depth, State s) noexcept:
+    cdef int select_simultaneous(self, int node, int depth, State s) except -2:
+        """Decoupled selection: every player with a choice picks one of its arms by its
+        own policy; the child keyed by the joint action (created if new)."""
         cdef int joint[MAX_PLAYERS]
-        cdef int p, n, i, arm, best, k
-        cdef double score, best_score, total, u, mx, logn
-        cdef Arm* a
-        logn = log(self.nodes[node].visits + 1.0)
+        cdef int p, n, best
+        cdef double logn = log(self.nodes[node].visits + 1.0)
         for p in range(self.num_players):
             n = s.c_player_actions(p, self.acts)
             self.path_arms[depth][p] = -1
             joint[p] = -1
             if n == 0:
                 continue
-            # find or add this player's arms; stamp the ones legal now
-            for i in range(n):
-                arm = self.nodes[node].arms
-                while arm >= 0 and not (self.arms[arm].player == p and
-                                        self.arms[arm].action == self.acts[i]):
-                    arm = self.arms[arm].next
-                if arm < 0:
-                    arm = self.new_arm(node, p, self.acts[i])
-                    if arm < 0:
-                        return -1
-                self.arms[arm].stamp = self.iteration
-            best = -1
+            self.stamp_arms(node, p, n)
             if self.sim_policy == SIM_UCB:
-                best_score = -1e300
-                k = 0
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        if a.visits == 0:
-                            k += 1
-                            if rng_below(&self.rng, k) == 0:
-                                best = arm
-                                best_score = 1e300
-                        elif k == 0:
-                            score = a.reward / a.visits + self.c * sqrt(logn / a.visits)
-                            if score > best_score:
-                                best_score = score
-                                best = arm
-                    arm = a.next
+                best = self.ucb_arm(node, p, logn)
             else:
-                # regret matching or Exp3: a mixed strategy, sampled
-                total = 0.0
-                mx = -1e300
-                k = 0
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        k += 1
-                        if self.sim_policy == SIM_RM:
-                            total += a.regret if a.regret > 0 else 0.0
-                        elif a.regret > mx:
-                            mx = a.regret
-                    arm = a.next
-                if self.sim_policy == SIM_EXP3:
-                    arm = self.nodes[node].arms
-                    while arm >= 0:
-                        a = &self.arms[arm]
-                        if a.player == p and a.stamp == self.iteration:
-                            a.sigma = exp((self.gamma / k) * (a.regret - mx))
-                            total += a.sigma
-                        arm = a.next
-                u = rng_uniform(&self.rng)
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        if self.sim_policy == SIM_RM:
-                            a.sigma = (a.regret if a.regret > 0 else 0.0) / total \
-                                if total > 0 else 1.0 / k
-                        else:
-                            a.sigma = a.sigma / total
-                        a.sigma = (1.0 - self.gamma) * a.sigma + self.gamma / k
-                        a.strategy += a.sigma
-                        u -= a.sigma
-                        if best < 0 and u < 0:
-                            best = arm
-                        if best < 0:
-                            best = -2 - arm     # remember the last arm (rounding)
-                    arm = a.next
-                if best < -1:
-                    best = -2 - best
+                best = self.sampled_arm(node, p)
             self.path_arms[depth][p] = best
             joint[p] = self.arms[best].action
         cdef int64_t key = joint_key(joint, self.num_players)
@@ -370,6 +302,86 @@ cdef class MCTS:
         if child < 0:
             child = self.new_node(node, key, TERMINAL)
         return child
+
+    cdef int stamp_arms(self, int node, int p, int n) except -1:
+        """Find or add player p's arms for its n actions in self.acts, and stamp them as
+        legal in this iteration."""
+        cdef int i, arm
+        for i in range(n):
+            arm = self.nodes[node].arms
+            while arm >= 0 and not (self.arms[arm].player == p and
+                                    self.arms[arm].action == self.acts[i]):
+                arm = self.arms[arm].next
+            if arm < 0:
+                arm = self.new_arm(node, p, self.acts[i])
+            self.arms[arm].stamp = self.iteration
+        return 0
+
+    cdef int ucb_arm(self, int node, int p, double logn) noexcept:
+        """Player p's arm by UCB1 over its stamped arms; an untried arm first (uniformly
+        among the untried)."""
+        cdef int arm = self.nodes[node].arms, best = -1, k = 0
+        cdef double score, best_score = -1e300
+        cdef Arm* a
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                if a.visits == 0:
+                    k += 1
+                    if rng_below(&self.rng, k) == 0:
+                        best = arm
+                        best_score = 1e300
+                elif k == 0:
+                    score = a.reward / a.visits + self.c * sqrt(logn / a.visits)
+                    if score > best_score:
+                        best_score = score
+                        best = arm
+            arm = a.next
+        return best
+
+    cdef int sampled_arm(self, int node, int p) noexcept:
+        """Player p's arm drawn from its mixed strategy (regret matching or Exp3, mixed with
+        gamma exploration); the strategy is added to its average."""
+        cdef int arm, best = -1, k = 0
+        cdef double total = 0.0, mx = -1e300, u
+        cdef Arm* a
+        arm = self.nodes[node].arms
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                k += 1
+                if self.sim_policy == SIM_RM:
+                    total += a.regret if a.regret > 0 else 0.0
+                elif a.regret > mx:
+                    mx = a.regret
+            arm = a.next
+        if self.sim_policy == SIM_EXP3:
+            arm = self.nodes[node].arms
+            while arm >= 0:
+                a = &self.arms[arm]
+                if a.player == p and a.stamp == self.iteration:
+                    a.sigma = exp((self.gamma / k) * (a.regret - mx))
+                    total += a.sigma
+                arm = a.next
+        u = rng_uniform(&self.rng)
+        arm = self.nodes[node].arms
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                if self.sim_policy == SIM_RM:
+                    a.sigma = (a.regret if a.regret > 0 else 0.0) / total \
+                        if total > 0 else 1.0 / k
+                else:
+                    a.sigma = a.sigma / total
+                a.sigma = (1.0 - self.gamma) * a.sigma + self.gamma / k
+                a.strategy += a.sigma
+                u -= a.sigma
+                if best < 0 and u < 0:
+                    best = arm
+                if best < 0:
+                    best = -2 - arm     # remember the last arm (rounding)
+            arm = a.next
+        return -2 - best if best < -1 else best
 
     cdef void leaf_rewards(self, State s, double* r) noexcept:
         cdef int p, n, ply, q
@@ -487,7 +499,7 @@ cdef class MCTS:
             return True
         return False
 
-    cdef void iterate(self) noexcept:
+    cdef int iterate(self) except -1:
         cdef State s = self.scratch
         cdef int node = self.root, depth = 0, child, kind
         cdef double r[MAX_PLAYERS]
@@ -542,6 +554,7 @@ cdef class MCTS:
             depth += 1
             self.path[depth] = node
         self.backup(depth, r)
+        return 0
 
     # ---- tree reuse -------------------------------------------------------------------
     cdef State _child_state(self, State parent, int child):
@@ -584,16 +597,16 @@ cdef class MCTS:
         cdef Node* fresh = <Node*>malloc(self.cap_nodes * sizeof(Node))
         cdef Arm* fresh_arms = <Arm*>malloc(self.cap_arms * sizeof(Arm))
         cdef int i, head = 0, tail = 0, old, child, arm, n_arms = 0, prev
-        if remap == NULL or fresh == NULL or fresh_arms == NULL:
+        # queue of old indices = order of the new pool
+        cdef int* queue = <int*>malloc(self.num_nodes * sizeof(int))
+        if remap == NULL or fresh == NULL or fresh_arms == NULL or queue == NULL:
             free(remap)
             free(fresh)
             free(fresh_arms)
-            self.clear()
-            return
+            free(queue)
+            raise MemoryError()
         for i in range(self.num_nodes):
             remap[i] = -1
-        # queue of old indices = order of the new pool
-        cdef int* queue = <int*>malloc(self.num_nodes * sizeof(int))
         queue[tail] = new_root
         tail += 1
         remap[new_root] = 0
@@ -677,18 +690,22 @@ cdef class MCTS:
         cdef double t0 = now(), elapsed = 0.0
         cdef long long done = 0
         cdef bint with_time = time_limit > 0
-        while True:
-            if iterations > 0 and done >= iterations:
-                break
-            if self.nodes[self.root].proven:
-                break
-            if with_time and (done & 63) == 0:
-                elapsed = now() - t0
-                if elapsed >= time_limit:
+        try:
+            while True:
+                if iterations > 0 and done >= iterations:
                     break
-            self.iteration += 1
-            self.iterate()
-            done += 1
+                if self.nodes[self.root].proven:
+                    break
+                if with_time and (done & 63) == 0:
+                    elapsed = now() - t0
+                    if elapsed >= time_limit:
+                        break
+                self.iteration += 1
+                self.iterate()
+                done += 1
+        except MemoryError:
+            self.clear()    # (the node being expanded may have only some of its children)
+            raise
         elapsed = now() - t0
         self.total_iterations += done
         return self.summary(done, elapsed)

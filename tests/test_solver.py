@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import subprocess
+import sys
+import textwrap
 import time
 from functools import cache
 
@@ -365,3 +368,63 @@ def test_default_heuristic_playout_follows_the_evaluation():
                     for kind in ("random_playout", "heuristic_playout")}
     assert wins_at_once["random_playout"] / 2000 < 1 / n + 0.05
     assert wins_at_once["heuristic_playout"] / 2000 > 0.5 + 0.5 / n - 0.05
+
+
+# ---- out of memory -------------------------------------------------------------------------
+def run_with_memory_cap(body: str, headroom_mb: int) -> str:
+    """Run `body` in a fresh interpreter whose address space may grow only `headroom_mb`
+    past what it holds when `body` starts (RLIMIT_AS): allocations beyond fail at once,
+    without using the memory. CAP in `body` marks where the cap starts; returns stdout."""
+    script = textwrap.dedent("""
+        import resource
+        from niwa.ext.lotus import LotusState
+        from niwa.solver.alphabeta import AlphaBeta, solve_matrix_game
+        from niwa.solver.mcts import MCTS
+
+        def cap(headroom_mb):
+            with open("/proc/self/statm") as f:
+                size = int(f.read().split()[0]) * resource.getpagesize()
+            limit = size + headroom_mb * 2**20
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    """) + textwrap.dedent(body).replace("CAP", f"cap({headroom_mb})")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_transposition_table_too_big_for_memory_raises_memory_error():
+    out = run_with_memory_cap("""
+        CAP
+        try:
+            AlphaBeta(2, tt_bits=28)        # 6 GB of table
+        except MemoryError:
+            print("MemoryError")
+        print(AlphaBeta(2, tt_bits=12).search(LotusState(), depth=2).depth)
+    """, headroom_mb=256)
+    assert out.split() == ["MemoryError", "2"]
+
+
+def test_an_mcts_tree_that_cannot_grow_raises_memory_error_and_starts_afresh():
+    out = run_with_memory_cap("""
+        tree = MCTS(2, seed=1, max_nodes=50_000_000)
+        CAP
+        try:
+            tree.search(LotusState(), iterations=10_000_000)
+        except MemoryError:
+            print("MemoryError", tree.node_count)
+        print(tree.search(LotusState(), iterations=100).iterations)
+    """, headroom_mb=4)
+    assert out.split() == ["MemoryError", "0", "100"]
+
+
+def test_a_matrix_game_too_big_for_memory_raises_memory_error():
+    out = run_with_memory_cap("""
+        payoff = [[0.5] * 3_000_000]
+        CAP
+        try:
+            solve_matrix_game(payoff)
+        except MemoryError:
+            print("MemoryError")
+    """, headroom_mb=80)
+    assert out.split() == ["MemoryError"]
