@@ -594,28 +594,10 @@ cdef class AlphaBeta:
         if state.num_players != self.num_players:
             raise ValueError(f"this searcher was made for {self.num_players} players, "
                              f"the position has {state.num_players}")
-        cdef int kind = state.c_current_player(), d, i
+        cdef int kind = state.c_current_player(), d
         cdef double t0 = now(), v
         cdef long long h0
-        self.root_player = player if player is not None else (kind if kind >= 0 else 0)
-        self.episode_mode = episode
-        self.root_episode = state.c_episode()
-        # (episode searches value leaves differently: keep their TT entries apart)
-        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player + \
-            ((<uint64_t>(self.root_episode + 1) << 8) if episode else 0)
-        self.salt = splitmix64(&x)
-        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                (<State>self.state_refs[0]).num_players != state.num_players or \
-                self.state_refs[0].variant != state.variant:
-            self.state_refs = [state.c_clone() for _ in range(AB_MAX_PLY)]
-            for i in range(AB_MAX_PLY):
-                self.states[i] = <PyObject*>self.state_refs[i]
-        self.nodes = 0
-        self.horizon = 0
-        self.stop = False
-        self.deadline = t0 + time_limit if time_limit > 0 else 0.0
-        self.root_all = False
-        self.root_strategy = None
+        self._prepare(state, player, episode, t0 + time_limit if time_limit > 0 else 0.0)
         result = None
         max_depth = min(depth, AB_MAX_PLY - 2)
         for d in range(max(1, min(start_depth, max_depth)), max_depth + 1):
@@ -634,29 +616,56 @@ cdef class AlphaBeta:
             if proven or last:
                 break
         if root_values and result is not None and kind >= 0:
-            # Every root action with the full window. Actions the main search cut off may
-            # need more depth to be exact: deepen until this pass is exact too, when the
-            # root value was proven (and as long as time allows).
-            self.root_all = True
-            d = result["depth"]
-            while True:
-                self.root_values = []
-                h0 = self.horizon
-                (<State>self.state_refs[0]).c_copy_from(state)
-                self.ab(0, d, -EPS, 1.0 + EPS)
-                if self.stop or self.horizon == h0 or not result["proven"] or d >= max_depth:
-                    break
-                d = min(max_depth, d + 2)
-            self.root_all = False
-            if not self.stop:
-                result["root_values"] = sorted(
-                    ((a, val if self.persp(kind) == 0 else 1.0 - val)
-                     for a, val in self.root_values), key=lambda t: -t[1])
+            self._search_root_values(state, result, max_depth)
         elapsed = now() - t0
         if result is None:
             result = {"value": None, "proven": False, "depth": 0, "pv": [], "strategy": None,
                       "episode": self.root_episode if episode else None}
         return self._report(state, result, elapsed)
+
+    def _prepare(self, State state, player, bint episode, double deadline):
+        """Set up a search from `state`: root player, TT salt, the state stack, counters."""
+        cdef int kind = state.c_current_player(), i
+        self.root_player = player if player is not None else (kind if kind >= 0 else 0)
+        self.episode_mode = episode
+        self.root_episode = state.c_episode()
+        # (episode searches value leaves differently: keep their TT entries apart)
+        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player + \
+            ((<uint64_t>(self.root_episode + 1) << 8) if episode else 0)
+        self.salt = splitmix64(&x)
+        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
+                (<State>self.state_refs[0]).num_players != state.num_players or \
+                self.state_refs[0].variant != state.variant:
+            self.state_refs = [state.c_clone() for _ in range(AB_MAX_PLY)]
+            for i in range(AB_MAX_PLY):
+                self.states[i] = <PyObject*>self.state_refs[i]
+        self.nodes = 0
+        self.horizon = 0
+        self.stop = False
+        self.deadline = deadline
+        self.root_all = False
+        self.root_strategy = None
+
+    def _search_root_values(self, State state, dict result, int max_depth):
+        """Every root action with the full window, into result["root_values"] (best first).
+        Actions the main search cut off may need more depth to be exact: deepen until this
+        pass is exact too, when the root value was proven (and as long as time allows)."""
+        cdef int kind = state.c_current_player(), d = result["depth"]
+        cdef long long h0
+        self.root_all = True
+        while True:
+            self.root_values = []
+            h0 = self.horizon
+            (<State>self.state_refs[0]).c_copy_from(state)
+            self.ab(0, d, -EPS, 1.0 + EPS)
+            if self.stop or self.horizon == h0 or not result["proven"] or d >= max_depth:
+                break
+            d = min(max_depth, d + 2)
+        self.root_all = False
+        if not self.stop:
+            result["root_values"] = sorted(
+                ((a, val if self.persp(kind) == 0 else 1.0 - val)
+                 for a, val in self.root_values), key=lambda t: -t[1])
 
     cdef int tt_best(self, State s):
         cdef uint64_t key = s.c_hash() ^ self.salt
