@@ -9,7 +9,8 @@ Tree. Nodes live in one C array (the pool) and point at each other by index: par
 first child, next sibling. A node stores the sum of the reward vectors backed up through
 it, so every player reads its own mean (max^n backups for 2-4 players). The pool grows by
 doubling up to `max_nodes`; when it is full the search keeps iterating without expanding
-(memory stays bounded).
+(memory stays bounded). Should the machine run out of memory first, the search raises
+MemoryError and forgets its tree.
 
 Node kinds, following current_player():
 - player node: UCT over its children, value read for the player who moves there;
