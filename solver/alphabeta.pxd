@@ -48,8 +48,8 @@ cdef class AlphaBeta:
     cdef inline int order_moves(self, State s, int ply, int tt_move) noexcept
     cdef inline int next_move(self, int ply, int i, int n) noexcept
     cdef inline double child_leaf_value(self, State child, int ply, int depth, int side) noexcept
-    cdef inline double player_node(self, int ply, int depth, int kind, double alpha, double beta,
-                                   int tt_move, int* best_move)
+    cdef double player_node(self, int ply, int depth, int kind, double alpha, double beta,
+                            int tt_move, int* best_move)
     cdef inline void update_pv(self, int ply, int a) noexcept
     cdef inline void record_cutoff(self, int ply, int depth, int a) noexcept
     cdef double child_value(self, int ply, int depth, int kind, double alpha, double beta)

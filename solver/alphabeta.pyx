@@ -382,8 +382,8 @@ cdef class AlphaBeta:
         self.pv_len[ply + 1] = 0
         return 1.0 - v if side else v
 
-    cdef inline double player_node(self, int ply, int depth, int kind, double alpha, double beta,
-                                   int tt_move, int* best_move):
+    cdef double player_node(self, int ply, int depth, int kind, double alpha, double beta,
+                            int tt_move, int* best_move):
         """Principal-variation search of the player node at `ply`: the first move with the
         full window, the others with a null window and a re-search on fail-high. Returns
         the best value; its move goes to best_move[0]."""
