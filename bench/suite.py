@@ -7,7 +7,7 @@
 import argparse
 import sys
 
-from niwa.analysis.bench_suite import format_table, run_suite
+from niwa.analysis.bench.suite import format_table, run_suite
 
 
 def main(argv=None) -> int:

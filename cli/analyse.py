@@ -62,16 +62,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
     advantage_vs_strength.png (with --strengths), report.md and analysis.json.
     """
-    from niwa.analysis.tournament import make_executor
-    from niwa.analysis.variants import (
-        Experiment,
-        analyse,
-        check_out_dir,
-        parse_strengths,
-        parse_vary,
-        plan_cells,
-        saved_experiment,
-    )
+    from niwa.analysis.arena.executors import make_executor
+    from niwa.analysis.experiments.variants import analyse, check_out_dir, experiment_from_options, plan_cells
 
     if agent and agents:
         raise UserError("give --agent SPEC (self-play) or --agents SPEC ... (a lineup), not both")
@@ -79,26 +71,14 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
         raise UserError("--strengths sets the agents itself; drop --agent/--agents")
     if len(agents) == 1:
         raise UserError("--agents needs at least two specs; for self-play use --agent SPEC")
-    saved = None
-    if resume:
-        if not out_dir:
-            raise UserError("--resume needs --out DIR (the folder of the experiment)")
-        saved = saved_experiment(out_dir)
-        if saved is None:
-            raise UserError(f"nothing to resume in {out_dir}: no analysis.json there")
-    elif not game:
+    if resume and not out_dir:
+        raise UserError("--resume needs --out DIR (the folder of the experiment)")
+    if not resume and not game:
         raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
-    game = game or saved.game
-    lineup = [agent] if agent else list(agents)
-    exp = Experiment(
-        game=game,
-        vary=parse_vary(vary, game) if vary or not saved else saved.vary,
-        players=players if given_on_command_line("players") or not saved else saved.players,
-        agents=lineup or (saved.agents if saved else ["random"]),
-        strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
-        games=games if given_on_command_line("games") or not saved else saved.games,
-        seed=seed if given_on_command_line("seed") or not saved else saved.seed,
-        max_plies=saved.max_plies if saved else None)
+    given = {name for name in ("players", "games", "seed") if given_on_command_line(name)}
+    exp = experiment_from_options(
+        game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
+        games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)

@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "niwa.cli.score",
     "niwa.cli.tournament",
     "niwa.cli.analyse",
+    "niwa.cli.engine",
 ]
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from niwa.analysis.arena.game_loop import QuitRequest, UndoRequest, Watcher, hidden_from, play
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
-from niwa.ext.registry import sample_outcome
+from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
+from niwa.solver.agents import Agent
 
 HELP = "type a move's name or id; 'undo' takes back your last move, 'quit' (or Ctrl-C) leaves"
 
@@ -38,49 +40,45 @@ def _reasoning(agent) -> str:
     return " (" + ", ".join(parts) + ")" if parts else ""
 
 
-class _Undo(Exception):
-    pass
+class TerminalPerson(Agent):
+    """A person at the terminal: the legal moves with ids and names, then a prompt that
+    takes a move, 'undo', 'quit' or 'help'."""
 
+    name = "human"
 
-class _Quit(Exception):
-    pass
+    def __init__(self, echo, read):
+        super().__init__(seed=None)
+        self.echo, self.read = echo, read
 
-
-def _ask_human(state, player, echo, read):
-    moves = _move_list(state, player)
-    echo(f"Player {player}, your move. Legal moves:")
-    for a, name in moves:
-        echo(f"  {a:>5}  {name}")
-    while True:
-        try:
-            text = read(f"player {player}> ")
-        except EOFError:
-            raise _Quit() from None
-        text = text.strip()
-        if text in ("quit", "exit", "q"):
-            raise _Quit()
-        if text == "undo":
-            raise _Undo()
-        if text in ("help", "?", ""):
-            echo(HELP)
-            continue
+    def step(self, state, player):
         from niwa.solver.agents import parse_human_action
 
-        try:
-            return parse_human_action(state, player, text)
-        except IllegalActionError as e:
-            echo(str(e))
+        self.echo(f"Player {player}, your move. Legal moves:")
+        for a, name in _move_list(state, player):
+            self.echo(f"  {a:>5}  {name}")
+        while True:
+            try:
+                text = self.read(f"player {player}> ").strip()
+            except EOFError:
+                raise QuitRequest() from None
+            if text in ("quit", "exit", "q"):
+                raise QuitRequest()
+            if text == "undo":
+                raise UndoRequest()
+            if text in ("help", "?", ""):
+                self.echo(HELP)
+                continue
+            try:
+                return parse_human_action(state, player, text)
+            except IllegalActionError as e:
+                self.echo(str(e))
 
 
 def board_for(state, viewer):
     """What `viewer` may see: the board, unless it would show hidden data (an opponent's
     hand); then the game's own render for that player if it has one, else the one-line
     information state."""
-    if viewer is None:
-        return state.render()
-    from niwa.solver.agents import hides_something_from
-
-    if not hides_something_from(state, viewer):
+    if viewer is None or not hidden_from(state, viewer):
         return state.render()
     try:
         return state.render(player=viewer)
@@ -89,73 +87,55 @@ def board_for(state, viewer):
                 + state.information_state(viewer))
 
 
+class TerminalWatcher(Watcher):
+    """Prints the game: the board before each ply (as the people at it may see it),
+    chance events, revealed joint moves, and the bots' moves with their reasoning."""
+
+    def __init__(self, agents, specs, echo, show_board):
+        self.agents, self.specs, self.echo, self.show_board = agents, specs, echo, show_board
+        self.humans = [q for q, a in enumerate(agents) if isinstance(a, TerminalPerson)]
+
+    def position(self, state):
+        if self.show_board:
+            self.echo("")
+            self.echo(board_for(state, self._viewer(state)))
+
+    def _viewer(self, state):
+        """The person whose eyes the board is shown to (None: no person, show everything)."""
+        if not self.humans:
+            return None
+        p = state.current_player()
+        return p if p in self.humans else self.humans[0]
+
+    def played(self, before, player, action):
+        if player == PLAYER_CHANCE:
+            self.echo(f"chance: {before.action_to_string(action)}")
+        elif player == PLAYER_SIMULTANEOUS:
+            names = ", ".join(f"player {q}: {before.action_to_string(a, q)}"
+                              for q, a in enumerate(action) if a >= 0)
+            self.echo(f"revealed: {names}")
+        elif player not in self.humans:
+            self.echo(f"player {player} ({self.specs[player]}) plays "
+                      f"{before.action_to_string(action)}{_reasoning(self.agents[player])}")
+
+    def undone(self, done):
+        self.echo("undone" if done else "nothing to undo")
+
+
 def play_game(state, specs, seed=0, echo=click.echo, read=input, show_board=True):
-    """Play from `state` with one agent spec per seat; returns the final state (or None if
-    a person quit). Human seats are prompted through `read`."""
+    """Play from `state` with one agent spec per seat (through the arena's game loop);
+    returns the final state (or None if a person quit). People are prompted via `read`."""
     from niwa.ext.game import Rng
     from niwa.solver.agents import make_agent
 
-    n = state.num_players
-    agents = [None if spec == "human" else make_agent(spec, seed + 7919 * seat)
+    agents = [TerminalPerson(echo, read) if spec == "human" else make_agent(spec, seed + 7919 * seat)
               for seat, spec in enumerate(specs)]
-    rng = Rng(seed)
-    history = []    # states before each human decision, for undo
-    humans = [q for q in range(n) if agents[q] is None]
-
-    def viewer():
-        """The human whose eyes the board is shown to (None: no human, show everything)."""
-        if not humans:
-            return None
-        p = state.current_player()
-        return p if p in humans else humans[0]
-
-    while not state.is_terminal():
-        if show_board:
-            echo("")
-            echo(board_for(state, viewer()))
-        player = state.current_player()
-        try:
-            if state.is_chance_node():
-                a = sample_outcome(state.chance_outcomes(), rng)
-                echo(f"chance: {state.action_to_string(a)}")
-                state.apply(a)
-                continue
-            if state.is_simultaneous_node():
-                joint = []
-                seats = [q for q in range(n) if state.legal_actions(q)]
-                if any(agents[q] is None for q in seats):
-                    history.append(state.clone())
-                for q in range(n):
-                    if q not in seats:
-                        joint.append(-1)
-                    elif agents[q] is None:
-                        joint.append(_ask_human(state, q, echo, read))
-                    else:
-                        joint.append(agents[q].step(state.clone(), q))
-                names = ", ".join(f"player {q}: {state.action_to_string(a, q)}"
-                                  for q, a in enumerate(joint) if a >= 0)
-                echo(f"revealed: {names}")
-                state.apply_joint(joint)
-                continue
-            if agents[player] is None:
-                history.append(state.clone())
-                a = _ask_human(state, player, echo, read)
-            else:
-                a = agents[player].step(state.clone(), player)
-                echo(f"player {player} ({specs[player]}) plays "
-                     f"{state.action_to_string(a)}{_reasoning(agents[player])}")
-            state.apply(a)
-        except _Undo:
-            history.pop()       # the snapshot taken for this very prompt
-            if not history:
-                echo("nothing to undo")
-                continue
-            state = history.pop()
-            # bots keep no stale tree: their reuse finds the position again or starts anew
-            echo("undone")
-        except _Quit:
-            echo("bye")
-            return None
+    watcher = TerminalWatcher(agents, specs, echo, show_board)
+    result = play(state, agents, chance_rng=Rng(seed), forfeits=False, watcher=watcher)
+    if result.quit:
+        echo("bye")
+        return None
+    state = result.state
     if show_board:
         echo("")
         echo(state.render())

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from niwa.cli.common import UserError, load_position, user_errors, variant_option
+from niwa.cli.common import BoundedInt, UserError, load_position, user_errors, variant_option
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options
 
@@ -72,6 +72,8 @@ def new_cmd(game, players, variants, seed):
     info = get_game(game)
     kw = parse_variant_options(variants)
     if players is not None:
+        if "players" in kw:
+            raise UserError("players is given twice (--players and -v players=...)")
         kw["players"] = players
     click.echo(info.new(seed=seed, **kw).to_notation())
 
@@ -124,7 +126,7 @@ def moves_cmd(position, as_json):
 
 @click.command("perft")
 @click.argument("position")
-@click.option("--depth", "-d", type=click.IntRange(0, 64), required=True, help="Plies to count.")
+@click.option("--depth", "-d", type=BoundedInt(0, 64), required=True, help="Plies to count.")
 @click.option("--divide", is_flag=True, help="Also print the count below each first action.")
 @user_errors
 def perft_cmd(position, depth, divide):
@@ -164,11 +166,11 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
 
     Example: niwa bench lotus       (or: niwa bench --suite --out bench.csv)
     """
-    from niwa.analysis.bench import bench_engine_vs_oracle
+    from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 
     if suite:
         try:
-            from niwa.analysis.bench_suite import format_table, run_suite
+            from niwa.analysis.bench.suite import format_table, run_suite
         except ImportError as e:
             raise UserError(f"niwa bench --suite needs the openspiel extra "
                             f"(pip install 'niwa[openspiel]'): {e}") from None
@@ -186,7 +188,7 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
             f" {r['oracle_actions_s']:>11,.0f} actions/s | ratio {r['ratio']:,.0f}x"
         )
         if search:
-            from niwa.solver.bench import search_speed
+            from niwa.analysis.bench.search import search_speed
 
             q = search_speed(name, seconds=seconds, seed=seed, **kw)
             click.echo(

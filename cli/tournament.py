@@ -69,43 +69,28 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     ratings.png. Each game is saved as soon as it ends; `--resume --out DIR` finishes an
     interrupted run with the same results as an uninterrupted one.
     """
-    from niwa.analysis.tournament import (
+    from niwa.analysis.arena.executors import make_executor
+    from niwa.analysis.arena.tournament import (
         check_out_dir,
-        load_saved_config,
-        make_config,
-        make_executor,
+        resume_or_make_config,
         run_tournament,
     )
     from niwa.ext.registry import parse_variant_options
 
-    variant = parse_variant_options(variants)
-    if resume:
-        if not out_dir:
-            raise UserError("--resume needs --out DIR (the folder of the tournament to finish)")
-        saved = load_saved_config(out_dir)
-        if saved is None:
-            raise UserError(f"nothing to resume in {out_dir}: no tournament.json there")
-        if not (given_on_command_line("games") or given_on_command_line("rounds")):
-            rounds = saved.rounds
-        config, notes = make_config(
-            game or saved.game, list(agents) or saved.agents,
-            variant=variant if variants else saved.variant,
-            players=players if given_on_command_line("players") else None,
-            fmt=fmt if given_on_command_line("fmt") else saved.format, games=games, rounds=rounds,
-            seed=seed if given_on_command_line("seed") else saved.seed,
-            max_plies=max_plies if given_on_command_line("max_plies") else saved.max_plies,
-            move_time=move_time if given_on_command_line("move_time") else saved.move_time,
-            time_margin=time_margin if given_on_command_line("time_margin") else saved.time_margin,
-            sprt=sprt if given_on_command_line("sprt") else saved.sprt)
-    else:
-        if not game:
-            raise UserError("missing GAME (e.g. niwa tournament lotus --agents random random)")
-        if len(agents) < 2:
-            raise UserError("give at least two agents: --agents A B [C ...]")
-        config, notes = make_config(
-            game, list(agents), variant=variant, players=players, fmt=fmt, games=games,
-            rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
-            time_margin=time_margin, sprt=sprt)
+    if resume and not out_dir:
+        raise UserError("--resume needs --out DIR (the folder of the tournament to finish)")
+    if not resume and not game:
+        raise UserError("missing GAME (e.g. niwa tournament lotus --agents random random)")
+    if not resume and len(agents) < 2:
+        raise UserError("give at least two agents: --agents A B [C ...]")
+    given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
+                               "move_time", "time_margin", "sprt")
+             if given_on_command_line(name)}
+    config, notes = resume_or_make_config(
+        game, agents, given=given, out_dir=out_dir, resume=resume,
+        variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
+        rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
+        time_margin=time_margin, sprt=sprt)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
     ex = make_executor(executor, workers)

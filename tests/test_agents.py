@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from niwa.analysis.arena.game_loop import play
 from niwa.ext.errors import IllegalActionError, NiwaError
 from niwa.ext.lotus import LotusState
 from niwa.ext.registry import get_game
@@ -109,11 +110,9 @@ def test_mcts_beats_random_on_a_small_lotus():
         seats = [make_agent("mcts:iters=300", game), make_agent("random", game)]
         if game % 2:
             seats.reverse()
-        while not s.is_terminal():
-            p = s.current_player()
-            s.apply(seats[p].step(s.clone(), p))
+        result = play(s, seats, chance_rng=None, forfeits=False)
         mcts_seat = 0 if game % 2 == 0 else 1
-        wins += s.returns()[mcts_seat] == 1.0
+        wins += result.results[mcts_seat] == 1.0
     assert wins >= 5
 
 
@@ -163,7 +162,7 @@ def test_the_solver_layer_does_not_import_analysis():
     import sys
 
     # (a lookup may load plugins from higher layers: that is the plugins' choice)
-    code = ("import sys, niwa.solver.agents, niwa.solver.solve, niwa.solver.bench; "
+    code = ("import sys, niwa.solver.agents, niwa.solver.solve, niwa.solver.protocol; "
             "print(sorted(m for m in sys.modules if m.startswith('niwa.analysis')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

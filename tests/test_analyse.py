@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from niwa.analysis import variants as va
-from niwa.analysis.tournament import LocalExecutor
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.analysis.experiments import variants as va
 from niwa.cli.main import main
 from niwa.ext.registry import games as registered_games
 from niwa.solver.agents import REGISTRY, RandomAgent, register_agent
@@ -26,7 +26,7 @@ def test_agent():
 def quick_exact_table():
     """Only the instantly solved set-up in the reports of these tests (the full table
     takes ~10 s of alpha-beta; its own test is below)."""
-    from niwa.analysis import report
+    from niwa.analysis.experiments import report
 
     saved = report.LOTUS_EXACT_SETUPS
     report.LOTUS_EXACT_SETUPS = [("standard", {}, 1)]
@@ -306,7 +306,7 @@ def test_solo_levels_end_to_end(tmp_path, monkeypatch):
 
 
 def test_small_lotus_exact_table_from_the_solver(tmp_path, monkeypatch):
-    from niwa.analysis import report
+    from niwa.analysis.experiments import report
     from niwa.solver.alphabeta import AlphaBeta
 
     monkeypatch.setattr(report, "LOTUS_EXACT_SETUPS", [

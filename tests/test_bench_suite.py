@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from niwa.analysis import bench_suite
-from niwa.analysis.bench_suite import COLUMNS, format_table, run_suite
+from niwa.analysis.bench import suite as bench_suite
+from niwa.analysis.bench.suite import COLUMNS, format_table, run_suite
 from niwa.ext.registry import get_game
 from niwa.solver.agents import make_agent
 

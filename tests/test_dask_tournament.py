@@ -19,13 +19,9 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed "
 
 from distributed import Client  # noqa: E402
 
-from niwa.analysis.tournament import (  # noqa: E402
-    DaskExecutor,
-    LocalExecutor,
-    TournamentError,
-    make_config,
-    run_tournament,
-)
+from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor  # noqa: E402
+from niwa.analysis.arena.schedule import TournamentError  # noqa: E402
+from niwa.analysis.arena.tournament import make_config, run_tournament  # noqa: E402
 from niwa.cli.main import main  # noqa: E402
 from niwa.solver.agents import REGISTRY  # noqa: E402
 

@@ -7,16 +7,18 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import norm
 
-from niwa.analysis.ratings import (
+from niwa.analysis.stats.ratings import (
     ELO_PER_LOGIT,
-    PENTANOMIAL,
-    TRINOMIAL,
     Z95,
-    SprtSpec,
-    SprtTracker,
     fit_ratings,
     los_from_counts,
     pairwise_comparisons,
+)
+from niwa.analysis.stats.sprt import (
+    PENTANOMIAL,
+    TRINOMIAL,
+    SprtSpec,
+    SprtTracker,
     parse_sprt,
     sprt_llr,
     sprt_llr_approx,

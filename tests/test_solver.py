@@ -326,7 +326,7 @@ def test_playout_options_run():
 
 
 def test_speed_bench_and_match_helpers_report_figures():
-    from niwa.solver.bench import match, search_speed
+    from niwa.analysis.bench.search import match, search_speed
 
     r = search_speed("lotus", seconds=0.3, towers=2)
     for key in ("playouts_s", "mcts_sims_s", "perft_nps", "perft_made_s", "alphabeta_nps"):

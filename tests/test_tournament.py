@@ -9,17 +9,11 @@ import time
 import pandas as pd
 import pytest
 
-from niwa.analysis.tournament import (
-    GameLog,
-    LocalExecutor,
-    TournamentError,
-    build_schedule,
-    csv_columns,
-    derive_seed,
-    make_config,
-    play_game,
-    run_tournament,
-)
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.game_log import play_task as play_game
+from niwa.analysis.arena.schedule import TournamentError, build_schedule, derive_seed
+from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.errors import NiwaError
 from niwa.ext.registry import games
 from niwa.solver.agents import REGISTRY, Agent, register_agent

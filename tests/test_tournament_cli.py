@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from niwa.analysis.tournament import LocalExecutor, make_config, run_tournament
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.cli.main import main
 
 NIWA = [sys.executable, "-m", "niwa.cli.main"]

@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from niwa.analysis import stats as st
-from niwa.analysis import variants as va
+from niwa.analysis.experiments import findings as vf
+from niwa.analysis.experiments import metrics as vm
+from niwa.analysis.experiments import variants as va
 from niwa.ext.errors import NiwaError
 from niwa.solver.agents import REGISTRY, RandomAgent, register_agent
 
@@ -103,7 +105,7 @@ def test_two_player_metrics_by_hand():
             + [([0, 1], 120, {"remaining": [2, 0]})] * 2    # seat 1 wins 2
             + [([0.5, 0.5], 140, {"remaining": [1, 1]})]     # a draw (not decisive)
             + [([0, 1], 10, {}, 0)])                         # a forfeit: left out
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert (m["games"], m["forfeits"], m["draws"], m["decisive"]) == (10, 1, 1, 8)
     assert m["wins_0"] == 6 and m["win_0"] == pytest.approx(0.75)
     assert (m["win_0_low"], m["win_0_high"]) == pytest.approx(st.wilson_interval(6, 8))
@@ -135,7 +137,7 @@ def test_running_score_metrics_by_hand():
         ([1, 0], 60, {"score_history": [[0, 2], [3, 2], [5, 2]], "scores": [5, 2],
                       "rounds": 3}),
     ]
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert m["lead_changes_mean"] == pytest.approx((2 + 0 + 0 + 1) / 4)
     assert m["lead_change_games"] == pytest.approx(2 / 4)
     assert m["comeback"] == pytest.approx(2 / 4)
@@ -146,18 +148,18 @@ def test_running_score_metrics_by_hand():
 
 
 def test_lead_changes_and_was_behind():
-    assert va.lead_changes([[0, 0], [1, 0], [1, 2], [3, 2], [3, 3], [4, 3]]) == (2, 0)
-    assert va.lead_changes([[0, 0], [2, 0], [2, 2], [2, 3]]) == (1, 1)
-    assert va.lead_changes([]) == (0, None)
-    assert va.lead_changes([[1, 1, 0], [1, 2, 2], [3, 2, 2]]) == (0, 0)
-    assert va.was_behind([[0, 0], [0, 1], [2, 1]], 0)
-    assert not va.was_behind([[0, 0], [1, 0], [1, 1]], 0)
+    assert vm.lead_changes([[0, 0], [1, 0], [1, 2], [3, 2], [3, 3], [4, 3]]) == (2, 0)
+    assert vm.lead_changes([[0, 0], [2, 0], [2, 2], [2, 3]]) == (1, 1)
+    assert vm.lead_changes([]) == (0, None)
+    assert vm.lead_changes([[1, 1, 0], [1, 2, 2], [3, 2, 2]]) == (0, 0)
+    assert vm.was_behind([[0, 0], [0, 1], [2, 1]], 0)
+    assert not vm.was_behind([[0, 0], [1, 0], [1, 1]], 0)
 
 
 def test_outcome_counts():
-    wins, draws = va.outcome_counts(np.array([[1, 0], [0, 1], [0.5, 0.5], [1, 0]]))
+    wins, draws = vm.outcome_counts(np.array([[1, 0], [0, 1], [0.5, 0.5], [1, 0]]))
     assert wins.tolist() == [2, 1] and draws == 1
-    wins, draws = va.outcome_counts(np.array([[0, 0, 1], [0, 1, 0], [1 / 3] * 3]))
+    wins, draws = vm.outcome_counts(np.array([[0, 0, 1], [0, 1, 0], [1 / 3] * 3]))
     assert wins.tolist() == [0, 1, 1] and draws == 1
 
 
@@ -167,26 +169,26 @@ def test_goal_claim_rates_by_hand():
     rows = [([1, 0], 10, {"goals_claimed": {"brown-s": 0, "green-m": -1}}),
             ([0, 1], 10, {"goals_claimed": {"brown-s": 1, "pink-l": 1}}),
             ([0, 1], 10, {"goals_claimed": {"brown-s": -1, "green-m": None}})]
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert m["goal_claim:brown-s"] == pytest.approx(2 / 3)
     assert m["goal_claim:green-m"] == 0.0 and m["goal_claim:pink-l"] == 1.0
     # list-per-seat shape: presence unknown, so the rate is over all games
     rows = [([1, 0], 10, {"goals_claimed": [["a"], []]}),
             ([0, 1], 10, {"goals_claimed": [[], ["a", "b"]]})]
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert m["goal_claim:a"] == 1.0 and m["goal_claim:b"] == 0.5
     # Bonsai's shape: claims per seat plus the goals dealt; a goal counts where it was dealt
     rows = [([1, 0], 10, {"goals_claimed": [["a"], []], "goals_in_play": ["a", "c"]}),
             ([0, 1], 10, {"goals_claimed": [[], []], "goals_in_play": ["a", "b"]}),
             ([0, 1], 10, {"goals_claimed": [[], ["b"]], "goals_in_play": ["b", "c"]})]
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert m["goal_claim:a"] == 0.5 and m["goal_claim:b"] == 0.5 and m["goal_claim:c"] == 0.0
 
 
 def test_three_player_metrics_by_hand():
     cell = _cell(players=3)
     rows = ([([1, 0, 0], 90, {})] * 5 + [([0, 1, 0], 90, {})] * 3 + [([0, 0, 1], 90, {})] * 2)
-    m = va.cell_metrics(cell, _games(cell, rows))
+    m = vm.cell_metrics(cell, _games(cell, rows))
     assert m["fair_share"] == pytest.approx(1 / 3)
     assert m["first_player_advantage"] == pytest.approx(0.5 - 1 / 3)
     assert m["balance"] == pytest.approx(1 - (0.5 - 0.2))
@@ -207,9 +209,9 @@ def _compare(ma, mb):
     a, b = _cell(rule="basic"), _cell(rule="pro")
     ga = _games(a, [([1, 0], 100, {})] * 3)
     gb = _games(b, [([1, 0], 110, {})] * 3)
-    c = va.compare_cells(a, b, ga, gb, ma, mb)
+    c = vf.compare_cells(a, b, ga, gb, ma, mb)
     c["p_adjusted"] = c["p"]
-    return c, va.comparison_verdict(c, ma, mb)
+    return c, vf.comparison_verdict(c, ma, mb)
 
 
 def test_verdict_removes_an_advantage():
@@ -229,8 +231,8 @@ def test_verdict_reduces_and_no_difference():
 
 
 def test_advantage_verdicts_do_not_overstate():
-    assert "significant advantage" in va.advantage_verdict(_metric("x", 600, 400))
-    v = va.advantage_verdict(_metric("x", 51, 49))
+    assert "significant advantage" in vf.advantage_verdict(_metric("x", 600, 400))
+    v = vf.advantage_verdict(_metric("x", 51, 49))
     assert "no significant first-player advantage" in v and "lies between" in v
 
 
@@ -242,7 +244,7 @@ def test_comparisons_hold_the_other_settings_fixed():
     rows = []
     for c in cells:
         rows.append(_games(c, [([1, 0], 100, {}), ([0, 1], 100, {})]))
-    summary = va.summarise(exp, cells, pd.concat(rows, ignore_index=True))
+    summary = vf.summarise(exp, cells, pd.concat(rows, ignore_index=True))
     pairs = [(c["variant"], c["baseline"]) for c in summary.comparisons]
     assert pairs == [
         ("rule=pro trampoline=optional", "rule=basic trampoline=optional"),
@@ -257,14 +259,14 @@ def test_comparisons_hold_the_other_settings_fixed():
 def test_solo_levels_by_hand():
     thresholds = {1: 80, 2: 100, 3: 120, 4: 140}
     three = ["brown.s", "green.m", "pink.l"]
-    assert va.solo_level_reached({"scores": [105], "goals_claimed": [three]}, thresholds) == 2
-    assert va.solo_level_reached({"scores": [150], "goals_claimed": [three]}, thresholds) == 4
-    assert va.solo_level_reached({"scores": [79], "goals_claimed": [three]}, thresholds) == 0
+    assert vm.solo_level_reached({"scores": [105], "goals_claimed": [three]}, thresholds) == 2
+    assert vm.solo_level_reached({"scores": [150], "goals_claimed": [three]}, thresholds) == 4
+    assert vm.solo_level_reached({"scores": [79], "goals_claimed": [three]}, thresholds) == 0
     # two colours only (two goal tiles of one colour do not count twice)
-    assert va.solo_level_reached({"scores": [150], "goals_claimed": [["brown.s", "brown.m",
+    assert vm.solo_level_reached({"scores": [150], "goals_claimed": [["brown.s", "brown.m",
                                                                       "pink.l"]]},
                                  thresholds) == 0
-    assert va.solo_level_reached({"scores": [150]}, thresholds) is None
+    assert vm.solo_level_reached({"scores": [150]}, thresholds) is None
 
 
 def test_first_player_tests_are_holm_adjusted_over_the_variants():
@@ -274,7 +276,7 @@ def test_first_player_tests_are_holm_adjusted_over_the_variants():
         _games(cells[0], [([1, 0], 100, {})] * 61 + [([0, 1], 100, {})] * 39),
         _games(cells[1], [([1, 0], 100, {})] * 50 + [([0, 1], 100, {})] * 50)],
         ignore_index=True)
-    summary = va.summarise(exp, cells, games)
+    summary = vf.summarise(exp, cells, games)
     m = summary.metrics[0]
     assert m["fpa_p"] == pytest.approx(st.binomial_p(61, 100, 0.5)) and m["fpa_p"] < 0.05
     assert m["fpa_p_adjusted"] == pytest.approx(2 * m["fpa_p"]) and m["fpa_p_adjusted"] > 0.05

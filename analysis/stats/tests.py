@@ -1,15 +1,12 @@
-"""Interval estimates and tests for rule-variant experiments (thin wrappers over scipy.stats).
+"""Tests between samples of games (thin wrappers over scipy.stats).
 
-- One proportion: Wilson score interval (scipy's `binomtest(...).proportion_ci`), which keeps
-  its coverage near 95% even for rates close to 0 or 1 and for small samples, where the
-  textbook "p +- 1.96 se" interval does not.
-- Difference of two proportions: Newcombe's hybrid score interval (method 10 of Newcombe
-  1998), built from the two Wilson intervals. scipy has no two-sample proportion interval;
-  this is the few lines of the published formula.
+Model: games are independent; outcomes are counted per seat, lengths are compared as
+samples with no assumed distribution.
 - Seat outcome differences between two variants: Fisher's exact test on a 2x2 table (with the
   odds ratio and its interval: conditional MLE for small tables, Woolf's for large ones;
   and phi), chi-square on larger tables (with
   Cramer's V). Game lengths: Mann-Whitney U with the rank-biserial correlation.
+- Wins spread evenly over the seats: exact binomial (2 seats) or chi-square goodness of fit.
 - Several comparisons at once: Holm's step-down adjustment (family-wise error).
 """
 
@@ -22,35 +19,7 @@ import numpy as np
 from scipy import stats
 from scipy.stats.contingency import association
 
-CONFIDENCE = 0.95
-
-
-def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval for successes / n; (nan, nan) for n == 0."""
-    if n <= 0:
-        return (math.nan, math.nan)
-    ci = stats.binomtest(int(successes), int(n)).proportion_ci(confidence, method="wilson")
-    return (float(ci.low), float(ci.high))
-
-
-def binomial_p(successes: int, n: int, p: float) -> float:
-    """Two-sided exact binomial test of successes / n against rate p (nan for n == 0)."""
-    if n <= 0:
-        return math.nan
-    return float(stats.binomtest(int(successes), int(n), p).pvalue)
-
-
-def newcombe_interval(k1: int, n1: int, k2: int, n2: int,
-                      confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """(p1 - p2, low, high): Newcombe's hybrid score interval for a difference of rates."""
-    if n1 <= 0 or n2 <= 0:
-        return (math.nan, math.nan, math.nan)
-    p1, p2 = k1 / n1, k2 / n2
-    l1, u1 = wilson_interval(k1, n1, confidence)
-    l2, u2 = wilson_interval(k2, n2, confidence)
-    d = p1 - p2
-    return (d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
-            d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+from niwa.analysis.stats.intervals import CONFIDENCE, binomial_p
 
 
 def seat_uniformity_p(wins_by_seat) -> float:

@@ -5,7 +5,7 @@ so a slow or busy machine shifts both sides alike:
 
 - engine vs oracle: random playouts/s of the Cython engine and of the plain-Python oracle;
 - niwa MCTS vs OpenSpiel: simulations/s of niwa's MCTS and of OpenSpiel's Python MCTSBot
-  (through niwa.analysis.openspiel) from the same position (goal: at least 30x);
+  (through niwa.analysis.interop.openspiel) from the same position (goal: at least 30x);
 - strength: niwa MCTS against OpenSpiel's MCTSBot at equal time per move, win rate with a
   95% Wilson interval over `strength_games` games per game, seats swapped on each deal
   (goal: at least 75%);
@@ -26,10 +26,11 @@ import time
 
 import pandas as pd
 
-from niwa.analysis.bench import bench_engine_vs_oracle
+from niwa.analysis.arena.game_loop import hidden_from_anyone
+from niwa.analysis.bench.playouts import bench_engine_vs_oracle
+from niwa.analysis.bench.search import decision_state
 from niwa.ext.registry import games as niwa_games
 from niwa.solver.agents import REGISTRY, make_agent
-from niwa.solver.bench import decision_state
 
 COLUMNS = ["section", "game", "measure", "niwa", "reference", "ratio", "unit", "goal", "met",
            "note"]
@@ -43,10 +44,6 @@ def niwa_mcts_spec(seconds: float) -> str:
     return f"mcts:time={seconds}"
 
 
-def _has_hidden(state) -> bool:
-    return any(state.information_state(q) != state.to_notation() for q in range(state.num_players))
-
-
 def _row(section, game, measure, niwa=math.nan, reference=math.nan, ratio=None, unit="",
          goal="", met="", note=""):
     if ratio is None:
@@ -58,7 +55,7 @@ def _row(section, game, measure, niwa=math.nan, reference=math.nan, ratio=None, 
 
 def _openspiel():
     try:
-        from niwa.analysis import openspiel
+        from niwa.analysis.interop import openspiel
     except ImportError as e:
         return None, f"OpenSpiel is not installed ({e}); pip install 'niwa[openspiel]'"
     return openspiel, ""
@@ -76,7 +73,7 @@ def niwa_mcts_rate(state, seconds: float) -> tuple[float, int]:
     """Simulations/s of niwa's MCTS from `state` (a fresh tree), and the nodes it built."""
     from niwa.solver.mcts import MCTS
 
-    tree = MCTS(state.num_players, seed=1, ismcts=_has_hidden(state))
+    tree = MCTS(state.num_players, seed=1, ismcts=hidden_from_anyone(state))
     r = tree.search(state, time_limit=seconds)
     return r.iterations / r.time_s, r.nodes
 
@@ -112,7 +109,7 @@ def bench_mcts_speed(name: str, seconds: float, playouts_s: float) -> list[dict]
     rows.append(_row("search speed", name, "niwa MCTS vs OpenSpiel MCTSBot sims/s", rate, ref,
                      ratio, "sims/s", f">= {GOAL_MCTS_SPEED:g}x",
                      "yes" if ratio >= GOAL_MCTS_SPEED else "no",
-                     "MCTSBot (Python, random rollouts) through niwa.analysis.openspiel"))
+                     "MCTSBot (Python, random rollouts) through niwa.analysis.interop.openspiel"))
     return rows
 
 
@@ -194,7 +191,9 @@ def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
 def play_match(name: str, specs: list[str], games: int, workers: int, seed: int = 1,
                variant: dict | None = None) -> tuple[list[dict], float]:
     """A two-agent match through the tournament machinery: rows and seconds taken."""
-    from niwa.analysis.tournament import LocalExecutor, build_schedule, make_config
+    from niwa.analysis.arena.executors import LocalExecutor
+    from niwa.analysis.arena.schedule import build_schedule
+    from niwa.analysis.arena.tournament import make_config
 
     # A generous margin over the agents' own time budgets: on a busy machine a move can
     # overrun by far more than the tournament's default 0.5 s, and a forfeit would then
@@ -296,7 +295,7 @@ def run_suite(out_csv: str | None = "bench.csv", seconds_budget: float = 540.0,
     `progress(text)` is called before each step (e.g. click.echo).
     """
     say = progress or (lambda _text: None)
-    names = games or [g for g in ("lotus", "haru", "bonsai") if g in niwa_games()]
+    names = games or niwa_games()
     slot = speed_seconds or max(seconds_budget * 0.004, 0.5)
     rows: list[dict] = []
     t_start, cpu_start = time.perf_counter(), _cpu_seconds()

@@ -5,7 +5,7 @@ Conventions.
   every player but the forfeiter wins), a draw a shared best result, anything else a loss.
 - score_pct is the share of points over pairwise comparisons (win 1, draw 1/2): in a
   two-player game, the usual match score.
-- rating is the Bradley-Terry/Elo fit of niwa.analysis.ratings (mean 0, seat advantage
+- rating is the Bradley-Terry/Elo fit of niwa.analysis.stats.ratings (mean 0, seat advantage
   fitted) with its 95% interval; los is the likelihood that the agent is stronger than the
   one ranked just below it.
 - pairs.csv is the head-to-head matrix: the cell in row A, column B is "W-D-L" of A
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from niwa.analysis.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
+from niwa.analysis.stats.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
 
 
 @dataclass
@@ -48,7 +48,18 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
     comps = pairwise_comparisons(agents, results, error_seat)
     fit = fit_ratings(len(labels), n_players, comps, prior_draws=prior_draws)
     outcome = _game_outcomes(results, error_seat)   # +1 win, 0 draw, -1 loss per seat
+    standings, order, h2h = _standings(labels, agents, comps, fit, outcome)
+    ranked = [labels[i] for i in order]
+    pairs = pd.DataFrame(
+        [[("" if a == b or not h2h[a, b].any() else "-".join(map(str, h2h[a, b])))
+          for b in order] for a in order], index=pd.Index(ranked, name="agent"),
+        columns=ranked).reset_index()
+    seats = _seat_table(labels, order, agents, comps, fit, outcome, n_players)
+    return Tables(standings, pairs, seats, fit, labels)
 
+
+def _standings(labels, agents, comps, fit, outcome):
+    """(standings table, agents in rank order, head-to-head W/D/L counts)."""
     n = len(labels)
     points = np.zeros(n)
     count = np.zeros(n)
@@ -83,12 +94,12 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
                         else np.nan for k in range(len(order))]
     standings = standings.drop(columns="_i").reset_index(drop=True)
 
-    ranked = [labels[i] for i in order]
-    pairs = pd.DataFrame(
-        [[("" if a == b or not h2h[a, b].any() else "-".join(map(str, h2h[a, b])))
-          for b in order] for a in order], index=pd.Index(ranked, name="agent"),
-        columns=ranked).reset_index()
+    return standings, order, h2h
 
+
+def _seat_table(labels, order, agents, comps, fit, outcome, n_players) -> pd.DataFrame:
+    """Results by seat, over all agents and for each agent."""
+    n = len(labels)
     seat_rows = []
     seat_points = np.zeros(n_players)
     seat_count = np.zeros(n_players)
@@ -106,7 +117,7 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
     for seat in range(n_players):
         occupied = outcome[:, seat]
         seat_rows.append({
-            "seat": seat, "agent": "all", "games": len(games),
+            "seat": seat, "agent": "all", "games": len(agents),
             "wins": int((occupied == 1).sum()), "draws": int((occupied == 0).sum()),
             "losses": int((occupied == -1).sum()),
             "score_pct": _pct(seat_points[seat], seat_count[seat]),
@@ -126,8 +137,7 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
                 "score_pct": _pct(agent_seat_points[i, seat], agent_seat_count[i, seat]),
                 "advantage_elo": np.nan, "advantage_low": np.nan, "advantage_high": np.nan,
             })
-    seats = pd.DataFrame(seat_rows)
-    return Tables(standings, pairs, seats, fit, labels)
+    return pd.DataFrame(seat_rows)
 
 
 def _r1(x) -> float:
@@ -147,25 +157,3 @@ def _game_outcomes(results: np.ndarray, error_seat: np.ndarray) -> np.ndarray:
     out[forfeit] = 1
     out[forfeit, error_seat[forfeit]] = -1
     return out
-
-
-def plot_ratings(tables: Tables, path: str, title: str = "") -> None:
-    """Ratings with 95% interval bars, strongest on top (PNG, Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    st = tables.standings.iloc[::-1]
-    y = np.arange(len(st))
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(st) + 1.5))
-    err = np.vstack([st["rating"] - st["rating_low"], st["rating_high"] - st["rating"]])
-    ax.errorbar(st["rating"], y, xerr=err, fmt="o", capsize=4, color="tab:green")
-    ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_yticks(y, st["agent"])
-    ax.set_xlabel("Elo (mean 0), 95% interval")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

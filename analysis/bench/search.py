@@ -1,8 +1,8 @@
 """Search speed next to the engine's own limits, measured in the same run, and the small
 strength matches of issue 5 ("mcts beats random" and so on).
 
-    python -m niwa.solver.bench speed lotus --seconds 2
-    python -m niwa.solver.bench match lotus mcts:iters=2000 random --games 200
+    python -m niwa.analysis.bench.search speed lotus --seconds 2
+    python -m niwa.analysis.bench.search match lotus mcts:iters=2000 random --games 200
 
 Speed figures, all from the first position where someone decides: MCTS simulations/s
 against random playouts/s (a simulation is one playout plus the tree walk), and alpha-beta
@@ -16,7 +16,7 @@ import argparse
 import time
 
 from niwa.ext.game import Rng
-from niwa.ext.registry import get_game, sample_outcome, spec_of
+from niwa.ext.registry import games, get_game, spec_of
 
 
 def playouts_per_second(state, seconds: float, seed: int = 1) -> float:
@@ -92,6 +92,7 @@ def search_speed(name: str, seconds: float = 2.0, seed: int = 1, **variant) -> d
 def match(name: str, spec_a: str, spec_b: str, games: int, seed: int = 1, **variant) -> dict:
     """`games` games of A against B (2 players) with seats swapped every game; A's score
     counts a win as 1 and a shared result as 1/2."""
+    from niwa.analysis.arena.game_loop import play
     from niwa.solver.agents import make_agent
 
     score = 0.0
@@ -102,16 +103,7 @@ def match(name: str, spec_a: str, spec_b: str, games: int, seed: int = 1, **vari
         agents = [None, None]
         agents[a_seat] = make_agent(spec_a, seed + 2 * g)
         agents[1 - a_seat] = make_agent(spec_b, seed + 2 * g + 1)
-        while not state.is_terminal():
-            p = state.current_player()
-            if state.is_chance_node():
-                state.apply(sample_outcome(state.chance_outcomes(), rng))
-            elif state.is_simultaneous_node():
-                state.apply_joint([agents[q].step(state.clone(), q) if state.legal_actions(q)
-                                   else -1 for q in range(2)])
-            else:
-                state.apply(agents[p].step(state.clone(), p))
-        score += state.returns()[a_seat]
+        score += play(state, agents, chance_rng=rng, forfeits=False).results[a_seat]
     return {"game": name, "a": spec_a, "b": spec_b, "games": games, "score_a": score,
             "rate_a": score / games}
 
@@ -120,7 +112,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sp = sub.add_parser("speed")
-    sp.add_argument("games", nargs="*", default=["lotus", "haru", "bonsai"])
+    sp.add_argument("games", nargs="*", default=games())
     sp.add_argument("--seconds", type=float, default=2.0)
     mp = sub.add_parser("match")
     mp.add_argument("game")

@@ -1,0 +1,260 @@
+"""The game loop: agents play one game from a position to the end, whoever runs it.
+
+Tournaments, variant experiments, `niwa play`, the benchmarks' matches and test helpers all
+play through `play()`. It asks each agent for its move on a clone of the state (so no agent
+can touch the game), samples chance through `registry.sample_outcome`, collects every
+seat's pick at a simultaneous node from the same position (nobody sees another's pick),
+tells every agent what happened (`observe`), and ends on a terminal state, at `max_plies`
+(a capped game, scored as a shared result) or at a forfeit.
+
+Forfeits (with `forfeits=True`, the default): an agent that fails to start, crashes, plays
+an illegal action or overruns its per-move time limit loses the game; everyone else is
+credited the win over it. With `forfeits=False` an agent's exception propagates instead
+(an interactive game shows the traceback rather than scoring it).
+
+People: an agent may raise `UndoRequest` at its prompt; the loop then takes back that
+seat's previous decision (and everything after it) by replaying the recorded actions from
+the start. `QuitRequest` ends the game unfinished (`GameResult.quit`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from niwa.ext.game import PLAYER_CHANCE as CHANCE
+from niwa.ext.game import PLAYER_SIMULTANEOUS as SIMULTANEOUS
+from niwa.ext.game import PLAYER_TERMINAL as TERMINAL
+from niwa.ext.registry import sample_outcome
+
+
+class PlayerRequest(Exception):
+    """Raised by an agent (a person at a prompt) to steer the loop instead of moving."""
+
+    seat: int = -1      # set by the loop: who asked
+
+
+class UndoRequest(PlayerRequest):
+    """Take back the requesting seat's last decision."""
+
+
+class QuitRequest(PlayerRequest):
+    """Leave the game unfinished."""
+
+
+class _Forfeit(Exception):
+    """An agent lost the game (internal: ends the loop)."""
+
+    def __init__(self, seat: int, what: str):
+        super().__init__(what)
+        self.seat, self.what = seat, what
+
+
+def first_line(exc: BaseException) -> str:
+    """'Type: first line of the message', as forfeits and one-line errors show it."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def hidden_from(state, player: int) -> bool:
+    """True when `player` cannot see the whole position (e.g. the opponent's hand)."""
+    from niwa.solver.agents import hides_something_from
+
+    return hides_something_from(state, player)
+
+
+def hidden_from_anyone(state) -> bool:
+    """True when some player cannot see the whole position."""
+    return any(hidden_from(state, q) for q in range(state.num_players))
+
+
+@dataclass
+class GameResult:
+    """How one game ended. `results` are per seat (the state's returns; a forfeit gives 0 to
+    the offender and 1 to everyone else; a capped game 1/N each)."""
+
+    results: list[float]
+    plies: int
+    capped: bool = False
+    error_seat: int | None = None
+    error: str = ""
+    actions: list = field(default_factory=list)   # (player, action) per ply, chance included
+    state: object = None                          # the final state
+    quit: bool = False
+
+    @property
+    def forfeited(self) -> bool:
+        return self.error_seat is not None
+
+
+class Watcher:
+    """What a loop's spectator is told (`niwa play` prints it); every hook is optional."""
+
+    def position(self, state) -> None:
+        """Before each ply is played."""
+
+    def played(self, before, player: int, action) -> None:
+        """After `action` (a joint list at a simultaneous node) was applied to `before`."""
+
+    def undone(self, done: bool) -> None:
+        """After an undo request (done=False: there was nothing to take back)."""
+
+
+class _Game:
+    """One running game: the state, the agents, the record of actions for undo."""
+
+    def __init__(self, state, agents, chance_rng, time_limits, labels, forfeits, watcher):
+        self.start = state.clone()
+        self.state = state
+        self.agents = agents
+        self.n = state.num_players
+        self.chance_rng = chance_rng
+        self.time_limits = time_limits or [None] * self.n
+        self.labels = labels or [str(q) for q in range(self.n)]
+        self.forfeits = forfeits
+        self.watcher = watcher or Watcher()
+        self.actions: list = []
+        self.decisions: list[tuple[int, int]] = []   # (ply, seat) of each decision made
+
+    def fail(self, seat: int, what: str, exc: Exception):
+        if not self.forfeits:
+            raise exc
+        raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) {what}: {first_line(exc)}")
+
+    def start_agents(self) -> None:
+        for seat, agent in enumerate(self.agents):
+            try:
+                agent.reset()
+            except Exception as e:   # an agent that cannot even start loses
+                self.fail(seat, "failed to start", e)
+
+    def ask(self, seat: int):
+        """The seat's action; a crash or a time overrun forfeits."""
+        start = time.perf_counter()
+        try:
+            action = self.agents[seat].step(self.state.clone(), seat)
+        except PlayerRequest as request:
+            request.seat = seat
+            raise
+        except Exception as e:
+            self.fail(seat, "crashed", e)
+        spent = time.perf_counter() - start
+        limit = self.time_limits[seat]
+        if limit is not None and spent > limit:
+            raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) exceeded its time budget: "
+                                 f"{spent:.3f}s > {limit:.3f}s per move")
+        self.decisions.append((len(self.actions), seat))
+        return action
+
+    def apply(self, player: int, action) -> None:
+        try:
+            if player == SIMULTANEOUS:
+                self.state.apply_joint(action)
+            else:
+                self.state.apply(action)
+        except Exception as e:
+            seat = _illegal_seat(self.state, action) if player == SIMULTANEOUS else player
+            self.fail(seat, "played an illegal action", e)
+
+    def ply(self) -> None:
+        """Play one ply (a chance outcome, a move or a joint move) and tell every agent."""
+        state, player = self.state, self.state.current_player()
+        before = state.clone()
+        if player == CHANCE:
+            action = sample_outcome(state.chance_outcomes(), self.chance_rng)
+        elif player == SIMULTANEOUS:
+            # every seat chooses from the same position: nobody sees another's pick
+            action = [self.ask(q) if state.legal_actions(q) else -1 for q in range(self.n)]
+        else:
+            action = self.ask(player)
+        self.apply(player, action)
+        self.actions.append((player, action))
+        self.watcher.played(before, player, action)
+        for q in range(self.n):
+            try:
+                self.agents[q].observe(before, action)
+            except Exception as e:
+                self.fail(q, "crashed in observe", e)
+
+    def undo(self, seat: int) -> None:
+        """Take back `seat`'s last decision and every ply after it, by replaying the
+        recorded actions from the start."""
+        done = [i for i, (ply, q) in enumerate(self.decisions)
+                if q == seat and ply < len(self.actions)]
+        if not done:
+            # picks already made at an unfinished simultaneous node are asked again
+            self.decisions = [d for d in self.decisions if d[0] < len(self.actions)]
+            self.watcher.undone(False)
+            return
+        keep = self.decisions[done[-1]][0]
+        self.decisions = self.decisions[:done[-1]]
+        self.actions = self.actions[:keep]
+        self.state = replay(self.start, self.actions)
+        # agents keep no stale tree: their reuse finds the position again or starts anew
+        self.watcher.undone(True)
+
+
+def replay(start, actions):
+    """A clone of `start` with the recorded (player, action) plies applied."""
+    state = start.clone()
+    for player, action in actions:
+        if player == SIMULTANEOUS:
+            state.apply_joint(action)
+        else:
+            state.apply(action)
+    return state
+
+
+def _illegal_seat(state, joint) -> int:
+    """The first seat whose pick in a joint action is not legal (0 if none is found)."""
+    for seat, a in enumerate(joint):
+        if a not in state.legal_actions(seat):
+            return seat
+    return 0
+
+
+def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits=None,
+         labels=None, forfeits: bool = True, watcher: Watcher | None = None) -> GameResult:
+    """Play `state` to the end with one agent per seat; the final state is
+    `GameResult.state` (`state` itself unless a move was undone, which replays a clone).
+
+    `chance_rng` samples chance outcomes (a niwa Rng); `time_limits` are seconds per move
+    by seat (None: no limit); `labels` name the seats in forfeit messages.
+    """
+    game = _Game(state, agents, chance_rng, time_limits, labels, forfeits, watcher)
+    failed = None
+    try:
+        game.start_agents()
+    except _Forfeit as f:
+        failed = (f.seat, f.what)
+    capped = quit_ = False
+    while failed is None:
+        if game.state.current_player() == TERMINAL:
+            break
+        if max_plies is not None and len(game.actions) >= max_plies:
+            capped = True
+            break
+        game.watcher.position(game.state)
+        try:
+            game.ply()
+        except _Forfeit as f:
+            failed = (f.seat, f.what)
+        except UndoRequest as request:
+            game.undo(request.seat)
+        except QuitRequest:
+            quit_ = True
+            break
+    return _result(game, failed, capped, quit_)
+
+
+def _result(game: _Game, failed, capped: bool, quit_: bool) -> GameResult:
+    n, plies = game.n, len(game.actions)
+    if failed is not None:
+        seat, error = failed
+        results = [0.0 if q == seat else 1.0 for q in range(n)]
+        return GameResult(results, plies, False, seat, error, game.actions, game.state)
+    if capped or quit_:
+        results = [1.0 / n] * n
+    else:
+        results = [float(r) for r in game.state.returns()]
+    return GameResult(results, plies, capped, None, "", game.actions, game.state, quit_)

@@ -1,0 +1,65 @@
+"""The JSON record of a run (tournament.json, analysis.json): read, written atomically,
+with one entry per invocation in its `runs` list."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from niwa.analysis.arena.game_loop import first_line
+from niwa.ext.errors import NiwaError
+
+
+def read_record(path: str, parse, error: type[NiwaError], what: str):
+    """`parse(record)` of the JSON record at `path`, None if there is no file; a file that
+    is not such a record raises `error` in one line naming it (a tournament or analysis)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return parse(json.load(f))
+    except (ValueError, KeyError, TypeError) as e:
+        raise error(f"{path} is not a niwa {what} record: {first_line(e)}") from None
+
+
+def write_record(path: str, data: dict) -> None:
+    """Write a JSON record atomically (a crash leaves the old one whole)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def start_run(meta: dict, command: str, executor, games_before: int) -> dict:
+    """Append this invocation's entry to meta["runs"] and return it."""
+    run = {"started": _now(), "command": command, "executor": executor.describe(),
+           "games_before": games_before}
+    meta.setdefault("runs", []).append(run)
+    return run
+
+
+def end_run(run: dict, games_played: int) -> None:
+    run.update({"ended": _now(), "games_played": games_played})
+
+
+def versions(uses_dask: bool) -> dict:
+    """Python, platform and the versions of the packages a run's results depend on."""
+    import platform
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for pkg in ("niwa", "numpy", "pandas", "scipy", "dask", "distributed"):
+        if pkg in ("dask", "distributed") and not uses_dask:
+            continue
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out

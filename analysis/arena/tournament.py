@@ -1,0 +1,322 @@
+"""Bot-vs-bot tournaments: a schedule (arena.schedule) fed to the run engine
+(arena.runner), then the standings (stats.standings) written beside the game log.
+
+Output in the tournament folder: games.csv, standings.csv, pairs.csv, seats.csv,
+tournament.json (the configuration, the runs, the versions, the summary) and ratings.png.
+See analysis/TOURNAMENT.md.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
+from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.schedule import (
+    FORMATS,
+    Schedule,
+    TournamentConfig,
+    TournamentError,
+    games_per_round,
+    tables_for,
+)
+
+GAMES_CSV, META_JSON = "games.csv", "tournament.json"
+OUTPUT_FILES = ("games.csv", "standings.csv", "pairs.csv", "seats.csv", "tournament.json",
+                "ratings.png")
+
+
+@dataclass
+class TournamentOutcome:
+    config: TournamentConfig
+    out_dir: str
+    tables: object              # niwa.analysis.stats.standings.Tables
+    played_now: int
+    total: int
+    finished: bool
+    sprt: dict | None
+    meta: dict
+
+
+def load_saved_config(out_dir: str) -> TournamentConfig | None:
+    return read_record(os.path.join(out_dir, META_JSON),
+                       lambda meta: TournamentConfig(**meta["config"]), TournamentError,
+                       "tournament")
+
+
+def _agent_settings(config) -> dict:
+    """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
+    from niwa.solver.agents import agent_settings
+
+    return {spec: agent_settings(spec, config.game) for spec in config.agents}
+
+
+def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: str):
+    a, b = saved.identity(), config.identity()
+    diff = [k for k in a if a[k] != b.get(k)]
+    if diff:
+        k = diff[0]
+        raise TournamentError(
+            f"{out_dir} holds a different tournament: {k} is {a[k]!r} there, {b[k]!r} here "
+            "(resume with the same options, or choose another --out)")
+
+
+class SprtStop:
+    """The SPRT as the runner's stop rule: feeds finished game pairs to the test strictly
+    in schedule order, so the stopping point (and so every table) is the same whatever
+    the number of workers."""
+
+    def __init__(self, spec: dict, labels: list[str]):
+        from niwa.analysis.stats.sprt import SprtSpec, SprtTracker
+
+        self.tracker = SprtTracker(SprtSpec(**spec))
+        self.tested = labels[0]
+        self.next_pair = 0
+        self.stop_after: int | None = None   # last game id that counts
+
+    def _score(self, row) -> float:
+        seat = 0 if row["agent_0"] == self.tested else 1
+        other = 1 - seat
+        mine, theirs = float(row[f"result_{seat}"]), float(row[f"result_{other}"])
+        return 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
+
+    @property
+    def keep(self) -> set[int] | None:
+        return None if self.stop_after is None else set(range(self.stop_after + 1))
+
+    def should_stop(self, rows: dict) -> bool:
+        while self.stop_after is None:
+            first, second = 2 * self.next_pair, 2 * self.next_pair + 1
+            if first not in rows or second not in rows:
+                break
+            decision = self.tracker.add_pair(self._score(rows[first]), self._score(rows[second]))
+            self.next_pair += 1
+            if decision:
+                self.stop_after = second
+        return self.stop_after is not None
+
+
+class Leader:
+    """Running score share per agent, for the progress bar (full points to the sole best
+    result, shared points on a tie)."""
+
+    def __init__(self, n_players: int):
+        self.n = n_players
+        self.points: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+
+    def add(self, row: dict) -> None:
+        res = [float(row[f"result_{s}"]) for s in range(self.n)]
+        best = max(res)
+        for s in range(self.n):
+            label = row[f"agent_{s}"]
+            self.points[label] = self.points.get(label, 0.0) + (res[s] == best) / res.count(best)
+            self.games[label] = self.games.get(label, 0) + 1
+
+    def __str__(self) -> str:
+        if not self.points:
+            return "-"
+        top = max(self.points, key=lambda k: (self.points[k] / self.games[k], k))
+        return f"{top} {100 * self.points[top] / self.games[top]:.0f}%"
+
+
+def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
+    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise."""
+    saved = load_saved_config(out_dir)
+    games_path = os.path.join(out_dir, GAMES_CSV)
+    if resume:
+        if saved is None:
+            raise TournamentError(
+                f"nothing to resume: {os.path.join(out_dir, META_JSON)} does not exist")
+        _check_identity(saved, config, out_dir)
+    elif saved is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+        raise TournamentError(
+            f"{out_dir} already holds a tournament; pass --resume to finish it, or choose "
+            "another --out")
+    return saved
+
+
+def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
+                   progress: bool | None = None, command: str = "") -> TournamentOutcome:
+    """Play (or finish) the tournament into out_dir and write every table."""
+    executor = executor or LocalExecutor()
+    saved = check_out_dir(config, out_dir, resume)
+    os.makedirs(out_dir, exist_ok=True)
+    games_path = os.path.join(out_dir, GAMES_CSV)
+    meta_path = os.path.join(out_dir, META_JSON)
+    schedule = Schedule(config)
+    log = GameLog(games_path, csv_columns(config.players))
+    check_log(log, schedule, lambda gid: TournamentError(
+        f"{games_path} game {gid} does not belong to this schedule"))
+    meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
+    meta.update({
+        "command": meta.get("command", command), "config": config.identity(),
+        "labels": config.labels, "seed": config.seed, "status": "running",
+        "schedule": {"games": len(schedule), "rounds": config.rounds,
+                     "games_per_round": games_per_round(config),
+                     "seat_orders": math.factorial(config.players)},
+        "agent_settings": _agent_settings(config),
+        "versions": versions(isinstance(executor, DaskExecutor)),
+    })
+    run_record = start_run(meta, command, executor, len(log.rows))
+    write_record(meta_path, meta)
+
+    sprt = SprtStop(config.sprt, config.labels) if config.sprt else None
+    result = run_schedule(schedule, log, executor, desc=config.game, progress=progress,
+                          stop_rule=sprt, status=Leader(config.players))
+    tables = write_tables(config, out_dir, log) if log.rows else None
+    end_run(run_record, result.played_now)
+    _summarise(meta, config, log, result, sprt, tables)
+    write_record(meta_path, meta)
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return TournamentOutcome(config, out_dir, tables, result.played_now, len(schedule),
+                             result.finished, meta.get("sprt"), meta)
+
+
+def write_tables(config: TournamentConfig, out_dir: str, log: GameLog):
+    """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count."""
+    from niwa.analysis.stats.standings import compute_tables, read_games
+
+    games = read_games(os.path.join(out_dir, GAMES_CSV))
+    tables = compute_tables(games[games["game_id"].astype(int).isin(list(log.rows))],
+                            config.labels, config.players)
+    tables.standings.to_csv(os.path.join(out_dir, "standings.csv"), index=False)
+    tables.pairs.to_csv(os.path.join(out_dir, "pairs.csv"), index=False)
+    tables.seats.to_csv(os.path.join(out_dir, "seats.csv"), index=False)
+    plot_ratings(tables, os.path.join(out_dir, "ratings.png"),
+                 f"{config.game}: {len(log.rows)} games")
+    return tables
+
+
+def plot_ratings(tables, path: str, title: str = "") -> None:
+    """Ratings with 95% interval bars, strongest on top (PNG, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    st = tables.standings.iloc[::-1]
+    y = np.arange(len(st))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(st) + 1.5))
+    err = np.vstack([st["rating"] - st["rating_low"], st["rating_high"] - st["rating"]])
+    ax.errorbar(st["rating"], y, xerr=err, fmt="o", capsize=4, color="tab:green")
+    ax.axvline(0, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, st["agent"])
+    ax.set_xlabel("Elo (mean 0), 95% interval")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunResult,
+               sprt: SprtStop | None, tables) -> None:
+    errors = [r["error"] for r in log.rows.values() if r["error"]]
+    meta.update({
+        "status": ("sprt-stopped" if result.stopped and sprt else "finished" if result.finished
+                   else "interrupted"),
+        "games_recorded": len(log.rows),
+        "forfeits": len(errors), "forfeit_examples": errors[:5],
+        "capped": sum(r["capped"] == "1" for r in log.rows.values()),
+    })
+    if sprt:
+        meta["sprt"] = {**sprt.tracker.summary(), "tested": config.labels[0],
+                        "against": config.labels[1], "stopped_after_games": len(log.rows)
+                        if result.stopped else None}
+    if tables is not None:
+        meta["standings"] = tables.standings.replace({np.nan: None}).to_dict("records")
+        meta["seat_advantage_elo"] = [round(float(x), 1) for x in tables.fit.seat_elo]
+
+
+def make_config(game: str, agents, *, variant: dict | None = None, players: int | None = None,
+                fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
+                seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
+                time_margin: float = 0.5, sprt: str | dict | None = None
+                ) -> tuple[TournamentConfig, list[str]]:
+    """Validate the options (NiwaError with one line on any problem); returns the config
+    and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
+    from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
+    from niwa.ext.registry import get_game
+    from niwa.solver.agents import make_agent, parse_spec
+
+    notes = []
+    info = get_game(game)
+    variant = dict(variant or {})
+    if players is not None:
+        if "players" in info.variants:
+            variant["players"] = players     # the game checks the range (VariantError)
+        elif players != info.new(seed=0, **variant).num_players:
+            n = info.new(seed=0, **variant).num_players
+            raise TournamentError(f"{info.name} is a {n}-player game; --players must be {n}")
+    state = info.new(seed=0, **variant)
+    n_players = state.num_players
+    if n_players < 2:
+        raise TournamentError(f"a tournament needs games of 2 or more players, not {n_players}")
+    agents = [a.strip() for a in agents]
+    for spec in agents:
+        make_agent(spec, seed=0)      # unknown agent or bad parameter: AgentError here
+        if parse_spec(spec)[0] == "human":
+            raise TournamentError("the human agent cannot sit in a tournament; "
+                                  "play it with `niwa play`")
+    if fmt not in FORMATS:
+        raise TournamentError(f"unknown --format {fmt!r}; expected {' or '.join(FORMATS)}")
+    if games is not None and rounds is not None:
+        raise TournamentError("give --games or --rounds, not both")
+    for name, value in (("--games", games), ("--rounds", rounds), ("--max-plies", max_plies)):
+        if value is not None and value < 1:
+            raise TournamentError(f"{name} must be at least 1, got {value}")
+    if move_time is not None and not move_time > 0:
+        raise TournamentError(f"--move-time must be positive, got {move_time}")
+    sprt_spec = None
+    if sprt:
+        sprt_spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
+        if len(agents) != 2 or n_players != 2:
+            raise TournamentError("--sprt tests two agents in a two-player game "
+                                  f"(here {len(agents)} agents, {n_players} players)")
+    config = TournamentConfig(
+        game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
+        format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
+        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None)
+    tables = tables_for(len(agents), n_players, fmt)
+    orders = math.factorial(n_players)
+    if rounds is None:
+        wanted = games if games is not None else (2000 if sprt_spec else 10)
+        rounds = math.ceil(wanted / orders)
+        if rounds * orders != wanted:
+            notes.append(f"--games {wanted} rounded up to {rounds * orders} so that every "
+                         f"seat order ({orders}) is played equally often")
+    config.rounds = int(rounds)
+    notes.append(f"{len(tables)} table{'s' * (len(tables) != 1)} x {orders} seat orders x "
+                 f"{config.rounds} rounds = {len(tables) * orders * config.rounds} games")
+    return config, notes
+
+
+def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir: str | None,
+                          resume: bool, variant: dict | None = None, **options
+                          ) -> tuple[TournamentConfig, list[str]]:
+    """The configuration of a new tournament (make_config), or, with `resume`, the one
+    saved in out_dir with only the options in `given` (typed again) replacing the saved
+    settings; the agents, game and variant replace them when given at all."""
+    if not resume:
+        return make_config(game, list(agents), variant=variant, **options)
+    saved = load_saved_config(out_dir)
+    if saved is None:
+        raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
+    if not ({"games", "rounds"} & given):
+        options["rounds"] = saved.rounds
+    kept = {"players": None, "fmt": saved.format, "seed": saved.seed,
+            "max_plies": saved.max_plies, "move_time": saved.move_time,
+            "time_margin": saved.time_margin, "sprt": saved.sprt}
+    for name, value in kept.items():
+        if name not in given:
+            options[name] = value
+    return make_config(game or saved.game, list(agents) or saved.agents,
+                       variant=variant if variant else saved.variant, **options)

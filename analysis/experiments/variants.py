@@ -1,0 +1,405 @@
+"""Rule-variant experiments: play every combination of varied settings, measure, compare.
+
+An *experiment* is a game, settings to vary (`rule=basic,pro`), the players (self-play with
+one agent spec, a lineup of specs, or a sweep of strengths) and a number of games. It is cut
+into *cells*, one per combination of varied settings (and per strength): each cell is an
+ordinary tournament configuration (arena.schedule), and the experiment is the cells'
+schedules one after the other, fed to the same run engine as a tournament (arena.runner),
+so it is parallel, resumable and reproducible in the same way. All cells share one
+log, games.csv: game_id = cell * 1,000,000 + the game's index in its cell's schedule, and a
+`cell` column names the cell. Because a cell's schedule only grows at its end when more
+games are asked for, `--resume --games N` can also extend a finished experiment.
+
+Each cell has its own seed, derived from the experiment seed and the cell's label: cells are
+independent samples, which is what the two-sample tests of experiments.findings assume.
+
+Per-cell metrics are in experiments.metrics, the comparisons between cells and the
+verdicts in experiments.findings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
+from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.schedule import (
+    Schedule,
+    TournamentConfig,
+    TournamentError,
+    derive_seed,
+    tables_for,
+)
+from niwa.analysis.arena.tournament import make_config
+from niwa.analysis.experiments.findings import Summary, summarise
+from niwa.ext.errors import NiwaError
+
+STRIDE = 1_000_000          # game ids per cell in the shared games.csv
+GAMES_CSV, META_JSON = "games.csv", "analysis.json"
+VARIANTS_CSV, COMPARISONS_CSV, TRENDS_CSV = "variants.csv", "comparisons.csv", "strengths.csv"
+
+
+class AnalysisError(NiwaError):
+    """An experiment that cannot be set up, resumed or analysed (one-line message)."""
+
+
+# ---- the experiment --------------------------------------------------------------------
+@dataclass
+class Experiment:
+    """Everything that fixes the games (the resume identity), plus the number of games."""
+
+    game: str
+    vary: list = field(default_factory=list)        # [[key, [value, ...]], ...] as given
+    players: int | None = None                      # --players (a fixed setting)
+    agents: list = field(default_factory=lambda: ["random"])  # one spec = self-play
+    strengths: list = field(default_factory=list)   # self-play specs to sweep
+    games: int = 1000                               # per cell
+    seed: int = 1
+    max_plies: int | None = None
+
+    def identity(self) -> dict:
+        """What must match on --resume (the number of games may change: it only extends)."""
+        d = dataclasses.asdict(self)
+        d.pop("games")
+        return d
+
+    @property
+    def self_play(self) -> bool:
+        return bool(self.strengths) or len(self.agents) == 1
+
+
+@dataclass
+class Cell:
+    index: int
+    settings: dict          # the varied settings, as given
+    variant: dict           # the full variant the games are played with
+    players: int
+    strength: str | None    # the self-play spec of a strength sweep
+    config: TournamentConfig
+    games: int              # scheduled (--games rounded up to whole rounds)
+
+    @property
+    def variant_label(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.settings.items()) or "default"
+
+    @property
+    def label(self) -> str:
+        return self.variant_label + (f" ({self.strength})" if self.strength else "")
+
+
+def parse_vary(items, game: str) -> list:
+    """['rule=basic,pro'] -> [['rule', ['basic', 'pro']]], keys checked against the game."""
+    from niwa.ext.registry import get_game
+
+    info = get_game(game)
+    out, seen = [], set()
+    for item in items:
+        key, eq, values = item.partition("=")
+        key = key.strip().replace("-", "_")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not eq or not key or not vals:
+            raise AnalysisError(f"--vary {item!r} should be KEY=V1,V2,... (e.g. rule=basic,pro)")
+        if key not in info.variants:
+            raise AnalysisError(f"--vary {key}: {info.name} has no setting {key!r}; settings: "
+                                f"{', '.join(info.variants)}")
+        if key in seen:
+            raise AnalysisError(f"--vary {key} is given twice; list all its values once")
+        if len(set(vals)) != len(vals):
+            raise AnalysisError(f"--vary {item!r} repeats a value")
+        seen.add(key)
+        out.append([key, vals])
+    return out
+
+
+def parse_strengths(items) -> list[str]:
+    """['mcts:iters=100,1000'] -> ['mcts:iters=100', 'mcts:iters=1000'].
+
+    In `NAME:KEY=V1,V2,...,OTHER=X`, a bare value continues the list of the key before it;
+    at most one key may list several values. Several --strengths are concatenated.
+    """
+    from niwa.solver.agents import parse_spec
+
+    specs = []
+    for item in items:
+        name, colon, rest = item.strip().partition(":")
+        params: list[list] = []
+        for tok in filter(None, (t.strip() for t in rest.split(","))):
+            if "=" in tok:
+                k, _, v = tok.partition("=")
+                params.append([k.strip(), [v.strip()]])
+            elif params:
+                params[-1][1].append(tok)
+            else:
+                raise AnalysisError(f"--strengths {item!r} should be NAME:KEY=V1,V2,... "
+                                    "(e.g. mcts:iters=100,1000,10000)")
+        swept = [p for p in params if len(p[1]) > 1]
+        if len(swept) > 1:
+            raise AnalysisError(f"--strengths {item!r} lists several values for more than one "
+                                "parameter; sweep one parameter at a time")
+        combos = swept[0][1] if swept else [None]
+        for value in combos:
+            parts = [f"{k}={value if len(vs) > 1 else vs[0]}" for k, vs in params]
+            spec = name.strip() + (":" + ",".join(parts) if colon and parts else "")
+            parse_spec(spec)          # unknown agent or bad parameter: AgentError
+            if spec in specs:
+                raise AnalysisError(f"--strengths lists {spec!r} twice")
+            specs.append(spec)
+    return specs
+
+
+def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
+    """The cells of an experiment (strength-major, then settings in --vary order) and notes
+    for the user. Raises a one-line NiwaError on any bad setting, agent or count."""
+    from niwa.ext.registry import get_game
+
+    info = get_game(exp.game)
+    if exp.games < 1:
+        raise AnalysisError(f"--games must be at least 1, got {exp.games}")
+    if exp.max_plies is not None and exp.max_plies < 1:
+        raise AnalysisError(f"max_plies must be at least 1, got {exp.max_plies}")
+    if exp.players is not None and any(k == "players" for k, _ in exp.vary):
+        raise AnalysisError("give --players or --vary players=..., not both")
+    if exp.strengths and len(exp.agents) > 1:
+        raise AnalysisError("--strengths sweeps self-play; it cannot be combined with --agents")
+    keys = [k for k, _ in exp.vary]
+    combos = list(itertools.product(*[vals for _, vals in exp.vary])) or [()]
+    lineups = [(s, None) for s in exp.strengths] or [(None, exp.agents)]
+    cells, notes, rounded = [], [], set()
+    for strength, lineup in lineups:
+        for combo in combos:
+            settings = dict(zip(keys, combo, strict=True))
+            variant = dict(settings)
+            if exp.players is not None and "players" in info.variants:
+                variant["players"] = exp.players
+            state = info.new(seed=0, **variant)          # VariantError on a bad value
+            n = state.num_players
+            if exp.players is not None and n != exp.players:
+                raise AnalysisError(f"{info.name} is a {n}-player game; --players must be {n}")
+            specs = [strength] * n if strength else (list(lineup) * n if len(lineup) == 1
+                                                     else list(lineup))
+            index = len(cells)
+            label = " ".join(f"{k}={v}" for k, v in settings.items()) + "|" + " ".join(specs)
+            seed = derive_seed(exp.seed, "cell", label)
+            if n >= 2:
+                per_round = len(tables_for(len(specs), n, "round-robin")) * math.factorial(n)
+                rounds = math.ceil(exp.games / per_round)
+                config, _ = make_config(info.name, specs, variant=variant, rounds=rounds,
+                                        seed=seed, max_plies=exp.max_plies)
+            else:       # solo: the tournament runner plays it, its schedule is ours
+                from niwa.solver.agents import make_agent
+
+                if len(specs) != 1:
+                    raise AnalysisError("a solo game takes one agent (--agent SPEC)")
+                make_agent(specs[0], seed=0)
+                per_round, rounds = 1, exp.games
+                config = TournamentConfig(game=info.name, agents=specs, players=1,
+                                          variant=dict(state.variant), rounds=rounds,
+                                          seed=seed, max_plies=exp.max_plies)
+            if rounds * per_round != exp.games:
+                rounded.add((per_round, rounds * per_round))
+            if rounds * per_round > STRIDE:
+                raise AnalysisError(f"at most {STRIDE} games per variant, not {rounds * per_round}")
+            cells.append(Cell(index, settings, dict(state.variant), n, strength, config,
+                              rounds * per_round))
+    for per_round, total in sorted(rounded):
+        notes.append(f"--games {exp.games} rounded up to {total} per variant so that every "
+                     f"seat order is played equally often (rounds of {per_round} games)")
+    return cells, notes
+
+
+def cell_schedule(cell: Cell) -> Schedule:
+    """The cell's games with their experiment-wide ids (cell * STRIDE + index in the cell)."""
+    return Schedule(cell.config, first_id=cell.index * STRIDE, extra=(("cell", cell.index),))
+
+
+class ExperimentSchedule:
+    """Every cell's schedule, one after the other (lazily, like each cell's)."""
+
+    def __init__(self, cells: list[Cell]):
+        self.cells = cells
+        self.parts = [cell_schedule(c) for c in cells]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __iter__(self):
+        return itertools.chain.from_iterable(self.parts)
+
+    def includes(self, game_id: int) -> bool:
+        cell = game_id // STRIDE
+        return cell < len(self.parts) and self.parts[cell].includes(game_id)
+
+    def owns(self, game_id: int, row: dict) -> bool:
+        """A row of one of the cells: its variant matches, and its seats too when the cell
+        still schedules that game (a cell's games beyond --games stay in the log)."""
+        cell = game_id // STRIDE
+        if cell >= len(self.cells) or row["variant"] != _variant_text(self.cells[cell]):
+            return False
+        part = self.parts[cell]
+        return not part.includes(game_id) or part.owns(game_id, row)
+
+
+# ---- running ---------------------------------------------------------------------------
+def load_saved(out_dir: str) -> dict | None:
+    def checked(meta):
+        Experiment(**meta["experiment"])
+        return meta
+
+    return read_record(os.path.join(out_dir, META_JSON), checked, AnalysisError, "analysis")
+
+
+def saved_experiment(out_dir: str) -> Experiment | None:
+    meta = load_saved(out_dir)
+    return Experiment(**meta["experiment"]) if meta else None
+
+
+def experiment_from_options(game: str | None, *, vary, lineup: list[str], strengths,
+                            games: int, players: int | None, seed: int, given: set[str],
+                            out_dir: str | None, resume: bool) -> Experiment:
+    """The experiment of the command-line options; with `resume`, the one saved in out_dir
+    with the options given again (`given` names the typed ones) replacing its settings."""
+    saved = None
+    if resume:
+        saved = saved_experiment(out_dir)
+        if saved is None:
+            raise AnalysisError(f"nothing to resume in {out_dir}: no analysis.json there")
+    game = game or saved.game
+    return Experiment(
+        game=game,
+        vary=parse_vary(vary, game) if vary or not saved else saved.vary,
+        players=players if "players" in given or not saved else saved.players,
+        agents=lineup or (saved.agents if saved else ["random"]),
+        strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
+        games=games if "games" in given or not saved else saved.games,
+        seed=seed if "seed" in given or not saved else saved.seed,
+        max_plies=saved.max_plies if saved else None)
+
+
+def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
+    meta = load_saved(out_dir)
+    games_path = os.path.join(out_dir, GAMES_CSV)
+    if resume:
+        if meta is None:
+            raise AnalysisError(f"nothing to resume: {os.path.join(out_dir, META_JSON)} "
+                                "does not exist")
+        old, new = Experiment(**meta["experiment"]).identity(), exp.identity()
+        for k in old:
+            if old[k] != new[k]:
+                raise AnalysisError(f"{out_dir} holds a different experiment: {k} is {old[k]!r} "
+                                    f"there, {new[k]!r} here (resume with the same options, "
+                                    "or choose another --out)")
+    elif meta is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+        raise AnalysisError(f"{out_dir} already holds an experiment; pass --resume to continue "
+                            "it, or choose another --out")
+    return meta
+
+
+def game_columns(cells: list[Cell]) -> list[str]:
+    return csv_columns(max(c.players for c in cells)) + ["cell"]
+
+
+def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=None,
+                   resume: bool = False, progress: bool | None = None,
+                   command: str = "") -> RunResult:
+    """Play every cell's missing games into out_dir/games.csv (the arena's runner, log and
+    executors; one pool for all cells, so no cell waits for another's stragglers).
+
+    KeyboardInterrupt propagates after the log is closed: every finished game is kept.
+    """
+    executor = executor or LocalExecutor()
+    meta = check_out_dir(exp, out_dir, resume) or {}
+    os.makedirs(out_dir, exist_ok=True)
+    schedule = ExperimentSchedule(cells)
+    log = GameLog(os.path.join(out_dir, GAMES_CSV), game_columns(cells))
+    check_log(log, schedule, lambda gid: AnalysisError(
+        f"{GAMES_CSV} game {gid} does not belong to this experiment"))
+    meta.update({"experiment": dataclasses.asdict(exp), "command": meta.get("command", command),
+                 "cells": [{"cell": c.index, "label": c.label, "games": c.games,
+                            "config": c.config.identity()} for c in cells],
+                 "status": "running"})
+    run = start_run(meta, command, executor, len(log.rows))
+    write_record(os.path.join(out_dir, META_JSON), meta)
+    result = run_schedule(schedule, log, executor, desc=exp.game, progress=progress)
+    end_run(run, result.played_now)
+    meta["status"] = "finished" if result.recorded == len(schedule) else "interrupted"
+    write_record(os.path.join(out_dir, META_JSON), meta)
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+def _variant_text(cell: Cell) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(cell.config.variant.items()))
+
+
+def read_games(out_dir: str, cells: list[Cell]) -> pd.DataFrame:
+    """The scheduled games of games.csv (text columns; `cell` and `game_id` as ints)."""
+    df = pd.read_csv(os.path.join(out_dir, GAMES_CSV), dtype=str, keep_default_na=False)
+    df["game_id"] = df["game_id"].astype(int)
+    df["cell"] = df["cell"].astype(int)
+    wanted = (df["cell"] < len(cells)) & (
+        df["game_id"] % STRIDE < df["cell"].map(lambda i: cells[i].games if i < len(cells) else 0))
+    return df[wanted].sort_values("game_id").reset_index(drop=True)
+
+
+# ---- the whole analysis ----------------------------------------------------------------
+def write_tables(summary: Summary, out_dir: str) -> list[str]:
+    written = []
+    pd.DataFrame(summary.metrics).to_csv(os.path.join(out_dir, VARIANTS_CSV), index=False)
+    written.append(VARIANTS_CSV)
+    if summary.comparisons:
+        pd.DataFrame(summary.comparisons).to_csv(os.path.join(out_dir, COMPARISONS_CSV),
+                                                 index=False)
+        written.append(COMPARISONS_CSV)
+    if summary.trends:
+        pd.DataFrame(summary.trends).to_csv(os.path.join(out_dir, TRENDS_CSV), index=False)
+        written.append(TRENDS_CSV)
+    return written
+
+
+@dataclass
+class AnalysisOutcome:
+    summary: Summary | None
+    run: RunResult
+    files: list[str]
+
+
+def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
+            progress: bool | None = None, command: str = "",
+            plan: tuple[list[Cell], list[str]] | None = None) -> AnalysisOutcome:
+    """Plan (unless `plan` is given), play or finish, measure, plot and report an
+    experiment into out_dir."""
+    from niwa.analysis.experiments import plots, report
+
+    cells, notes = plan or plan_cells(exp)
+    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command)
+    games = read_games(out_dir, cells)
+    if games.empty:
+        return AnalysisOutcome(None, run, [GAMES_CSV])
+    summary = summarise(exp, cells, games)
+    files = [GAMES_CSV, *write_tables(summary, out_dir)]
+    files += plots.write_plots(summary, out_dir)
+    exact = report.exact_results(exp, out_dir, cells)
+    # the report shows the command that started the experiment, and any that continued it
+    runs = (load_saved(out_dir) or {}).get("runs", [])
+    commands = list(dict.fromkeys(r.get("command", "") for i, r in enumerate(runs)
+                                  if r.get("command") and (i == 0 or r.get("games_played"))))
+    if commands:
+        command = commands[0]
+        notes = notes + [f"Continued with `{c}`." for c in commands[1:]]
+    report.write_report(summary, out_dir, plots=files, notes=notes, command=command,
+                        exact=exact)
+    files.append(report.REPORT_MD)
+    return AnalysisOutcome(summary, run, files)
+
+
+__all__ = ["AnalysisError", "Experiment", "Cell", "TournamentError", "analyse", "plan_cells",
+           "parse_vary", "parse_strengths", "run_experiment", "summarise"]

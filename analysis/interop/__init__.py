@@ -1,0 +1,1 @@
+"""Adapters to other game-AI frameworks (OpenSpiel)."""

@@ -1,0 +1,620 @@
+"""The niwa engine protocol (docs/engine-protocol.md): external programs as niwa agents,
+and any niwa agent as an external program.
+
+A line-based stdin/stdout protocol modelled on UCI and GTP. The client (`EngineAgent`)
+starts the engine, greets it with `niwa-engine 1`, then for every move sends the mover's
+information state, the legal moves and `go`; the engine answers `info ...` lines and
+`bestmove <move>`. `serve()` is the other side: it answers that protocol with any agent
+of the registry (`niwa engine mcts:iters=2000`), so two niwa versions can play each other.
+
+Moves travel as tokens: the move's text (`state.action_to_string`) with every space
+written `_` (`meditate 1:MA` -> `meditate_1:MA`); a `%`, `_` or `+` inside a move is
+written %25, %5F or %2B (see `encode_move`).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from niwa.ext.errors import NiwaError
+from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS, Rng
+from niwa.solver.agents import Agent, AgentError
+from niwa.solver.results import SearchResult
+
+PROTOCOL_VERSION = 1
+GREETING = f"niwa-engine {PROTOCOL_VERSION}"
+ANY_GAME = "*"
+GRACE_SECONDS = 5.0          # how long past its movetime an engine may take to answer
+QUIT_WAIT_SECONDS = 0.5      # how long a polite `quit` may take before the process is killed
+
+
+class EngineError(NiwaError):
+    """An external engine failed to start, crashed, fell silent or broke the protocol."""
+
+
+# ---- move tokens -----------------------------------------------------------------------
+def encode_move(text: str) -> str:
+    """A move's text as one protocol token: spaces become `_`; a literal `%`, `_` or `+`
+    is percent-escaped so that tokens split on spaces and joint moves on `+`."""
+    return (text.replace("%", "%25").replace("_", "%5F").replace("+", "%2B")
+            .replace(" ", "_"))
+
+
+def decode_move(token: str) -> str:
+    """The move text of a token (the inverse of encode_move; an unescaped `+` stays)."""
+    return unquote(token.replace("_", " "))
+
+
+def encode_joint(texts) -> str:
+    """One move per seat at a simultaneous node, seat 0 first, joined by `+`."""
+    return "+".join(encode_move(t) for t in texts)
+
+
+def decode_joint(token: str) -> list[str]:
+    return [decode_move(part) for part in token.split("+")]
+
+
+# ---- go ---------------------------------------------------------------------------------
+@dataclass
+class GoRequest:
+    """The arguments of `go`: whose move (`seat`), and a time budget, either fixed
+    (`movetime`, ms) or clocks (remaining `time` and increment `inc` per seat, ms)."""
+
+    seat: int | None = None
+    movetime: int | None = None
+    time: list[int] | None = None
+    inc: list[int] | None = None
+
+    def to_line(self) -> str:
+        words = ["go"]
+        if self.seat is not None:
+            words += ["seat", str(self.seat)]
+        if self.movetime is not None:
+            words += ["movetime", str(self.movetime)]
+        if self.time is not None:
+            words += ["time", ",".join(map(str, self.time))]
+        if self.inc is not None:
+            words += ["inc", ",".join(map(str, self.inc))]
+        return " ".join(words)
+
+    @classmethod
+    def parse(cls, words: list[str]) -> GoRequest:
+        """From the words after `go`; ValueError names the bad part."""
+        request = cls()
+        if len(words) % 2:
+            raise ValueError(f"go takes KEY VALUE pairs, got {' '.join(words)!r}")
+        for key, value in zip(words[::2], words[1::2], strict=True):
+            try:
+                if key == "seat":
+                    request.seat = int(value)
+                elif key == "movetime":
+                    request.movetime = int(value)
+                elif key in ("time", "inc"):
+                    setattr(request, key, [int(v) for v in value.split(",")])
+                # unknown keys are ignored: later versions may add some
+            except ValueError:
+                unit = "a seat number" if key == "seat" else "whole milliseconds"
+                raise ValueError(f"go {key} {value!r} should be {unit}") from None
+        return request
+
+    def budget_seconds(self, seat: int) -> float | None:
+        """Seconds to think: the movetime, else a share of the seat's clock, else None."""
+        if self.movetime is not None:
+            return max(self.movetime, 1) / 1000
+        if self.time is not None and seat < len(self.time):
+            left = max(self.time[seat], 1)
+            inc = self.inc[seat] if self.inc is not None and seat < len(self.inc) else 0
+            # a classic clock share: 1/30 of what is left plus most of the increment
+            return min(left / 2, left / 30 + 0.8 * inc) / 1000
+        return None
+
+
+# ---- the client: an external program as an agent ----------------------------------------
+class EngineProcess:
+    """A running engine: lines written to its stdin, lines read from its stdout with a
+    deadline (a reader thread feeds a queue, so a silent engine never blocks us)."""
+
+    def __init__(self, cmd: str, label: str):
+        self.label = label
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as e:
+            raise EngineError(f"engine command {cmd!r} cannot be split into words: {e}") from None
+        if not argv:
+            raise EngineError("engine command is empty")
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, bufsize=1, encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise EngineError(f"engine {label}: cannot start {argv[0]!r}: {e.strerror}") from None
+        self.lines: queue.Queue = queue.Queue()
+        self.stderr_tail: collections.deque = collections.deque(maxlen=5)
+        # None marks the end of the output: the engine exited or closed its stdout
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put, None),
+                         daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr_tail.append),
+                         daemon=True).start()
+
+    @staticmethod
+    def _pump(stream, sink, *at_end):
+        with contextlib.suppress(ValueError, OSError):
+            for line in stream:
+                sink(line.rstrip("\r\n"))
+        for item in at_end:
+            sink(item)
+
+    def send(self, line: str) -> None:
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self.died() from None
+
+    def read(self, deadline: float, waiting_for: str) -> str:
+        """The next line, or EngineError if the engine exits or says nothing in time."""
+        try:
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise EngineError(f"engine {self.label} sent no {waiting_for} in time "
+                              f"(still silent after the timeout)") from None
+        if line is None:
+            raise self.died()
+        return line
+
+    def died(self) -> EngineError:
+        try:
+            code = self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return EngineError(f"engine {self.label} closed its output")
+        time.sleep(0.05)    # let the stderr reader catch the last words
+        last = f": {self.stderr_tail[-1]}" if self.stderr_tail else ""
+        return EngineError(f"engine {self.label} exited with code {code}{last}")
+
+    def close(self) -> None:
+        """Ask the engine to quit; kill it if it does not."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+            try:
+                self.proc.wait(timeout=QUIT_WAIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._close_pipes()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=2)
+        self._close_pipes()
+
+    def _close_pipes(self):
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+
+
+@dataclass
+class EngineInfo:
+    """What an engine said about itself in the handshake."""
+
+    name: str = ""
+    author: str = ""
+    games: tuple[str, ...] = ()
+
+    def plays(self, game: str) -> bool:
+        return ANY_GAME in self.games or game in self.games
+
+
+class EngineAgent(Agent):
+    """An external program that speaks the niwa engine protocol, as a niwa agent.
+
+    The program starts at the first move (so building the agent to check a spec costs
+    nothing). Each move it gets the mover's information state (never hidden parts), the
+    legal moves and `go`. A crash, closed output, `error` reply, illegal move or silence
+    past the deadline raises EngineError; the process is then killed, and the next move
+    starts it afresh. A healthy engine is kept between games (reset sends `newgame`
+    before the next move) rather than restarted: a launch and handshake per game would
+    cost more than many of the games.
+    """
+
+    name = "engine"
+
+    def __init__(self, cmd: str = "", seed: int | None = None, name: str = "",
+                 timeout: float = 30.0, time: float = 0.0, **params):
+        super().__init__(seed, cmd=cmd, name=name, timeout=timeout, time=time, **params)
+        if not cmd.strip():
+            raise AgentError("agent 'engine' needs cmd=COMMAND, "
+                             "e.g. engine:cmd=python3 docs/examples/random_engine.py")
+        if timeout <= 0 or time < 0:
+            raise AgentError("agent 'engine' needs timeout > 0 and time >= 0 (seconds)")
+        self.cmd = cmd
+        self.label = repr(name or cmd)
+        self.timeout = timeout
+        self.move_time = time
+        self.engine: EngineProcess | None = None
+        self.info = EngineInfo()
+        self._new_game = True
+
+    # -- lifetime
+    def start(self) -> EngineInfo:
+        """Start the program and shake hands (EngineError on any failure)."""
+        self.close()
+        self.engine = EngineProcess(self.cmd, self.label)
+        try:
+            self.info = self._handshake()
+        except EngineError:
+            self.kill()
+            raise
+        self._new_game = True
+        return self.info
+
+    def _handshake(self) -> EngineInfo:
+        deadline = time.monotonic() + self.timeout
+        self.engine.send(GREETING)
+        info = EngineInfo()
+        while True:
+            line = self.engine.read(deadline, "handshake (ok)")
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "ok":
+                return info
+            if words[0] == "error":
+                raise EngineError(f"engine {self.label} refused {GREETING!r}: {line[6:]}")
+            if words[0] == "id" and len(words) >= 2:
+                value = line.split(None, 2)[2] if len(words) > 2 else ""
+                if words[1] == "name":
+                    info.name = value
+                elif words[1] == "author":
+                    info.author = value
+            elif words[0] == "games":
+                info.games = tuple(w.lower() for w in words[1:])
+
+    def reset(self):
+        """A new game: a healthy engine is told `newgame` (at the first move)."""
+        self._new_game = True
+        self._last = None
+
+    def close(self):
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+    def kill(self):
+        if self.engine is not None:
+            self.engine.kill()
+            self.engine = None
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self.kill()
+
+    # -- playing
+    def step(self, state, player):
+        if state.current_player() == PLAYER_CHANCE:
+            raise EngineError("an engine is never asked for a chance outcome")
+        if self.engine is None:     # first move, or the last engine was killed
+            self.start()
+        if not self.info.plays(state.game_name):
+            self.kill()
+            raise EngineError(f"engine {self.label} does not play {state.game_name} "
+                              f"(it plays: {' '.join(self.info.games) or 'nothing'})")
+        try:
+            return self._ask(state, player)
+        except EngineError:
+            self.kill()     # a misbehaving engine is not trusted with the next move
+            raise
+
+    def _ask(self, state, player) -> int:
+        legal = state.legal_actions(player)
+        names = {state.action_to_string(a, player): a for a in legal}
+        if self._new_game:
+            self.engine.send("newgame")
+            self._new_game = False
+        self.engine.send("position " + state.information_state(player))
+        self.engine.send("legal " + " ".join(encode_move(n) for n in names))
+        go = GoRequest(seat=player,
+                       movetime=round(self.move_time * 1000) if self.move_time else None)
+        self.engine.send(go.to_line())
+        wait = self.move_time + GRACE_SECONDS if self.move_time else self.timeout
+        deadline = time.monotonic() + wait
+        info: dict = {}
+        while True:
+            line = self.engine.read(deadline, "bestmove")
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "info":
+                info.update(parse_info(words[1:]))
+            elif words[0] == "error":
+                raise EngineError(f"engine {self.label} reported an error: {line[6:].strip()}")
+            elif words[0] == "bestmove":
+                self._last = result_of_info(info, player)
+                return self._action_of(words[1:], names, state, player)
+            # other lines are ignored, as in UCI: later versions may add some
+
+    def _action_of(self, words, names, state, player) -> int:
+        text = decode_move("_".join(words))     # a move sent with spaces is accepted too
+        if text in names:
+            return names[text]
+        shown = ", ".join(list(names)[:12]) + (", ..." if len(names) > 12 else "")
+        raise EngineError(f"engine {self.label} played an illegal move {text!r} for seat "
+                          f"{player} in {state.game_name}; legal: {shown}")
+
+
+def result_of_info(info: dict, player: int) -> SearchResult:
+    """What an engine's `info` lines said (parse_info), as a SearchResult."""
+    return SearchResult(algo="engine", value=info.get("value"), player=player,
+                        pv=info.get("pv", []), depth=info.get("depth", 0),
+                        nodes=info.get("nodes", 0), time_s=info.get("time", 0) / 1000)
+
+
+def parse_info(words: list[str]) -> dict:
+    """`value 0.6 depth 5 nodes 1200 pv a b` -> {'value': 0.6, 'depth': 5, 'nodes': 1200,
+    'pv': ['a', 'b']}. `pv` and `string` take the rest of the line; every other key one
+    value (unknown keys are skipped); a bad number is dropped, not fatal."""
+    out: dict = {}
+    i = 0
+    while i < len(words):
+        key = words[i]
+        if key == "pv":
+            out["pv"] = [decode_move(w) for w in words[i + 1:]]
+            break
+        if key == "string":
+            out["string"] = " ".join(words[i + 1:])
+            break
+        if i + 1 < len(words):
+            kind = {"value": float, "depth": int, "nodes": int, "time": int}.get(key)
+            if kind is not None:
+                with contextlib.suppress(ValueError):
+                    out[key] = kind(words[i + 1])
+        i += 2
+    return out
+
+
+# ---- the server: a niwa agent as an external program -------------------------------------
+def _haru_hidden_guess(text: str) -> str:
+    """A full Haru notation consistent with an information state: the opponent's hidden
+    hand (`R:???`) and pending pick (`choose Y=?`) are taken from their unplayed set
+    (`?{...}`), the rest becomes their pile. Which values is irrelevant: the searcher is
+    handed `resample_hidden(seat)` of it, a uniform draw of everything hidden."""
+    parts = text.split("; ")
+    sections = {p.split(" ", 1)[0]: i for i, p in enumerate(parts)}
+    if not {"phase", "hands", "piles"} <= sections.keys():
+        return text
+    hands = dict(w.split(":", 1) for w in parts[sections["hands"]].split()[1:])
+    piles = dict(w.split(":", 1) for w in parts[sections["piles"]].split()[1:])
+    phase = parts[sections["phase"]]
+    for colour, pile in piles.items():
+        if not pile.startswith("?{"):
+            continue
+        unplayed = [v for v in pile[2:-1].split(",") if v]
+        hidden_hand = hands.get(colour, "-").count("?")
+        pending = 1 if phase == f"phase choose {colour}=?" else 0
+        if pending:
+            phase = f"phase choose {colour}={unplayed[0]}"
+        hand = unplayed[pending:pending + hidden_hand]
+        hands[colour] = "".join(hand) or "-"
+        piles[colour] = "{" + ",".join(unplayed[pending + hidden_hand:]) + "}"
+    parts[sections["phase"]] = phase
+    parts[sections["hands"]] = "hands " + " ".join(f"{c}:{h}" for c, h in hands.items())
+    parts[sections["piles"]] = "piles " + " ".join(f"{c}:{p}" for c, p in piles.items())
+    return "; ".join(parts)
+
+
+# Reading an information state back is game knowledge; it belongs in each GameSpec (as a
+# `parse_information_state`), which this module may not edit yet. Games missing here must
+# have parseable information states (perfect information, or Bonsai's deck-as-a-set).
+HIDDEN_GUESSES = {"haru": _haru_hidden_guess}
+
+
+def parse_information_state(text: str):
+    """(state, hidden): a full state consistent with an information state, and whether
+    anything in it was guessed (then resample it for the seat before searching)."""
+    from niwa.ext.registry import parse_position
+
+    game = text.split(None, 1)[0].lower() if text.strip() else ""
+    guess = HIDDEN_GUESSES.get(game)
+    full = guess(text) if guess is not None else text
+    return parse_position(full), full != text
+
+
+class EngineServer:
+    """Answers the protocol with a niwa agent: one command line in, its reply lines out."""
+
+    def __init__(self, agent_spec: str, write, seed: int | None = None, name: str = ""):
+        from niwa.ext.registry import games
+        from niwa.solver.agents import REGISTRY, make_agent, parse_spec
+
+        if parse_spec(agent_spec)[0] == "human":
+            raise AgentError("the human agent cannot be served: it would read the "
+                             "protocol's own stdin")
+        self.agent = make_agent(agent_spec, seed=seed)
+        self.time_param = "time" in REGISTRY[parse_spec(agent_spec)[0]].params
+        self.spec = agent_spec
+        self.name = name or f"niwa {agent_spec}"
+        self.games = games()
+        self.write = write
+        self.rng = Rng(0 if seed is None else seed)
+        self.state = None
+        self.hidden = False
+        self.greeted = False
+
+    def handle(self, line: str) -> bool:
+        """Answer one command; False after `quit`."""
+        words = line.split()
+        if not words:
+            return True
+        command, rest = words[0], line.strip()[len(words[0]):].strip()
+        if command == "quit":
+            return False
+        handlers = {"niwa-engine": self.greet, "isready": self.isready,
+                    "newgame": self.newgame, "position": self.position, "legal": self.legal,
+                    "moves": self.moves, "go": self.go}
+        if command not in handlers:
+            self.write(f"error unknown command {command!r}")
+        elif not self.greeted and command != "niwa-engine":
+            self.write(f"error say {GREETING!r} first")
+        else:
+            try:
+                handlers[command](rest)
+            except NiwaError as e:
+                self.write("error " + (str(e).splitlines() or [type(e).__name__])[0])
+            except Exception as e:      # a bug in an agent: say so, and stay up
+                detail = (str(e).splitlines() or [""])[0]
+                self.write(f"error internal {type(e).__name__}: {detail}")
+        return True
+
+    def greet(self, rest):
+        if rest != str(PROTOCOL_VERSION):
+            self.write(f"error unsupported protocol version {rest!r}; this engine speaks "
+                       f"{PROTOCOL_VERSION}")
+            return
+        self.greeted = True
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            niwa_version = version("niwa")
+        except PackageNotFoundError:
+            niwa_version = "?"
+        self.write(f"id name {self.name}")
+        self.write(f"id author niwa {niwa_version}")
+        self.write("games " + " ".join(self.games))
+        self.write("ok")
+
+    def isready(self, rest):
+        self.write("readyok")
+
+    def newgame(self, rest):
+        self.agent.reset()
+        self.state = None
+
+    def position(self, rest):
+        self.state = None
+        try:
+            self.state, self.hidden = parse_information_state(rest)
+        except (IndexError, KeyError, ValueError) as e:
+            if isinstance(e, NiwaError):
+                raise
+            raise EngineError(f"position cannot be read: {e}") from None
+
+    def legal(self, rest):
+        """The client's list of legal moves: a niwa agent knows them already."""
+
+    def moves(self, rest):
+        if self.state is None:
+            raise EngineError("moves needs a position first")
+        if self.hidden:
+            raise EngineError("moves cannot follow a position with hidden parts; "
+                              "send the new position instead")
+        for token in rest.split():
+            state = self.state
+            if state.current_player() == PLAYER_SIMULTANEOUS:
+                texts = decode_joint(token)
+                state.apply_joint([state.string_to_action(t, seat) for seat, t in enumerate(texts)])
+            else:
+                state.apply(decode_move(token))
+
+    def go(self, rest):
+        if self.state is None:
+            raise EngineError("go needs a position first")
+        try:
+            request = GoRequest.parse(rest.split())
+        except ValueError as e:
+            raise EngineError(str(e)) from None
+        state = self.state
+        mover = state.current_player()
+        seat = request.seat if request.seat is not None else mover
+        if state.is_terminal():
+            raise EngineError("the game is over: there is no move to make")
+        if mover == PLAYER_CHANCE:
+            raise EngineError("the position is a chance node: engines do not choose chance")
+        if seat < 0 or not state.legal_actions(seat):
+            raise EngineError(f"seat {seat} has no move here" if seat >= 0 else
+                              "go needs 'seat N' at a simultaneous node")
+        if self.hidden:
+            state = state.resample_hidden(seat, self.rng.next_u64())
+        budget = request.budget_seconds(seat)
+        started = time.perf_counter()
+        action = self._step(state, seat, budget)
+        spent = round((time.perf_counter() - started) * 1000)
+        self.write(info_line(self.agent.analysis(), spent))
+        self.write("bestmove " + encode_move(state.action_to_string(action, seat)))
+
+    def _step(self, state, seat, budget):
+        if budget is None or not self.time_param:
+            return self.agent.step(state, seat)
+        # a per-move budget replaces the agent's own `time` for this move only
+        saved = dict(self.agent.params)
+        self.agent.params["time"] = budget
+        try:
+            return self.agent.step(state, seat)
+        finally:
+            self.agent.params.clear()
+            self.agent.params.update(saved)
+
+
+def info_line(result: SearchResult | None, spent_ms: int) -> str:
+    """The `info` line of an agent's last search (agent.analysis()); MCTS reports no
+    depth (its line's length is none), and the line is its first six moves."""
+    words = ["info"]
+    if result is not None and result.value is not None:
+        words += ["value", f"{result.value:.4g}"]
+    if result is not None and result.depth and result.iterations is None:
+        words += ["depth", str(result.depth)]
+    if result is not None and result.nodes:
+        words += ["nodes", str(result.nodes)]
+    words += ["time", str(spent_ms)]
+    pv = result.pv[:6] if result is not None else []
+    if pv:
+        words += ["pv"] + [encode_move(str(m)).replace("%2B", "+") for m in pv]
+    return " ".join(words)
+
+
+def serve(agent_spec: str, stdin=None, stdout=None, seed: int | None = None,
+          name: str = "") -> None:
+    """Expose the agent `agent_spec` as an engine on stdin/stdout until `quit` or EOF."""
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+
+    def write(line):
+        stdout.write(line + "\n")
+        stdout.flush()
+
+    server = EngineServer(agent_spec, write, seed=seed, name=name)
+    for line in stdin:
+        if not server.handle(line):
+            break
+
+
+# ---- registration -------------------------------------------------------------------------
+ENGINE_PARAMS = {
+    "cmd": (str, "", "the engine's command line (required), e.g. "
+                     "cmd=python3 docs/examples/random_engine.py; no commas"),
+    "name": (str, "", "a label for messages (default: the command)"),
+    "timeout": (float, 30.0, "seconds to wait for the handshake, and for a move when "
+                             "no time is set"),
+    "time": (float, 0.0, "seconds per move, sent as go movetime (0: the engine decides)"),
+}
+
+
+def register_agents() -> None:
+    """Register the `engine` agent spec (the `niwa.agents` entry point calls this)."""
+    from niwa.solver.agents import register_agent
+
+    register_agent("engine", EngineAgent, dict(ENGINE_PARAMS),
+                   "an external program speaking the niwa engine protocol, "
+                   "e.g. engine:cmd=niwa engine mcts:iters=200")
+
