@@ -350,6 +350,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if key not in entry.params:
             known = ", ".join(entry.params) or "none"
             raise AgentError(f"agent {name!r} has no parameter {key!r}; parameters: {known}")
+        if key in params:
+            raise AgentError(f"agent {name!r} parameter {key} is given twice in {spec!r}")
         typ = entry.params[key][0]
         try:
             params[key] = _convert(typ, value.strip())
@@ -361,13 +363,40 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if allowed and params[key] not in allowed:
             raise AgentError(f"agent {name!r} parameter {key}={value!r} should be one of "
                              f"{', '.join(allowed)}")
-        if typ in (int, float) and key in _POSITIVE and params[key] <= 0:
-            raise AgentError(f"agent {name!r} parameter {key}={value!r} should be positive")
+        if typ in (int, float):
+            _check_range(name, key, value.strip(), params[key])
     return name, params
 
 
 _CHOICES = {"playout": ("random", "heuristic"), "sim": ("ucb", "rm", "exp3")}
-_POSITIVE = {"iters", "depth", "nodes", "dets", "gamma"}
+# what each number means bounds it (low, high, low excluded?): a value outside could only
+# hang a searcher (time=inf, nan), overflow its C types (iters=1e20) or mean nothing (c=-1)
+_RANGES = {
+    "iters": (1, 10**9, False),         # ~an hour of MCTS at the fastest playouts
+    "time": (0.0, 86_400.0, False),     # seconds per move; 0 = no time budget
+    "c": (0.0, 100.0, False),
+    "cutoff": (-1, 10**6, False),       # -1 = play out to the end
+    "gamma": (0.0, 1.0, True),
+    "nodes": (2, 10**9, False),
+    "depth": (1, 500, False),
+    "tt": (10, 28, False),              # as `niwa solve --tt`: 2^28 entries of 24 bytes
+    "dets": (1, 10_000, False),
+}
+_INT64 = 2**63 - 1      # any other integer parameter of a registered agent fits a C long long
+
+
+def _check_range(agent: str, key: str, text: str, value) -> None:
+    """A number parameter must be finite and within its meaning (one-line AgentError)."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        raise AgentError(f"agent {agent!r} parameter {key}={text} should be a finite number")
+    low, high, low_open = _RANGES.get(key, (-_INT64, _INT64, False))
+    if value < low or value > high or (low_open and value == low):
+        lowest = ("positive" if (low_open and low == 0) or low == 1
+                  else f"above {low}" if low_open else f"at least {low}")
+        raise AgentError(f"agent {agent!r} parameter {key}={text} should be {lowest} and at "
+                         f"most {high}")
 
 
 def _convert(typ, value: str):

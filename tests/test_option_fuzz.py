@@ -126,3 +126,34 @@ def test_sprt_numbers(stubs, tmp_path):
             if invoke(args, tmp_path) is ACCEPTED:
                 sprt = stubs["config"].sprt
                 assert all(math.isfinite(v) for v in sprt.values()), sprt
+
+
+SPEC_KEYS = {"mcts": ["iters", "time", "c", "cutoff", "gamma", "nodes"],
+             "ismcts": ["iters", "time", "c"],
+             "alphabeta": ["depth", "time", "tt", "dets"]}
+
+
+@pytest.mark.parametrize("agent", sorted(SPEC_KEYS))
+def test_agent_spec_numbers(agent, stubs, tmp_path):
+    for key in SPEC_KEYS[agent]:
+        for value in [*NUMBERS, "1s", "-1s", "nans", "1e309s"]:
+            args = ["tournament", "lotus", "--agents", "random", f"{agent}:{key}={value}",
+                    "-o", str(tmp_path / "t")]
+            if invoke(args, tmp_path) is ACCEPTED:
+                _check_tournament(stubs)
+
+
+@pytest.mark.parametrize("spec", [
+    "mcts:iters=10,iters=20", "alphabeta:time=1,time=2", "mcts:", "mcts:iters", "mcts:=3",
+    ":", "", "mcts:iters=1,,c=1", "mcts:iters==3", "mcts:c=1.4.2", "mcts:solver=maybe",
+    "mcts:playout=nope", "nosuch:iters=1", "mcts:iters=1:c=2", "alphabeta:time=1e309",
+    "alphabeta:time=inf", "alphabeta:time=nan", "alphabeta:time=-1", "mcts:c=nan",
+    "mcts:c=inf", "mcts:c=-1", "mcts:iters=99999999999999999999",
+])
+def test_bad_agent_specs(spec, stubs, tmp_path):
+    for command in (["tournament", "lotus", "--agents", "random", spec],
+                    ["analyse", "lotus", "--agent", spec]):
+        result = invoke([*command, "-o", str(tmp_path / "x")], tmp_path)
+        # empty parts are harmless; `analyse --agent ""` is no --agent (self-play random)
+        if spec not in ("mcts:", "mcts:iters=1,,c=1", ""):
+            assert result is not ACCEPTED, (command, spec)

@@ -4,8 +4,9 @@ One row is appended and flushed per finished game (a SIGKILL loses at most the g
 written, whose partial line is dropped on resume); at the end of a run the file is
 rewritten in schedule order. Each row ends with a checksum (`check`), and every row is
 validated when a run resumes (GameLog). Only the ids of the logged games are kept in
-memory, so the log of a run of any length costs constant memory. `play_task` plays one scheduled game through the game loop
-and returns its row: executors run it in worker processes.
+memory, so the log of a run of any length costs constant memory. `play_task` plays one
+scheduled game through the game loop and returns its row: executors run it in worker
+processes.
 """
 
 from __future__ import annotations
