@@ -52,7 +52,8 @@ def register(main: click.Group) -> None:
               help="Output folder (default: analysis-GAME-DATE-TIME).")
 @click.option("--resume", is_flag=True,
               help="Continue the experiment in --out (options default to the saved ones; "
-                   "given ones must match, except --games, which may grow it).")
+                   "given ones must match, except --games, which may grow it). With GAME it "
+                   "starts the experiment if --out holds none yet.")
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
               show_default=True,
               help="On --resume, a games.csv row that is corrupt or contradicts the "

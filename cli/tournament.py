@@ -49,7 +49,9 @@ def register(main: click.Group) -> None:
               help="Output folder (default: tournament-GAME-DATE-TIME).")
 @click.option("--resume", is_flag=True,
               help="Finish the tournament recorded in --out (options default to the saved "
-                   "ones; any given option must match).")
+                   "ones; any given option must match). With GAME and --agents it starts "
+                   "the tournament if --out holds none yet, so one command can be repeated "
+                   "until the run ends.")
 @click.option("--sprt", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
               help="Two agents only: stop when the SPRT (first agent stronger?) decides.")
 @click.option("--max-plies", type=Number(int, 1, MAX_PLIES), default=None,
