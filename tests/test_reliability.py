@@ -201,9 +201,8 @@ def one_line_error(r) -> str:
     """The error of a CLI result that failed with exit 2 and one `Error:` line (after the
     run's announcement lines, if it got that far), no traceback."""
     lines = r.output.strip().splitlines()
-    assert r.exit_code == 2 and r.exception is None or isinstance(r.exception, SystemExit), \
-        r.output
-    assert r.exit_code == 2 and lines[-1].startswith("Error: "), r.output
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.output
+    assert lines[-1].startswith("Error: "), r.output
     assert sum(line.startswith("Error") for line in lines) == 1, r.output
     assert "Traceback" not in r.output
     return lines[-1]
