@@ -78,7 +78,7 @@ def test_play_human_moves_undo_and_quit():
 def test_play_unknown_agent_lists_the_agents():
     r = run("play", "lotus", "--p1", "wizard")
     assert r.exit_code == 2
-    assert "unknown agent 'wizard'; available: alphabeta, greedy, human" in r.output
+    assert "unknown agent 'wizard'; available: alphabeta, engine, greedy, human" in r.output
 
 
 def test_play_never_shows_a_human_the_opponents_hidden_hand():
