@@ -15,9 +15,18 @@ cdef struct PNEntry:
     uint32_t work           # positions expanded below this one, summed over visits (saturates)
     int32_t best            # the proving move once pn = 0, else -1
 
+# Maps a position to the 64-bit value its table key is made from. The default is the game's
+# own hash; a game-specific hook may fold symmetric positions onto one key (see
+# proof_lotus.pyx), which is sound as long as symmetric positions have equal values.
+cdef class KeyHook:
+    cdef uint64_t key(self, State s) noexcept
+    cpdef bint accepts(self, State s)
+
 cdef class ProofSearch:
+    cdef KeyHook hook
     cdef PNEntry* tt
     cdef uint64_t nbuckets
+    cdef size_t tt_bytes
     cdef readonly long long capacity, used
     cdef readonly double tt_mb, eps
     cdef readonly long long nodes, max_nodes
@@ -26,6 +35,9 @@ cdef class ProofSearch:
     cdef readonly unsigned int max_overwritten_work
     cdef readonly int max_ply, deepest
     cdef readonly bint reprobe
+    cdef readonly bint order, auto_symmetry
+    cdef readonly int init_mode
+    cdef readonly bint weak
     cdef double deadline
     cdef bint stop
     cdef object error
@@ -39,6 +51,7 @@ cdef class ProofSearch:
     cdef uint32_t* c_p
     cdef uint32_t* c_d
     cdef float* c_score
+    cdef int* scratch
 
     cdef PNEntry* probe(self, uint64_t key) noexcept
     cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept

@@ -93,15 +93,21 @@ def check_pv(state, r):
     assert (winner == mover) == (r.value == 1.0)
 
 
-@pytest.fixture(scope="module")
-def searcher():
-    return ProofSearch(tt_mb=32)
+SEARCHERS = {}
 
 
+def searcher(symmetry="auto"):
+    """One table per configuration, reused across set-ups (it is cleared per variant)."""
+    if symmetry not in SEARCHERS:
+        SEARCHERS[symmetry] = ProofSearch(tt_mb=32, symmetry=None if symmetry == "none" else "auto")
+    return SEARCHERS[symmetry]
+
+
+@pytest.mark.parametrize("symmetry", ["auto", "none"])
 @pytest.mark.parametrize("variant", TOWERS1 + TOWERS2, ids=tag)
-def test_dfpn_equals_minimax_on_every_small_setup(searcher, variant):
+def test_dfpn_equals_minimax_on_every_small_setup(variant, symmetry):
     s = LotusState(**variant)
-    r = searcher.solve(s)
+    r = searcher(symmetry).solve(s)
     assert r.proven and r.status == "proven"
     assert r.value == minimax(s)
     check_pv(s, r)
@@ -205,10 +211,28 @@ def test_a_tiny_table_still_proves_and_says_it_is_too_small():
     assert big.table_warning is None and big.overwrites == 0
 
 
-def test_eps_and_plain_thresholds_agree():
-    s = LotusState(towers=2, lane=2, shared=4, trampoline_at=4, rule="pro")
-    vals = {ProofSearch(tt_mb=8, eps=eps).solve(s).value for eps in (0.0, 0.25, 1.0)}
-    assert vals == {minimax(s)}
+@pytest.mark.parametrize("options", [dict(eps=0.0), dict(eps=1.0), dict(init="uniform"),
+                                     dict(init="evaluation"), dict(order="evaluation"),
+                                     dict(weak=True), dict(reprobe=False)], ids=str)
+def test_every_search_option_gives_the_same_values(options):
+    for variant in (dict(towers=2, lane=2, shared=4, trampoline_at=4, rule="pro"),
+                    dict(towers=2, lane=1, shared=5, trampoline_at=3, trampoline="mandatory")):
+        s = LotusState(**variant)
+        r = ProofSearch(tt_mb=8, **options).solve(s)
+        assert r.value == minimax(s)
+        check_pv(s, r)
+
+
+def test_lane_symmetry_saves_nodes_and_refuses_other_games():
+    from niwa.solver.proof_lotus import LotusLaneSymmetry
+
+    s = LotusState(towers=2)
+    plain = ProofSearch(tt_mb=64, symmetry=None).solve(s)
+    sym = ProofSearch(tt_mb=64, symmetry=LotusLaneSymmetry()).solve(s)
+    assert plain.value == sym.value and sym.nodes < 0.8 * plain.nodes
+    assert {m.name: m.value for m in plain.moves} == {m.name: m.value for m in sym.moves}
+    with pytest.raises(NiwaError, match="does not apply"):
+        ProofSearch(tt_mb=1, symmetry=LotusLaneSymmetry()).solve(ChanceNimState(pile=5))
 
 
 def test_refuses_what_it_cannot_prove():
