@@ -52,7 +52,8 @@ all 64 bits could mislead it.
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from posix.mman cimport (MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ,
+from libc.string cimport memset
+from posix.mman cimport (MADV_DONTNEED, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ,
                          PROT_WRITE, madvise, mmap, munmap)
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -101,6 +102,13 @@ cdef class KeyHook:
         return True
 
 
+def _variant(state):
+    try:
+        return state.variant
+    except NotImplementedError:
+        return None
+
+
 def _known_symmetry(state):
     """The symmetry hook niwa knows for this game, or None (symmetry="auto")."""
     if getattr(state, "game_name", None) == "lotus":
@@ -147,7 +155,7 @@ cdef class ProofSearch:
 
     def __init__(self, double tt_mb=256, double eps=0.25, str init="mobility", str order="none",
                  symmetry="auto", bint weak=False, int max_ply=1024, long long big_work=10000,
-                 bint reprobe=True):
+                 bint reprobe=True, bint huge_pages=False):
         """`tt_mb`: table size in MB (24 bytes an entry). `eps`: the 1+eps trick (0 = plain
         df-pn). `init`: numbers of unexplored children: "mobility" (pn 1, dn = their number
         of moves; on Lotus towers 3..1 it halves the nodes), "uniform" (1, 1) or
@@ -156,7 +164,8 @@ cdef class ProofSearch:
         "auto" (the game's known symmetry: Lotus lanes, proof_lotus.pyx). `weak`: weak
         proof numbers (max + open children - 1 instead of the sum). `big_work`: the
         expansions above which an overwritten unfinished entry counts as a sign of a table
-        too small. `reprobe`: re-read siblings from the table after each descent."""
+        too small. `reprobe`: re-read siblings from the table after each descent. `huge_pages`:
+        ask the kernel for 2 MB pages for the table."""
         if init not in INIT_MODES:
             raise ValueError(f"init must be one of {', '.join(INIT_MODES)}, got {init!r}")
         if order not in ("none", "evaluation"):
@@ -186,15 +195,18 @@ cdef class ProofSearch:
         if self.nbuckets >= (<uint64_t>1) << 32:
             raise ValueError("tt_mb too large (at most 2^32 buckets)")
         self.capacity = self.nbuckets * PN_BUCKET
-        # The table is mapped (zero pages, committed only when touched) and asked for 2 MB
-        # pages: with 4 kB pages nearly every probe of a multi-GB table also misses the TLB.
-        # Measured on towers 3..1: 20-30% faster.
+        # The table is mapped (zero pages, committed only when touched). With huge_pages it
+        # is also asked for 2 MB pages: with 4 kB pages nearly every probe of a multi-GB
+        # table misses the TLB too. Measured on a busy 2-core machine: ~25% faster on a
+        # long run (towers 3..1 pro/mandatory), but the first touch of each 2 MB page may
+        # stall on memory compaction (a 1 s proof took 14 s), so it is off by default.
         self.tt_bytes = self.capacity * sizeof(PNEntry)
         cdef void* mem = mmap(NULL, self.tt_bytes, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
             raise MemoryError(f"cannot map a {tt_mb:g} MB proof table")
-        madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
+        if huge_pages:
+            madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
         self.tt = <PNEntry*>mem
         self.states = <PyObject**>calloc(max_ply + 1, sizeof(PyObject*))
         cdef size_t slots = <size_t>max_ply * MAX_ACTIONS
@@ -224,10 +236,10 @@ cdef class ProofSearch:
         free(self.scratch)
 
     def clear(self):
-        """Forget every table entry (a new game or variant)."""
-        cdef long long i
-        for i in range(self.capacity):
-            self.tt[i].key = 0
+        """Forget every table entry (a new game or variant). The pages are handed back to
+        the kernel, which maps them as zero pages again when touched."""
+        if madvise(self.tt, self.tt_bytes, MADV_DONTNEED) != 0:
+            memset(self.tt, 0, self.tt_bytes)
         self.used = 0
 
     # ---- transposition table ------------------------------------------------------------
@@ -516,7 +528,7 @@ cdef class ProofSearch:
             raise NiwaError("proof search needs perfect information; this position hides "
                             "something from a player")
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                self.state_refs[0].variant != state.variant:
+                _variant(self.state_refs[0]) != _variant(state):
             if self.state_refs:
                 self.clear()        # another game or variant: its entries mean nothing here
             self.state_refs = [state.c_clone() for _ in range(self.max_ply + 1)]
