@@ -60,4 +60,5 @@ cdef class ProofSearch:
                   uint32_t* out_pn, uint32_t* out_dn)
     cdef int prove_at_root(self, State s)
     cdef int _resolve(self, State s, int pov)
+    cdef int _known(self, State s, int pov)
     cdef long long _work(self, State s)

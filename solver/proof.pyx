@@ -561,6 +561,20 @@ cdef class ProofSearch:
             return -1
         return v if s.c_current_player() == pov else 1 - v
 
+    cdef int _known(self, State s, int pov):
+        """Value of `s` for `pov` from the rules or the table only (1 / 0 / -1 unknown)."""
+        cdef double r[MAX_PLAYERS]
+        cdef int mover
+        cdef PNEntry* e
+        if s.c_is_terminal():
+            s.c_returns(r)
+            return 1 if r[pov] == 1.0 else 0
+        mover = s.c_current_player()
+        e = self.probe(self.key_of(s, mover))
+        if e == NULL or (e.pn != 0 and e.dn != 0):
+            return -1
+        return (1 if e.pn == 0 else 0) if mover == pov else (0 if e.pn == 0 else 1)
+
     cdef long long _work(self, State s):
         if s.c_is_terminal():
             return 0
@@ -653,15 +667,24 @@ cdef class ProofSearch:
                 order = legal
                 if e != NULL and e.best in legal:
                     order = [e.best] + [a for a in legal if a != e.best]
+                # a move the table already knows to win (the stored one may belong to the
+                # mirror image of this position under a symmetry hook: verify it)
                 for a in order:
                     child = cur.c_clone()
                     child.c_apply(a)
-                    cv = self._resolve(child, mover)
-                    if cv == 1:
+                    if self._known(child, mover) == 1:
                         choice = a
                         break
-                    if cv < 0:
-                        break
+                if choice is None:      # the table lost them: search the moves again
+                    for a in order:
+                        child = cur.c_clone()
+                        child.c_apply(a)
+                        cv = self._resolve(child, mover)
+                        if cv == 1:
+                            choice = a
+                            break
+                        if cv < 0:
+                            break
             else:
                 most = -1
                 for a in legal:
