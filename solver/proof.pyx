@@ -102,6 +102,18 @@ cdef class KeyHook:
         return True
 
 
+def _available_bytes():
+    """MemAvailable from /proc/meminfo (Linux), or None where that is not known."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _variant(state):
     try:
         return state.variant
@@ -201,6 +213,12 @@ cdef class ProofSearch:
         # long run (towers 3..1 pro/mandatory), but the first touch of each 2 MB page may
         # stall on memory compaction (a 1 s proof took 14 s), so it is off by default.
         self.tt_bytes = self.capacity * sizeof(PNEntry)
+        avail = _available_bytes()
+        if avail is not None and self.tt_bytes > avail:
+            # the mapping itself would succeed (pages are committed lazily) and the process
+            # would be killed only once the table fills: refuse now instead
+            raise MemoryError(f"a {tt_mb:g} MB proof table does not fit in the "
+                              f"{avail / 1048576:.0f} MB of memory available")
         cdef void* mem = mmap(NULL, self.tt_bytes, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:

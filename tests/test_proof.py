@@ -259,3 +259,5 @@ def test_refuses_what_it_cannot_prove():
         ps.solve(done)
     with pytest.raises(ValueError):
         ProofSearch(tt_mb=0)
+    with pytest.raises(MemoryError, match="does not fit"):
+        ProofSearch(tt_mb=300_000)      # 300 GB: refused up front, not killed when it fills
