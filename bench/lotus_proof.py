@@ -37,20 +37,39 @@ def case_key(towers, rule, trampoline) -> str:
 
 
 def solve_case(towers: int, rule: str, trampoline: str, tt_mb: float, time_limit: float,
-               max_nodes: int, symmetry: str, huge_pages: bool = False) -> dict:
+               max_nodes: int, symmetry: str, huge_pages: bool = False, slice_s: float = 0.0,
+               followup_s: float | None = None) -> dict:
+    """Solve one case. With `slice_s` the proof runs in slices of that many seconds (the
+    table carries over, so each slice continues the last) and logs the root's proof and
+    disproof numbers after each: how far a long run got."""
     state = LotusState(towers=towers, rule=rule, trampoline=trampoline)
     search = ProofSearch(tt_mb=tt_mb, symmetry=None if symmetry == "none" else "auto",
                          huge_pages=huge_pages)
-    r = search.solve(state, time_limit=time_limit, max_nodes=max_nodes)
+    nodes, spent, t0 = 0, 0.0, time.time()
+    while True:
+        budget = time_limit - spent if time_limit > 0 else 0.0
+        if slice_s > 0 and (budget <= 0 or budget > slice_s):
+            budget = slice_s
+        r = search.solve(state, time_limit=budget, max_nodes=max_nodes - nodes if max_nodes else 0,
+                         followup_time_limit=followup_s)
+        nodes += r.nodes
+        spent += r.time_s
+        if slice_s > 0:
+            print(f"    {time.time() - t0:7.0f} s: {nodes:,} nodes, root pn={r.root_pn} "
+                  f"dn={r.root_dn}, table {r.tt_entries:,} ({100 * r.tt_fill:.0f}%)"
+                  f"{'; ' + r.table_warning if r.table_warning else ''}", file=sys.stderr, flush=True)
+        if r.proven or (time_limit > 0 and spent >= time_limit - 0.5) or \
+                (max_nodes and nodes >= max_nodes) or slice_s <= 0:
+            break
     status = "proven" if r.proven else (
-        f"unproven ({r.status} after {r.nodes:,} nodes; root pn={r.root_pn} dn={r.root_dn})")
+        f"unproven ({r.status} after {nodes:,} nodes; root pn={r.root_pn} dn={r.root_dn})")
     return {
         "towers": towers, "rule": rule, "trampoline": trampoline,
         "value_first_player": "" if r.value is None else int(r.value),
         "winning_first_moves": " ".join(r.winning_moves),
         "first_move_values": " ".join(f"{m.name}={'?' if m.value is None else int(m.value)}"
                                       for m in r.moves),
-        "nodes": r.nodes, "time_s": round(r.time_s, 2), "tt_entries": r.tt_entries,
+        "nodes": nodes, "time_s": round(spent, 2), "tt_entries": r.tt_entries,
         "tt_capacity": r.tt_capacity, "tt_mb": tt_mb, "status": status,
         "followup_nodes": r.followup_nodes, "followup_time_s": round(r.followup_time_s, 2),
         "table_warning": r.table_warning or "", "pv_plies": len(r.pv), "pv": " ".join(r.pv),
@@ -88,6 +107,10 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="*", help="cases as TOWERS:RULE:TRAMPOLINE, e.g. 3:pro:optional")
     p.add_argument("--symmetry", choices=("auto", "none"), default="auto")
     p.add_argument("--huge-pages", action="store_true", help="ask for 2 MB pages for the table")
+    p.add_argument("--slice", type=float, default=0.0,
+                   help="prove in slices of this many seconds, logging progress after each")
+    p.add_argument("--followup-time", type=float, default=None,
+                   help="seconds for valuing the first moves and the PV (default: --time-limit)")
     args = p.parse_args(argv)
     cases = [(t, r, tr) for t in (2, 3) for r, tr in RULES]
     if args.full:
@@ -101,7 +124,7 @@ def main(argv=None) -> int:
         t0 = time.time()
         print(f"towers {towers}..1 {rule}/{trampoline} ...", file=sys.stderr, flush=True)
         row = solve_case(towers, rule, trampoline, args.tt_mb, args.time_limit, args.max_nodes,
-                         args.symmetry, args.huge_pages)
+                         args.symmetry, args.huge_pages, args.slice, args.followup_time)
         rows[case_key(towers, rule, trampoline)] = {k: str(v) for k, v in row.items()}
         write_rows(args.out, rows)
         value = row["value_first_player"]

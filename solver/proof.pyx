@@ -600,12 +600,14 @@ cdef class ProofSearch:
         return e.work if e != NULL else 0
 
     def solve(self, State state, double time_limit=0.0, long long max_nodes=0,
-              bint root_values=True, bint pv=True):
+              bint root_values=True, bint pv=True, followup_time_limit=None):
         """Prove the value of `state` for the player to move.
 
         `time_limit` (seconds) and `max_nodes` (expansions) bound the proof (0 = none); the
         follow-up that values every root move and plays out the principal variation gets
-        the same budget again. Returns a ProofResult (niwa.solver.proof_result).
+        the same budget again (or `followup_time_limit` seconds). Calling solve again on
+        the same position continues from what the table holds. Returns a ProofResult
+        (niwa.solver.proof_result).
         """
         self._prepare(state)
         cdef int mover = state.c_current_player()
@@ -632,7 +634,8 @@ cdef class ProofSearch:
             nodes=proof_nodes, time_s=t1 - t0, tt_entries=self.used, tt_capacity=self.capacity,
             tt_mb=self.tt_mb, root_pn=root_pn, root_dn=root_dn, deepest=self.deepest)
         if v >= 0 and (root_values or pv):
-            self._budget(time_limit, max_nodes)
+            self._budget(time_limit if followup_time_limit is None else followup_time_limit,
+                         max_nodes)
             if root_values:
                 result.moves = self._root_values(state)
             if pv:
