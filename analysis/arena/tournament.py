@@ -16,6 +16,7 @@ import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
 from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -151,7 +152,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     games_path = os.path.join(out_dir, GAMES_CSV)
     meta_path = os.path.join(out_dir, META_JSON)
     schedule = Schedule(config)
-    log = GameLog(games_path, csv_columns(config.players))
+    log = RecordedGameLog(games_path, csv_columns(config.players))
     check_log(log, schedule, lambda gid: TournamentError(
         f"{games_path} game {gid} does not belong to this schedule"))
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
