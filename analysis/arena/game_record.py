@@ -372,3 +372,61 @@ def read_game(path: str, number: int | None = None) -> GameRecord:
 def append_record(path: str, record: GameRecord) -> None:
     with open(path, "a", encoding="utf-8") as f:
         f.write(record.to_line() + "\n")
+
+
+# ---- typed move lists -------------------------------------------------------------
+def apply_move_list(state, text: str) -> list[str]:
+    """Apply a typed list of moves (notation or action ids, separated by spaces or commas)
+    to `state`; returns the notation of each ply applied. A notation holding a space
+    ("reveal GF") is matched whole; a joint move takes one move per seat that has a choice,
+    in seat order ("Y2 R5"). IllegalActionError names the first move that does not fit."""
+    from niwa.ext.errors import IllegalActionError
+
+    words = text.replace(",", " ").split()
+    played, i = [], 0
+    while i < len(words):
+        if state.is_terminal():
+            raise IllegalActionError(f"move {len(played) + 1} ({words[i]!r}): the game is over")
+        if state.is_simultaneous_node():
+            joint, names = [], []
+            for q in range(state.num_players):
+                legal = state.legal_actions(q)
+                if not legal:
+                    joint.append(-1)
+                    names.append("")
+                    continue
+                if i >= len(words):
+                    raise IllegalActionError(f"move {len(played) + 1}: a joint move needs a "
+                                             f"move for seat {q}")
+                a, used = _match(state, words, i, q, legal, len(played) + 1)
+                joint.append(a)
+                names.append(state.action_to_string(a, q))
+                i += used
+            state.apply_joint(joint)
+            played.append("+".join(n for n in names if n))
+            continue
+        legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                 else state.legal_actions())
+        a, used = _match(state, words, i, None, legal, len(played) + 1)
+        played.append(state.action_to_string(a))
+        state.apply(a)
+        i += used
+    return played
+
+
+def _match(state, words, i, seat, legal, number):
+    """The legal action the words from i spell (the longest notation that fits, else an
+    id) and how many words it took."""
+    from niwa.ext.errors import IllegalActionError
+
+    names = {(state.action_to_string(a, seat) if seat is not None
+              else state.action_to_string(a)): a for a in legal}
+    for j in range(min(len(words), i + 4), i, -1):
+        text = " ".join(words[i:j])
+        if text in names:
+            return names[text], j - i
+    if words[i].isdigit() and int(words[i]) in legal:
+        return int(words[i]), 1
+    shown = ", ".join(list(names)[:15]) + (" ..." if len(names) > 15 else "")
+    who = "" if seat is None else f" for seat {seat}"
+    raise IllegalActionError(f"move {number} ({words[i]!r}) is not legal{who}; legal: {shown}")
