@@ -228,12 +228,13 @@ def _seat_json(seat: Seat) -> dict:
 
 # ---- from a played game ------------------------------------------------------------
 def forfeit_reason(message: str) -> str:
-    """The game loop's forfeit message as one of FORFEIT_REASONS."""
-    for phrase, reason in (("failed to start", "start"), ("illegal", "illegal"),
-                           ("time", "time"), ("crashed", "crash")):
-        if phrase in message:
-            return reason
-    return "crash"
+    """The game loop's forfeit message ("seat 1 (label) crashed: ...") as one of
+    FORFEIT_REASONS: the loop's phrase that comes first (the agent's own exception text
+    follows it and may contain anything)."""
+    phrases = {"failed to start": "start", "played an illegal action": "illegal",
+               "exceeded its time budget": "time", "crashed": "crash"}
+    found = [(message.find(p), reason) for p, reason in phrases.items() if p in message]
+    return min(found)[1] if found else "crash"
 
 
 def record_of(result, *, seats: list[Seat], deal_seed=None, event=None) -> GameRecord:
