@@ -308,9 +308,13 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     settings; the agents, game and variant replace them when given at all."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
+    from niwa.ext.registry import get_game
+
     saved = load_saved_config(out_dir)
     if saved is None:
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
+    if game and get_game(game).name != saved.game:
+        raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
     if not ({"games", "rounds"} & given):
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,
