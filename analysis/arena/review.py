@@ -141,10 +141,11 @@ def plot_review(record: GameRecord, rows: list[ReviewRow], path: str) -> None:
         pts = [(r.ply, r.before) for r in rows if r.by == seat and r.before is not None]
         if pts:
             ax.plot(*zip(*pts, strict=True), marker=".", lw=1, label=f"seat {seat}: {info.agent}")
-    for verdict, colour in (("mistake", "tab:orange"), ("blunder", "tab:red")):
+    for verdict, colour, marker in (("mistake", "goldenrod", "v"), ("blunder", "red", "X")):
         pts = [(r.ply, r.after) for r in rows if r.verdict == verdict and r.after is not None]
         if pts:
-            ax.scatter(*zip(*pts, strict=True), color=colour, zorder=3, label=verdict)
+            ax.scatter(*zip(*pts, strict=True), color=colour, marker=marker, s=70, zorder=3,
+                       edgecolors="black", label=f"{verdict} (value after it)")
     ax.set_xlabel("ply")
     ax.set_ylabel("value for the mover (before its move)")
     ax.set_ylim(-0.05, 1.05)
