@@ -79,6 +79,16 @@ def test_show_applies_a_move_list_of_names_or_ids():
     r = run("show", "bonsai", "--moves", "goals brown+green+orange reveal GF", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["notation"].startswith("bonsai")
+    # Haru: a joint move is one move per seat, in seat order
+    from niwa.ext.registry import get_game
+
+    haru = get_game("haru").new(seed=1)
+    yellow, red = haru.legal_actions(0)[0], haru.legal_actions(1)[0]
+    names = f"{haru.action_to_string(yellow, 0)} {haru.action_to_string(red, 1)}"
+    r = run("show", haru.to_notation(), "--moves", names)
+    assert r.exit_code == 0, r.output
+    haru.apply_joint([yellow, red])
+    assert r.output.rstrip().splitlines()[-1] == haru.to_notation()
     r = run("show", "lotus", "--moves", "W1-a1 W1-a1")
     assert r.exit_code == 2 and "move 2 ('W1-a1') is not legal; legal: B1-a1" in r.output
 
