@@ -65,3 +65,21 @@ def test_match_summary_is_fastchess_arithmetic():
     assert even.elo == 0 and even.los == 0.5
     sweep = match_summary(4, 0, 0)
     assert math.isinf(sweep.elo) and "every game went one way" in sweep.line()
+
+
+@pytest.mark.parametrize("tt_bits", [10, 12])
+def test_a_proven_solve_shows_its_line_to_the_end_of_the_game(tt_bits):
+    """A small table loses parts of the proven line: they are searched again."""
+    import json
+
+    from niwa.ext.registry import parse_position
+
+    tiny = "lotus towers=2 lane=1 shared=3 trampoline_at=3"
+    r = run("solve", tiny, "--tt", tt_bits, "--json")
+    result = json.loads(r.stdout)
+    assert result["proven"]
+    state = parse_position(tiny)
+    for move in result["pv"]:
+        state.apply(move)
+    assert state.is_terminal()
+    assert state.returns()[0] == pytest.approx(result["value"])
