@@ -65,9 +65,10 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     Example:
       niwa tournament lotus --agents random mcts:iters=200 greedy --games 20
     \b
-    Output in --out: games.csv, standings.csv, pairs.csv, seats.csv, tournament.json and
-    ratings.png. Each game is saved as soon as it ends; `--resume --out DIR` finishes an
-    interrupted run with the same results as an uninterrupted one.
+    Output in --out: games.csv, games.jsonl (game records), standings.csv, pairs.csv,
+    seats.csv, tournament.json and ratings.png. Each game is saved as soon as it ends;
+    `--resume --out DIR` finishes an interrupted run with the same results as an
+    uninterrupted one.
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.arena.tournament import (
@@ -141,7 +142,7 @@ def _report(outcome) -> None:
                    None: "undecided (schedule exhausted)"}[sprt["decision"]]
         click.echo(f"SPRT: llr {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) "
                    f"after {sprt['pairs']} game pairs: {verdict}")
-    click.echo(f"\n{meta['games_recorded']} games; wrote games.csv standings.csv pairs.csv "
+    click.echo(f"\n{meta['games_recorded']} games; wrote games.csv games.jsonl standings.csv pairs.csv "
                f"seats.csv tournament.json ratings.png in {outcome.out_dir}")
 
 
