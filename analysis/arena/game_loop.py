@@ -255,9 +255,13 @@ def agent_comment(agent) -> dict | None:
         return None
     if info is None:
         return None
-    if not isinstance(info, dict):
+    if not isinstance(info, dict):      # a SearchResult (solver/results.py)
         from dataclasses import asdict, is_dataclass
         info = asdict(info) if is_dataclass(info) else {}
+        if info.get("actions") and info.get("iterations") is not None:
+            info["visits"] = info["actions"][0].get("visits")   # MCTS: the chosen move's
+        if info.get("iterations") is not None:
+            info["depth"] = None        # (MCTS's depth is only its line's length)
     keep = {k: info[k] for k in ("value", "proven", "visits", "depth", "nodes", "pv")
             if info.get(k) is not None}
     if "pv" in keep:
