@@ -28,24 +28,21 @@ def register(main: click.Group) -> None:
 def _reasoning(agent, hide_line: bool = False) -> str:
     """A bot's analysis in a few words; `hide_line` leaves out its principal variation
     (in a game with hidden cards the line could show the bot's own hand)."""
-    info = agent.analysis()
-    if not info:
+    info = agent.analysis()     # a SearchResult, or None
+    if info is None:
         return ""
-    if not isinstance(info, dict):      # a SearchResult
-        from dataclasses import asdict
-
-        info = asdict(info)
     parts = []
-    if info.get("value") is not None:
-        parts.append(f"value {info['value']:.3f}" + (" proven" if info.get("proven") else ""))
-    if info.get("visits") is not None:
-        parts.append(f"visits {info['visits']}/{info.get('iterations')}")
-    if info.get("depth"):
-        parts.append(f"depth {info['depth']}")
-    if info.get("nodes"):
-        parts.append(f"nodes {info['nodes']:,}")
-    if info.get("pv") and not hide_line:
-        parts.append("line " + " ".join(info["pv"]))
+    if info.value is not None:
+        parts.append(f"value {info.value:.3f}" + (" proven" if info.proven else ""))
+    visits = info.actions[0].visits if info.actions else None     # the most visited action
+    if visits is not None:
+        parts.append(f"visits {visits}/{info.iterations}")
+    if info.depth and info.iterations is None:     # (MCTS's depth is only its line's length)
+        parts.append(f"depth {info.depth}")
+    if info.nodes:
+        parts.append(f"nodes {info.nodes:,}")
+    if info.pv and not hide_line:
+        parts.append("line " + " ".join(info.pv[:6]))
     return " (" + ", ".join(parts) + ")" if parts else ""
 
 
