@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import os
+
 import click
 
 from niwa.cli.common import user_errors
@@ -15,6 +18,10 @@ def register(main: click.Group) -> None:
 def _seat_text(record) -> str:
     return ", ".join(f"seat {q}: {s.agent} ({r:g})"
                      for q, (s, r) in enumerate(zip(record.seats, record.result, strict=True)))
+
+
+def _value(v) -> str:
+    return "" if v is None else f"{v:.3f}"
 
 
 def _ply_text(record, ply: int) -> str:
@@ -71,7 +78,7 @@ def replay_cmd(file, number, ply, list_moves):
 @click.option("--threshold", type=float, default=0.15, show_default=True,
               help="A move that loses more value than this (for its mover) is a mistake.")
 @click.option("--prove-depth", type=int, default=40, show_default=True,
-              help="Alpha-beta depth (plies) of the blunder proof around each mistake.")
+              help="Alpha-beta depth (plies) of the blunder proof of each mistake.")
 @click.option("--prove-time", type=float, default=2.0, show_default=True,
               help="Seconds per blunder proof (0: no proofs).")
 @click.option("--out", "out_prefix", default=None,
@@ -84,8 +91,6 @@ def review_cmd(file, number, spec, threshold, prove_depth, prove_time, out_prefi
 
     Example: niwa review games.jsonl --game 2 --agent alphabeta:depth=8
     """
-    import os
-
     from niwa.analysis.arena.game_record import read_game
     from niwa.analysis.arena.review import plot_review, review_game
 
@@ -98,11 +103,8 @@ def review_cmd(file, number, spec, threshold, prove_depth, prove_time, out_prefi
     click.echo(f"{'ply':>4}  {'by':<7} {'move':<18} {'before':>7} {'after':>7} "
                f"{'drop':>6}  verdict")
     for r in rows:
-        shown = lambda v: "" if v is None else f"{v:.3f}"   # noqa: E731
-        click.echo(f"{r.ply:>4}  {r.by_text:<7} {r.move_text:<18} {shown(r.before):>7} "
-                   f"{shown(r.after):>7} {shown(r.drop):>6}  {r.verdict}")
-    import csv
-
+        click.echo(f"{r.ply:>4}  {r.by_text:<7} {r.move_text:<18} {_value(r.before):>7} "
+                   f"{_value(r.after):>7} {_value(r.drop):>6}  {r.verdict}")
     with open(out_prefix + ".csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["ply", "by", "move", "value_before", "value_after", "drop", "verdict"])
