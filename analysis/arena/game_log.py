@@ -14,6 +14,7 @@ import os
 import time
 
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
+from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
 
 
@@ -37,7 +38,9 @@ def play_task(task: GameTask) -> dict:
     else:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
                       time_limits=task.time_limits, labels=task.labels)
-    return game_row(task, result, time.perf_counter() - t0)
+    # the game's record rides along with its row, for games.jsonl (arena.record_log)
+    return {**game_row(task, result, time.perf_counter() - t0),
+            **task_record_line(task, result)}
 
 
 def _make_agents(task: GameTask):
