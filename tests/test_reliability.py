@@ -81,6 +81,8 @@ def test_a_faulty_agent_costs_exactly_its_games(tmp_path, faulty, move_time, lim
     label = config.labels[2]
     involved = (games["agent_0"] == label) | (games["agent_1"] == label)
     assert involved.sum() == 4 and len(games) == 6
+    records = open(tmp_path / "faulty" / "games.jsonl").read().splitlines()
+    assert [json.loads(r)["event"]["game_id"] for r in records] == list(range(6))
     for _, row in games[involved].iterrows():
         seat = int(row["error_seat"])
         assert row[f"agent_{seat}"] == label and reason in row["error"]

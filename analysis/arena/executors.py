@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator
 
 from niwa.analysis.arena.game_log import game_row, play_batch, play_task
 from niwa.analysis.arena.game_loop import GameResult, first_line
+from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
 
 
@@ -173,7 +174,8 @@ def _lost_game_row(task: GameTask, clock, what: str, seconds: float) -> dict:
                             f"seat {seat} ({task.labels[seat]}) {what}")
     else:
         result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}")
-    return game_row(task, result, seconds)
+    # its record (the moves a lost worker played are unknown: the start position only)
+    return {**game_row(task, result, seconds), **task_record_line(task, result)}
 
 
 class LocalExecutor:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
+from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError, variant_text
 
 
@@ -47,7 +48,9 @@ def play_task(task: GameTask, move_clock=None) -> dict:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
                       time_limits=task.time_limits, labels=task.labels,
                       move_clock=move_clock)
-    return game_row(task, result, time.perf_counter() - t0)
+    # the game's record rides along with its row, for games.jsonl (arena.record_log)
+    return {**game_row(task, result, time.perf_counter() - t0),
+            **task_record_line(task, result)}
 
 
 def _make_agents(task: GameTask):

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.game_log import csv_columns
+from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -195,8 +196,8 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     schedule = Schedule(config)
 
     def open_log():
-        return GameLog(games_path, csv_columns(config.players), schedule.check_row,
-                       on_bad_rows)
+        return RecordedGameLog(games_path, csv_columns(config.players), schedule.check_row,
+                               on_bad_rows)
 
     log = open_log() if os.path.exists(games_path) else None
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
@@ -374,11 +375,15 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     settings; the agents, game and variant replace them when given at all."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
+    from niwa.ext.registry import get_game
+
     saved = load_saved_config(out_dir)
     if saved is None:
         if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run
             return make_config(game, list(agents), variant=variant, **options)
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
+    if game and get_game(game).name != saved.game:
+        raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
     if not ({"games", "rounds"} & given):
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.game_log import csv_columns
+from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -351,7 +352,8 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     games_path = os.path.join(out_dir, GAMES_CSV)
 
     def open_log():
-        return GameLog(games_path, game_columns(cells), schedule.check_row, on_bad_rows)
+        return RecordedGameLog(games_path, game_columns(cells), schedule.check_row,
+                               on_bad_rows)
 
     log = open_log() if os.path.exists(games_path) else None
     meta.update({"experiment": dataclasses.asdict(exp),
