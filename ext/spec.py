@@ -124,6 +124,10 @@ class GameSpec:
     check_variant: Callable[[dict], None] | None = None   # cross-key rules, raises VariantError
     simultaneous_when: Callable[[dict], bool] | None = None   # per variant, if not always
     reference: str | None = None    # dotted module of the plain-Python reference rules
+    # A full notation consistent with an information_state(p) text (hidden parts filled
+    # with any values they could have; resample_hidden(p) then draws them properly), for
+    # games whose information states do not parse as positions.
+    complete_information_state: Callable[[str], str] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))
