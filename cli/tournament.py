@@ -52,13 +52,19 @@ def register(main: click.Group) -> None:
               help="Stop a game after this many plies and score it a draw.")
 @click.option("--move-time", type=float, default=None,
               help="Seconds allowed per move; an agent over it forfeits the game.")
+@click.option("--tc", "time_control", default=None, metavar="[MOVES/]SECONDS[+INC]",
+              help="Clock for every agent, cutechess syntax: 60+0.5 (60 s a game, 0.5 s "
+                   "added per move) or 40/60+0.5 (60 s per 40 moves). A spec's own tc= "
+                   "(e.g. mcts:tc=2+0.05) overrides it; a flag that falls loses on time. "
+                   "Searchers without time=/iters= pace themselves on it.")
 @click.option("--time-margin", type=float, default=0.5, show_default=True,
               help="Slack (s) over an agent's own time= budget before it forfeits.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
 def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
-                   seed, out_dir, resume, sprt, max_plies, move_time, time_margin, progress):
+                   seed, out_dir, resume, sprt, max_plies, move_time, time_control, time_margin,
+                   progress):
     """Play agents against each other on GAME with fair seating and write the results.
 
     \b
@@ -84,13 +90,13 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     if not resume and len(agents) < 2:
         raise UserError("give at least two agents: --agents A B [C ...]")
     given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
-                               "move_time", "time_margin", "sprt")
+                               "move_time", "time_control", "time_margin", "sprt")
              if given_on_command_line(name)}
     config, notes = resume_or_make_config(
         game, agents, given=given, out_dir=out_dir, resume=resume,
         variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
         rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
-        time_margin=time_margin, sprt=sprt)
+        time_margin=time_margin, sprt=sprt, time_control=time_control)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
     ex = make_executor(executor, workers)

@@ -11,6 +11,11 @@ An agent is asked for one action at a time:
 `player` is the seat to act for; at a SIMULTANEOUS node it says whose choice is wanted
 (agents must not read the other players' pending choices). Agents that keep a tree may
 implement `observe(state, action)` / `reset()`; the defaults do nothing.
+
+Clocks: before each move a game loop with time controls sets `agent.clock` to the seat's
+`ClockReading` (seconds left, increment, moves to go; None without a clock). Agents may
+ignore it; the built-in searchers given no `time=` and no `iters=`/`depth=` then choose
+their own time per move from it (niwa.solver.budget).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
+from niwa.solver.budget import ClockReading, budget_for
 
 
 class AgentError(NiwaError):
@@ -27,6 +33,7 @@ class AgentError(NiwaError):
 
 class Agent:
     name = "agent"
+    clock: ClockReading | None = None    # set by a game loop with clocks before each step
 
     def __init__(self, seed: int | None = None, **params):
         self.rng = Rng(0 if seed is None else seed)
@@ -47,6 +54,9 @@ class Agent:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.params}>"
+
+
+MIN_SEARCH_SECONDS = 1e-4    # a clocked searcher with (almost) no time still searches a bit
 
 
 class RandomAgent(Agent):
@@ -141,9 +151,11 @@ class MCTSAgent(Agent):
         if len(actions) == 1 and not _is_simultaneous(state):
             return actions[0]
         iters = self.params.get("iters", 0 if self.params.get("time") else 2000)
+        time_limit = self.params.get("time", 0.0)
+        if self.clock is not None and "iters" not in self.params and not time_limit:
+            iters, time_limit = 0, max(budget_for(self.clock, state), MIN_SEARCH_SECONDS)
         self._player = player
-        result = self._tree(state).search(state, iterations=iters,
-                                          time_limit=self.params.get("time", 0.0),
+        result = self._tree(state).search(state, iterations=iters, time_limit=time_limit,
                                           observer=player)
         self._last = result
         if _is_simultaneous(state):
@@ -193,6 +205,8 @@ class AlphaBetaAgent(Agent):
         if self.searcher is None or self.searcher.num_players != state.num_players:
             self.searcher = AlphaBeta(state.num_players, tt_bits=self.params.get("tt", 20))
         time_limit = self.params.get("time", 0.0)
+        if self.clock is not None and "depth" not in self.params and not time_limit:
+            time_limit = max(budget_for(self.clock, state), MIN_SEARCH_SECONDS)
         depth = self.params.get("depth", 64 if time_limit else 8)
         dets = max(1, self.params.get("dets", 1))
         votes = {}

@@ -36,7 +36,8 @@ def play_task(task: GameTask) -> dict:
         result = agents
     else:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
-                      time_limits=task.time_limits, labels=task.labels)
+                      time_limits=task.time_limits, labels=task.labels,
+                      clocks=task.time_controls or None)
     return game_row(task, result, time.perf_counter() - t0)
 
 
