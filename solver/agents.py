@@ -20,11 +20,12 @@ their own time per move from it (niwa.solver.budget).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
-from niwa.solver.budget import ClockReading, budget_for
+from niwa.solver.budget import ClockReading, Pacer
 
 
 class AgentError(NiwaError):
@@ -54,9 +55,6 @@ class Agent:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.params}>"
-
-
-MIN_SEARCH_SECONDS = 1e-4    # a clocked searcher with (almost) no time still searches a bit
 
 
 class RandomAgent(Agent):
@@ -131,6 +129,7 @@ class MCTSAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.tree = None
+        self.pacer = Pacer()
         self._last = {}
 
     def _tree(self, state):
@@ -152,11 +151,15 @@ class MCTSAgent(Agent):
             return actions[0]
         iters = self.params.get("iters", 0 if self.params.get("time") else 2000)
         time_limit = self.params.get("time", 0.0)
-        if self.clock is not None and "iters" not in self.params and not time_limit:
-            iters, time_limit = 0, max(budget_for(self.clock, state), MIN_SEARCH_SECONDS)
+        paced = self.clock is not None and "iters" not in self.params and not time_limit
+        if paced:
+            iters, time_limit = 0, self.pacer.time_limit(self.clock, state)
         self._player = player
+        t0 = time.perf_counter()
         result = self._tree(state).search(state, iterations=iters, time_limit=time_limit,
                                           observer=player)
+        if paced:
+            self.pacer.took(time_limit, time.perf_counter() - t0)
         self._last = result
         if _is_simultaneous(state):
             return self.tree.sample_strategy(player, self.rng)
@@ -194,6 +197,7 @@ class AlphaBetaAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.searcher = None
+        self.pacer = Pacer()
         self._last = {}
 
     def step(self, state, player):
@@ -205,9 +209,11 @@ class AlphaBetaAgent(Agent):
         if self.searcher is None or self.searcher.num_players != state.num_players:
             self.searcher = AlphaBeta(state.num_players, tt_bits=self.params.get("tt", 20))
         time_limit = self.params.get("time", 0.0)
-        if self.clock is not None and "depth" not in self.params and not time_limit:
-            time_limit = max(budget_for(self.clock, state), MIN_SEARCH_SECONDS)
+        paced = self.clock is not None and "depth" not in self.params and not time_limit
+        if paced:
+            time_limit = self.pacer.time_limit(self.clock, state)
         depth = self.params.get("depth", 64 if time_limit else 8)
+        t0 = time.perf_counter()
         dets = max(1, self.params.get("dets", 1))
         votes = {}
         for _ in range(dets):
@@ -220,6 +226,8 @@ class AlphaBetaAgent(Agent):
             else:
                 choice = r["best"] if r["best"] in actions else self.rng.choice(actions)
             votes[choice] = votes.get(choice, 0) + 1
+        if paced:
+            self.pacer.took(time_limit, time.perf_counter() - t0)
         return max(votes, key=lambda a: (votes[a], -actions.index(a)))
 
     def _sample_row(self, r, actions):
