@@ -131,8 +131,12 @@ def _report(outcome) -> None:
         click.echo(tables.pairs.to_string(index=False))
     seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
     click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
+    if tables.fit.extra.get("model") == "plackett-luce":
+        click.echo("ratings from finishing order (Plackett-Luce; see analysis/TOURNAMENT.md)")
     if meta.get("forfeits"):
-        click.echo(f"forfeits: {meta['forfeits']} (e.g. {meta['forfeit_examples'][0]})")
+        on_time = f", {meta['lost_on_time']} on time" if meta.get("lost_on_time") else ""
+        click.echo(f"forfeits: {meta['forfeits']}{on_time} (e.g. "
+                   f"{meta['forfeit_examples'][0]})")
     if meta.get("capped"):
         click.echo(f"games stopped by --max-plies (scored as draws): {meta['capped']}")
     sprt = outcome.sprt

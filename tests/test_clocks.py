@@ -17,7 +17,7 @@ from niwa.analysis.arena.clock import (
 )
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.game_log import GameLog, csv_columns, play_task
-from niwa.analysis.arena.game_loop import play
+from niwa.analysis.arena.game_loop import Watcher, play
 from niwa.analysis.arena.schedule import TournamentError, build_schedule
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.cli.main import main
@@ -182,6 +182,32 @@ def test_a_flag_that_falls_loses_on_time():
     assert result.plies == 5      # 3 moves of 0.15 s do not fit in 0.4 s
 
 
+class Limits(Watcher):
+    def __init__(self):
+        self.limits = []
+
+    def move_started(self, seat, limit):
+        self.limits.append((seat, limit))
+
+
+def test_a_watchdog_is_told_how_long_each_move_may_take():
+    watcher = Limits()
+    play(get_game("lotus").new(players=2),
+         [make_agent("t_sleepy:sleep=0.01", 1), make_agent("random", 2)], chance_rng=Rng(1),
+         clocks=[TimeControl(1.0), None], time_limits=[0.5, 0.2], watcher=watcher, max_plies=6)
+    assert [s for s, _ in watcher.limits] == [0, 1] * 3
+    first = [limit for s, limit in watcher.limits if s == 0]
+    assert first == [0.5, 0.5, 0.5]           # the per-move limit is less than the clock
+    assert {limit for s, limit in watcher.limits if s == 1} == {0.2}
+    watcher = Limits()
+    play(get_game("lotus").new(players=2),
+         [make_agent("t_sleepy:sleep=0.01", 1), make_agent("random", 2)], chance_rng=Rng(1),
+         clocks=[TimeControl(0.1), None], watcher=watcher, max_plies=6)
+    first = [limit for s, limit in watcher.limits if s == 0]
+    assert first[0] == 0.1 and first[1] == pytest.approx(0.09, abs=0.005) and first[2] < first[1]
+    assert {limit for s, limit in watcher.limits if s == 1} == {None}
+
+
 def test_a_game_without_forfeit_ends_normally():
     state = get_game("lotus").new(players=2)
     result = play(state, [make_agent("random", 1), make_agent("random", 2)], chance_rng=Rng(1))
@@ -220,7 +246,7 @@ def test_the_slow_agent_loses_on_time_in_a_tournament(tmp_path):
         assert row["error_seat"] == str(slow) and "lost on time" in row["error"]
         assert row[f"result_{slow}"] == "0.0" and row[f"place_{slow}"] == "2.0"
     meta = json.loads((tmp_path / "tournament.json").read_text())
-    assert meta["config"]["time_control"] == "0.3"
+    assert meta["config"]["time_control"] == "0.3" and meta["lost_on_time"] == 2
     assert meta["time_controls"] == {"random": "0.3", "t_sleepy:sleep=0.12": "0.3"}
     assert outcome.tables.standings["agent"].iloc[0] == "random"
 

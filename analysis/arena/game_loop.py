@@ -111,6 +111,11 @@ class Watcher:
     def undone(self, done: bool) -> None:
         """After an undo request (done=False: there was nothing to take back)."""
 
+    def move_started(self, seat: int, limit: float | None) -> None:
+        """An agent was asked for its move and has `limit` seconds before it loses (its
+        per-move limit or its clock, whichever is less; None: no limit): what a watchdog
+        of runaway moves needs."""
+
 
 class _Game:
     """One running game: the state, the agents, the record of actions for undo."""
@@ -148,6 +153,7 @@ class _Game:
         if clock is not None:
             _tell_clock(self.agents[seat], clock.reading(len(self.actions)))
         on_clock = clock.remaining if clock is not None else None
+        self.watcher.move_started(seat, self.move_limit(seat))
         start = time.perf_counter()
         try:
             action = self.agents[seat].step(self.state.clone(), seat)

@@ -236,6 +236,7 @@ def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunRe
                    else "interrupted"),
         "games_recorded": len(log.rows),
         "forfeits": len(errors), "forfeit_examples": errors[:5],
+        "lost_on_time": sum(r.get("termination") == "time" for r in log.rows.values()),
         "capped": sum(r["capped"] == "1" for r in log.rows.values()),
     })
     if sprt:
