@@ -6,7 +6,7 @@ import json
 
 import click
 
-from niwa.cli.common import UserError, load_position, user_errors, variant_option
+from niwa.cli.common import BoundedInt, UserError, load_position, user_errors, variant_option
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options
 
@@ -72,6 +72,8 @@ def new_cmd(game, players, variants, seed):
     info = get_game(game)
     kw = parse_variant_options(variants)
     if players is not None:
+        if "players" in kw:
+            raise UserError("players is given twice (--players and -v players=...)")
         kw["players"] = players
     click.echo(info.new(seed=seed, **kw).to_notation())
 
@@ -124,7 +126,7 @@ def moves_cmd(position, as_json):
 
 @click.command("perft")
 @click.argument("position")
-@click.option("--depth", "-d", type=click.IntRange(0, 64), required=True, help="Plies to count.")
+@click.option("--depth", "-d", type=BoundedInt(0, 64), required=True, help="Plies to count.")
 @click.option("--divide", is_flag=True, help="Also print the count below each first action.")
 @user_errors
 def perft_cmd(position, depth, divide):

@@ -67,6 +67,8 @@ from niwa.ext.rng cimport RngState, rng_below, rng_uniform
 
 from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
 from niwa.ext.errors import NotationError, VariantError
+from niwa.ext.notation import (format_multiset, integer, key_values, parse_multiset, read_header,
+                               section, split_parts)
 
 # ---- constants ------------------------------------------------------------------------
 TILES = "WLFR"
@@ -1441,46 +1443,7 @@ def parse_goal(str name):
 
 
 def _multiset(counts):
-    toks = [CARDS[c] + (f"*{k}" if k > 1 else "") for c, k in enumerate(counts) if k]
-    return " ".join(toks) or "-"
-
-
-def _parse_multiset(tokens, where):
-    counts = [0] * BONSAI_NCARDS
-    if tokens == ["-"]:
-        return counts
-    for tok in tokens:
-        name, _, k = tok.partition("*")
-        if name not in CARDS:
-            raise NotationError(f"{where}: unknown card {name!r}; cards are {' '.join(CARDS)}")
-        try:
-            k = int(k) if k else 1
-        except ValueError:
-            raise NotationError(f"{where}: bad count in {tok!r}; expected CARD or CARD*N") from None
-        if k < 1:
-            raise NotationError(f"{where}: count in {tok!r} must be at least 1")
-        counts[CARDS.index(name)] += k
-    return counts
-
-
-def _kv(tokens, where):
-    out = {}
-    for tok in tokens:
-        if "=" not in tok:
-            raise NotationError(f"{where}: item {tok!r} should be key=value")
-        k, v = tok.split("=", 1)
-        out[k] = v
-    return out
-
-
-def _int(text, where, lo, hi):
-    try:
-        value = int(text)
-    except ValueError:
-        raise NotationError(f"{where}: {text!r} is not an integer") from None
-    if not lo <= value <= hi:
-        raise NotationError(f"{where}: {value} is out of range {lo}..{hi}")
-    return value
+    return format_multiset(counts, CARDS)
 
 
 def _tile_type(ch, where):
@@ -1491,89 +1454,103 @@ def _tile_type(ch, where):
 
 def _from_notation(str text):
     """Parse a Bonsai position; NotationError names the offending part."""
-    parts = [part.strip() for part in text.strip().split(";")]
-    head = parts[0].split()
-    if not head or head[0] != "bonsai":
-        raise NotationError(f"bonsai notation must begin with 'bonsai', got {parts[0][:20]!r}")
-    try:
-        st = BonsaiState(**_kv(head[1:], "header"))
-    except VariantError as e:
-        raise NotationError(str(e)) from None
-    cdef BonsaiState s = st
+    parts = split_parts(text, "bonsai", None, "")
+    cdef BonsaiState s = BonsaiState(**read_header(parts[0], SPEC))
     cdef BonsaiData* d = &s.d
-    cdef int n = d.nplayers, p, c, g, t, i
-    expected = 6 + n
-    if len(parts) != expected:
+    cdef int n = d.nplayers, p
+    if len(parts) != 6 + n:
         raise NotationError(
-            f"bonsai notation with {n} player(s) needs {expected} ';'-separated parts (header; "
+            f"bonsai notation with {n} player(s) needs {6 + n} ';'-separated parts (header; "
             f"goals; market; deck; gone; one per player; turn), got {len(parts)}")
+    _read_goals(s, section(parts, 1, "goals").split())
+    _read_market(s, section(parts, 2, "market").split())
+    top = _read_deck(s, section(parts, 3, "deck").split())
+    _read_gone(s, section(parts, 4, "gone").split())
+    for p in range(n):
+        _read_player(s, p, section(parts, 5 + p, f"p{p}").split())
+    _check_cards(s)
+    _check_deck_top(s, top)
+    _read_turn(s, section(parts, 5 + n, "turn").split())
+    return s
 
-    def section(i, name):
-        toks = parts[i].split()
-        if not toks or toks[0] != name:
-            raise NotationError(f"part {i + 1} must start with {name!r}, got {parts[i][:20]!r}")
-        return toks[1:]
 
-    # goals
-    gt = section(1, "goals")
-    if gt == ["?"]:
+def _read_goals(BonsaiState s, list tokens):
+    """'?' (not drawn yet), 'off', or every goal tile in play with its status."""
+    cdef BonsaiData* d = &s.d
+    if tokens == ["?"]:
         if not d.goals_on:
             raise NotationError("goals: '?' (not drawn yet) needs goals=on")
         d.goals_drawn = 0
-    elif gt == ["off"]:
+        return
+    if tokens == ["off"]:
         if d.goals_on:
             raise NotationError("goals: 'off' contradicts the header's goals=on")
         d.goals_drawn = 1
-    else:
-        if not d.goals_on:
-            raise NotationError("goals: with goals=off this part must be 'goals off'")
-        d.goals_drawn = 1
-        colours = []
-        for tok in gt:
-            name, _, status = tok.partition(":")
-            g = parse_goal(name)
-            if g // 3 not in colours:
-                colours.append(g // 3)
-            if (d.goal_mask >> g) & 1:
-                raise NotationError(f"goals: {name} is listed twice")
-            d.goal_mask |= 1 << g
-            if not status:
-                raise NotationError(f"goals: {tok!r} should be GOAL:STATUS (-, cP, xPQ or cPxQ)")
-            if status != "-":
-                claim, _, renounce = status.partition("x")
-                if claim:
-                    if claim[0] != "c":
-                        raise NotationError(f"goals: bad status {status!r} of {name}; expected "
-                                            "-, cP (claimed by seat P), xPQ (renounced by P, Q)")
-                    d.claimed_by[g] = _int(claim[1:], f"goals {name} claimer", 0, n - 1)
-                if "x" in status:
-                    if not renounce:
-                        raise NotationError(f"goals: {name} has 'x' without seats")
-                    for ch in renounce:
-                        q = _int(ch, f"goals {name} renouncer", 0, n - 1)
-                        if q == d.claimed_by[g]:
-                            raise NotationError(f"goals: seat {q} cannot both claim and "
-                                                f"renounce {name}")
-                        d.renounced[q] |= 1 << g
-        sizes = [0, 2] if n <= 2 else [0, 1, 2]
-        want = 0
-        for c in colours:
-            for t in sizes:
-                want |= 1 << (3 * c + t)
-        if len(colours) != 3 or want != d.goal_mask:
-            raise NotationError(
-                "goals: expected the tiles of exactly 3 colours, sizes "
-                + ("s and l" if n <= 2 else "s, m and l") + f" with {n} player(s)")
-        for p in range(n):
-            for c in range(5):
-                k = sum(1 for g in range(3 * c, 3 * c + 3) if d.claimed_by[g] == p)
-                if k > 1:
-                    raise NotationError(f"goals: seat {p} claimed two {COLOURS[c]} tiles")
-    # market
-    mt = section(2, "market")
-    if len(mt) != 4:
-        raise NotationError(f"market: expected 4 slots (card or -), got {len(mt)}")
-    for i, tok in enumerate(mt):
+        return
+    if not d.goals_on:
+        raise NotationError("goals: with goals=off this part must be 'goals off'")
+    d.goals_drawn = 1
+    for tok in tokens:
+        name, _, status = tok.partition(":")
+        g = parse_goal(name)
+        if (d.goal_mask >> g) & 1:
+            raise NotationError(f"goals: {name} is listed twice")
+        d.goal_mask |= 1 << g
+        if not status:
+            raise NotationError(f"goals: {tok!r} should be GOAL:STATUS (-, cP, xPQ or cPxQ)")
+        if status != "-":
+            _read_goal_status(s, g, name, status)
+    _check_goal_set(s)
+
+
+def _read_goal_status(BonsaiState s, int g, str name, str status):
+    """'cP' (claimed by seat P), 'xPQ' (renounced by P and Q) or both: 'cPxQ'."""
+    cdef BonsaiData* d = &s.d
+    n = d.nplayers
+    claim, _, renounce = status.partition("x")
+    if claim:
+        if claim[0] != "c":
+            raise NotationError(f"goals: bad status {status!r} of {name}; expected "
+                                "-, cP (claimed by seat P), xPQ (renounced by P, Q)")
+        d.claimed_by[g] = integer(claim[1:], f"goals {name} claimer", 0, n - 1)
+    if "x" in status:
+        if not renounce:
+            raise NotationError(f"goals: {name} has 'x' without seats")
+        for ch in renounce:
+            q = integer(ch, f"goals {name} renouncer", 0, n - 1)
+            if q == d.claimed_by[g]:
+                raise NotationError(f"goals: seat {q} cannot both claim and renounce {name}")
+            d.renounced[q] |= 1 << g
+
+
+def _check_goal_set(BonsaiState s):
+    """The tiles of exactly 3 colours in the sizes of this player count; one tile of a
+    colour per player at most."""
+    cdef BonsaiData* d = &s.d
+    n = d.nplayers
+    colours = sorted({g // 3 for g in range(BONSAI_NGOALS) if (d.goal_mask >> g) & 1})
+    sizes = [0, 2] if n <= 2 else [0, 1, 2]
+    want = 0
+    for c in colours:
+        for t in sizes:
+            want |= 1 << (3 * c + t)
+    if len(colours) != 3 or want != d.goal_mask:
+        raise NotationError(
+            "goals: expected the tiles of exactly 3 colours, sizes "
+            + ("s and l" if n <= 2 else "s, m and l") + f" with {n} player(s)")
+    for p in range(n):
+        for c in range(5):
+            k = sum(1 for g in range(3 * c, 3 * c + 3) if d.claimed_by[g] == p)
+            if k > 1:
+                raise NotationError(f"goals: seat {p} claimed two {COLOURS[c]} tiles")
+
+
+def _read_market(BonsaiState s, list tokens):
+    """Four slots, slot 0 next to the deck: a card or '-'."""
+    cdef BonsaiData* d = &s.d
+    if len(tokens) != 4:
+        raise NotationError(f"market: expected 4 slots (card or -), got {len(tokens)}")
+    for i, tok in enumerate(tokens):
         if tok == "-":
             d.market[i] = -1
         elif tok in CARDS:
@@ -1584,22 +1561,26 @@ def _from_notation(str text):
         if d.market[i] >= 0 and d.market[i + 1] < 0:
             raise NotationError("market: empty slots must be next to the deck (cards slide away "
                                 "from it)")
-    # deck
-    dt = section(3, "deck")
+
+
+def _read_deck(BonsaiState s, list tokens):
+    """'set CARD*N ...' (unseen, unordered) or 'order CARD ...' (known), then 'top=N'
+    under tokonoma; returns that top (None without tokonoma)."""
+    cdef BonsaiData* d = &s.d
     top = None
-    if dt and dt[len(dt) - 1].startswith("top="):
-        top = _int(dt[len(dt) - 1][4:], "deck top", 0, BONSAI_MAX_DECK)
-        dt = dt[:len(dt) - 1]
+    if tokens and tokens[len(tokens) - 1].startswith("top="):
+        top = integer(tokens[len(tokens) - 1][4:], "deck top", 0, BONSAI_MAX_DECK)
+        tokens = tokens[:len(tokens) - 1]
     if (top is not None) != bool(d.tokonoma):
         raise NotationError("deck: 'top=N' (cards left in the top part) goes with tokonoma=on "
                             "and only then")
-    if not dt or dt[0] not in ("set", "order"):
+    if not tokens or tokens[0] not in ("set", "order"):
         raise NotationError("deck: expected 'deck set CARD*N ...' or 'deck order CARD CARD ...'")
-    if dt[0] == "set":
-        deck = _parse_multiset(dt[1:], "deck")
+    if tokens[0] == "set":
+        deck = parse_multiset(tokens[1:], CARDS, "deck", BONSAI_MAX_DECK)
         d.known = 0
     else:
-        order = [] if dt[1:] == ["-"] else dt[1:]
+        order = [] if tokens[1:] == ["-"] else tokens[1:]
         for tok in order:
             if tok not in CARDS:
                 raise NotationError(f"deck: unknown card {tok!r}; cards are {' '.join(CARDS)}")
@@ -1614,57 +1595,82 @@ def _from_notation(str text):
     d.deck_total = sum(deck)
     for c in range(BONSAI_NCARDS):
         d.deck[c] = deck[c]
-    gone = _parse_multiset(section(4, "gone"), "gone")
-    if n > 1 and any(gone):
+    return top
+
+
+def _read_gone(BonsaiState s, list tokens):
+    """The solo game's discards (other games discard nothing)."""
+    cdef BonsaiData* d = &s.d
+    gone = parse_multiset(tokens, CARDS, "gone", BONSAI_MAX_DECK)
+    if d.nplayers > 1 and any(gone):
         raise NotationError("gone: only the solo game discards cards; expected 'gone -'")
     for c in range(BONSAI_NCARDS):
         d.gone[c] = gone[c]
-    # players
-    for p in range(n):
-        pt = section(5 + p, f"p{p}")
-        if "supply" not in pt or "cards" not in pt or not pt or pt[0] != "tree":
-            raise NotationError(f"p{p}: expected 'p{p} tree TILES supply W. L. F. R. cards CARDS'")
-        a, b = pt.index("supply"), pt.index("cards")
-        tiles, sup, cards = pt[1:a], pt[a + 1:b], pt[b + 1:]
-        _parse_tree(&d.tree[p], [] if tiles == ["-"] else tiles, f"p{p} tree",
-                    MAX_TREE_TILES[n])
-        if len(sup) != 4 or [x[:1] for x in sup] != list(TILES):
-            raise NotationError(f"p{p} supply: expected 'W<n> L<n> F<n> R<n>', got {' '.join(sup)!r}")
-        for t in range(4):
-            d.supply[p][t] = _int(sup[t][1:], f"p{p} supply {TILES[t]}", 0, 200)
-        if d.tree[p].n + supply_total(d, p) > MAX_TREE_TILES[n]:
-            raise NotationError(
-                f"p{p}: {d.tree[p].n} tiles in the tree (bud included) and "
-                f"{supply_total(d, p)} in the supply; a legal game gives one player at most "
-                f"{MAX_TREE_TILES[n]} with this many players")
-        held = _parse_multiset(cards, f"p{p} cards")
-        for c in range(BONSAI_NCARDS):
-            d.cards[p][c] = held[c]
-    # card conservation
+
+
+def _read_player(BonsaiState s, int p, list tokens):
+    """'tree TILES supply W. L. F. R. cards CARDS' of seat p."""
+    cdef BonsaiData* d = &s.d
+    n = d.nplayers
+    if "supply" not in tokens or "cards" not in tokens or tokens[0] != "tree":
+        raise NotationError(f"p{p}: expected 'p{p} tree TILES supply W. L. F. R. cards CARDS'")
+    a, b = tokens.index("supply"), tokens.index("cards")
+    if not 0 < a < b:
+        raise NotationError(f"p{p}: expected 'p{p} tree TILES supply W. L. F. R. cards CARDS'")
+    tiles, sup, cards = tokens[1:a], tokens[a + 1:b], tokens[b + 1:]
+    _parse_tree(&d.tree[p], [] if tiles == ["-"] else tiles, f"p{p} tree", MAX_TREE_TILES[n])
+    if len(sup) != 4 or [x[:1] for x in sup] != list(TILES):
+        raise NotationError(f"p{p} supply: expected 'W<n> L<n> F<n> R<n>', got {' '.join(sup)!r}")
+    for t in range(4):
+        d.supply[p][t] = integer(sup[t][1:], f"p{p} supply {TILES[t]}", 0, 200)
+    if d.tree[p].n + supply_total(d, p) > MAX_TREE_TILES[n]:
+        raise NotationError(
+            f"p{p}: {d.tree[p].n} tiles in the tree (bud included) and "
+            f"{supply_total(d, p)} in the supply; a legal game gives one player at most "
+            f"{MAX_TREE_TILES[n]} with this many players")
+    held = parse_multiset(cards, CARDS, f"p{p} cards", BONSAI_MAX_DECK)
+    for c in range(BONSAI_NCARDS):
+        d.cards[p][c] = held[c]
+
+
+def _check_cards(BonsaiState s):
+    """Every card of the deck for this player count is somewhere: deck, market, gone, hands."""
+    cdef BonsaiData* d = &s.d
+    n = d.nplayers
     for c in range(BONSAI_NCARDS):
         total = d.deck[c] + d.gone[c] + sum(d.cards[p][c] for p in range(n)) \
-            + sum(1 for s_ in range(4) if d.market[s_] == c)
+            + sum(1 for slot in range(4) if d.market[slot] == c)
         if total != FULL_DECK[n][c]:
             word = "above" if total > FULL_DECK[n][c] else "below"
             raise NotationError(
                 f"card {CARDS[c]}: {total} in deck, market, gone and hands is {word} the "
                 f"{FULL_DECK[n][c]} of the {max(2, n)}-player deck")
-    if d.tokonoma:
-        up = sum(d.deck[c] for c in range(C_PARCH, BONSAI_NCARDS))
-        if not (up <= top <= d.deck_total) or (top == 0 and up):
-            raise NotationError(f"deck top={top}: the top part must hold every unseen parchment "
-                                f"({up}) and fit in the deck ({d.deck_total})")
-        d.top = top
-    if d.known and d.tokonoma:
+
+
+def _check_deck_top(BonsaiState s, top):
+    """Tokonoma: the top part holds every unseen parchment and fits in the deck."""
+    cdef BonsaiData* d = &s.d
+    if not d.tokonoma:
+        return
+    up = sum(d.deck[c] for c in range(C_PARCH, BONSAI_NCARDS))
+    if not (up <= top <= d.deck_total) or (top == 0 and up):
+        raise NotationError(f"deck top={top}: the top part must hold every unseen parchment "
+                            f"({up}) and fit in the deck ({d.deck_total})")
+    d.top = top
+    if d.known:
         for i in range(d.top, d.deck_total):
             if d.order[i] >= C_PARCH:
                 raise NotationError("deck: under tokonoma every parchment lies in the top part")
-    # turn
-    tt = section(5 + n, "turn")
-    if not tt or not tt[0].startswith("p"):
+
+
+def _read_turn(BonsaiState s, list tokens):
+    """'pN phase=... [phase fields] final=... turns=...'."""
+    cdef BonsaiData* d = &s.d
+    n = d.nplayers
+    if not tokens or not tokens[0].startswith("p"):
         raise NotationError("turn: expected 'turn pN phase=... final=... turns=...'")
-    d.to_move = _int(tt[0][1:], "turn seat", 0, n - 1)
-    kv = _kv(tt[1:], "turn")
+    d.to_move = integer(tokens[0][1:], "turn seat", 0, n - 1)
+    kv = key_values(tokens[1:], "turn")
     for k in kv:
         if k not in ("phase", "card", "by", "any", "allow", "type", "min", "burn", "final",
                      "turns"):
@@ -1672,19 +1678,18 @@ def _from_notation(str text):
     if kv.get("phase") not in PHASES:
         raise NotationError(f"turn: phase must be one of {', '.join(PHASES)}")
     d.phase = PHASES.index(kv["phase"])
-    d.turns = _int(kv.get("turns", "x"), "turn turns", 0, 10 ** 6)
+    d.turns = integer(kv.get("turns", "x"), "turn turns", 0, 10 ** 6)
     fin = kv.get("final", "x")
-    d.final = -1 if fin == "-" else _int(fin, "turn final", 0, n)
-    d.burn = _int(kv.get("burn", "0"), "turn burn", 0, 1)
+    d.final = -1 if fin == "-" else integer(fin, "turn final", 0, n)
+    d.burn = integer(kv.get("burn", "0"), "turn burn", 0, 1)
     if d.burn and n != 1:
         raise NotationError("turn: burn=1 (reveal and discard the next card) is solo only")
-    _check_turn(s, kv)
-    return s
+    _read_phase_fields(s, kv)
+    _check_turn(s)
 
 
 cdef void _parse_tree(Tree* T, list tokens, str where, int bound) except *:
     """Fill a tree from tokens like 'W0,1'; check every tile against the placement rules."""
-    cdef int x, y, t, i
     if len(tokens) + 1 > bound:
         raise NotationError(f"{where}: {len(tokens) + 1} tiles with the bud; a legal game "
                             f"places at most {bound} in one tree with this many players")
@@ -1692,12 +1697,7 @@ cdef void _parse_tree(Tree* T, list tokens, str where, int bound) except *:
     tiles = []
     for tok in tokens:
         t = _tile_type(tok[:1], where)
-        try:
-            x, y = map(int, tok[1:].split(","))
-        except ValueError:
-            raise NotationError(f"{where}: tile {tok!r} should be TYPE x,y, e.g. W0,1") from None
-        if not (-bound <= x <= bound and -bound <= y <= bound):
-            raise NotationError(f"{where}: tile {tok} is further from the bud than {bound} tiles")
+        x, y = _tile_cell(tok, where, bound)
         if (x, y) in seen:
             raise NotationError(f"{where}: cell {x},{y} holds two tiles (or the bud)")
         if is_pot(x, y):
@@ -1707,8 +1707,26 @@ cdef void _parse_tree(Tree* T, list tokens, str where, int bound) except *:
     tree_reset(T)
     for x, y, t in tiles:
         tree_add(T, x, y, t)
-    # wood: joined to the bud through wood; leaf next to wood; flower next to leaf;
-    # fruit next to two adjacent leaves and no fruit
+    _check_tree_supports(T, where)
+
+
+def _tile_cell(str tok, str where, int bound):
+    """The x, y of a tile token like 'W0,1', each within `bound` of the bud."""
+    coords = tok[1:].split(",")
+    if len(coords) != 2:
+        raise NotationError(f"{where}: tile {tok!r} should be TYPE x,y, e.g. W0,1")
+    try:
+        return [integer(c, f"{where} tile {tok!r}", -bound, bound) for c in coords]
+    except NotationError:
+        raise NotationError(f"{where}: tile {tok!r} should be TYPE x,y with x and y in "
+                            f"{-bound}..{bound} (no further from the bud than {bound} tiles)"
+                            ) from None
+
+
+cdef void _check_tree_supports(Tree* T, str where) except *:
+    """Wood joined to the bud through wood; leaf next to wood; flower next to leaf; fruit
+    next to two adjacent leaves and no fruit."""
+    cdef int i, j, k
     reached = {0}
     todo = [0]
     while todo:
@@ -1733,10 +1751,10 @@ cdef void _parse_tree(Tree* T, list tokens, str where, int bound) except *:
                                 "no fruit next to it")
 
 
-cdef void _check_turn(BonsaiState s, dict kv) except *:
-    """Phase-specific fields and the consistency of the turn with the rest."""
+cdef void _read_phase_fields(BonsaiState s, dict kv) except *:
+    """The fields only some phases have (card, by/any/allow, type, min); no others."""
     cdef BonsaiData* d = &s.d
-    cdef int p = d.to_move, t, gaps = 0, i
+    cdef int p = d.to_move, t
     ph = d.phase
     allowed = {"phase", "final", "turns", "burn"}
     if ph == PH_SLOT:
@@ -1750,12 +1768,12 @@ cdef void _check_turn(BonsaiState s, dict kv) except *:
         if kv.get("by") not in ("cultivate", "helper"):
             raise NotationError("turn: phase=place/cell needs by=cultivate|helper")
         d.by = BY_NAMES.index(kv["by"])
-        d.any_left = _int(kv.get("any", "x"), "turn any", 0, 1)
+        d.any_left = integer(kv.get("any", "x"), "turn any", 0, 1)
         al = kv.get("allow", "").split(",")
         if len(al) != 4 or [a[:1] for a in al] != list(TILES):
             raise NotationError("turn: allow must be W<n>,L<n>,F<n>,R<n>")
         for t in range(4):
-            d.allow[t] = _int(al[t][1:], f"turn allow {TILES[t]}", 0, 20)
+            d.allow[t] = integer(al[t][1:], f"turn allow {TILES[t]}", 0, 20)
         if d.by == BY_HELPER and sum(d.allow[t] for t in range(4)) > 1:
             raise NotationError("turn: a Helper allows one tile of its type and one of any")
     if ph == PH_CELL:
@@ -1763,8 +1781,7 @@ cdef void _check_turn(BonsaiState s, dict kv) except *:
         d.ptype = _tile_type(kv.get("type", "?"), "turn type")
         if not (d.allow[d.ptype] or d.any_left) or not d.supply[p][d.ptype]:
             raise NotationError("turn: phase=cell with a type the mover cannot place")
-        buf = s.legal_actions()
-        if not buf:
+        if not s.legal_actions():
             raise NotationError("turn: phase=cell with no legal cell for that type")
     if ph == PH_DISCARD:
         allowed.add("min")
@@ -1775,6 +1792,14 @@ cdef void _check_turn(BonsaiState s, dict kv) except *:
     for k in kv:
         if k not in allowed:
             raise NotationError(f"turn: {k}= does not belong to phase={PHASES[ph]}")
+
+
+cdef void _check_turn(BonsaiState s) except *:
+    """The consistency of the phase with the rest: something to place, a goal met, a
+    blocked wood, the deal before the first turn, market gaps, the final countdown."""
+    cdef BonsaiData* d = &s.d
+    cdef int p = d.to_move, gaps = 0, i
+    ph = d.phase
     if ph == PH_PLACE and not placeable_mask(d):
         raise NotationError("turn: phase=place but nothing can be placed")
     if ph == PH_GOALS and pending_goal(d) < 0:

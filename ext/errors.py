@@ -15,3 +15,8 @@ class IllegalActionError(NiwaError):
 
 class VariantError(NiwaError):
     """An unknown game, variant key, or a variant value out of range."""
+
+
+class GameContractError(NiwaError):
+    """A game that breaks the game contract (niwa.ext.game), e.g. a plain-Python game whose
+    method raised inside a search, or returned an action id out of range."""

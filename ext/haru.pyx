@@ -50,7 +50,8 @@ from niwa.ext.game cimport State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMIN
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
-from niwa.ext.errors import IllegalActionError, NotationError, VariantError
+from niwa.ext.errors import IllegalActionError, NotationError
+from niwa.ext.notation import integer, read_header, section, split_parts
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
@@ -1124,52 +1125,43 @@ def _parse_values(text, where):
     return mask
 
 
-def _colour_pairs(text, where, n_expected=2):
-    """'Y:a R:b' -> {0: 'a', 1: 'b'}."""
+def _colour_pairs(text, where):
+    """'Y:a R:b' -> {0: 'a', 1: 'b'}, one item for each colour."""
     out = {}
     for tok in text.split():
-        if ":" not in tok or tok.split(":", 1)[0] not in COLOUR:
+        k, colon, v = tok.partition(":")
+        if not colon or len(k) != 1 or k not in COLOUR:
             _fail(f"{where}: item {tok!r} should be Y:... or R:...")
-        k, v = tok.split(":", 1)
         if COLOUR.index(k) in out:
             _fail(f"{where}: {k} is given twice")
         out[COLOUR.index(k)] = v
-    if len(out) != n_expected:
+    if len(out) != 2:
         _fail(f"{where}: expected one item for Y and one for R")
     return out
 
 
 def _from_notation(str text):
     """Parse a Haru Ichiban position; NotationError names the offending part."""
-    parts = [p.strip() for p in text.strip().split(";")]
-    if len(parts) != 9:
-        _fail("haru notation needs 9 ';'-separated parts (header; pond; flowers; frogs; score; "
-              f"round/turn; phase; hands; piles), got {len(parts)}")
-    head = parts[0].split()
-    if not head or head[0] != "haru":
-        _fail(f"haru notation must begin with 'haru', got {parts[0][:20]!r}")
-    kw = {}
-    for tok in head[1:]:
-        if "=" not in tok:
-            _fail(f"header item {tok!r} should be key=value")
-        k, v = tok.split("=", 1)
-        kw[k] = v
-    try:
-        st = HaruState(**kw)
-    except VariantError as e:
-        raise NotationError(str(e)) from None
-    cdef HaruState s = st
+    parts = split_parts(text, "haru", 9, "header; pond; flowers; frogs; score; round/turn; "
+                        "phase; hands; piles")
+    cdef HaruState s = HaruState(**read_header(parts[0], SPEC))
+    _read_pond(s, section(parts, 1, "pond"))
+    on_board = _read_flowers(s, section(parts, 2, "flowers"))
+    _read_frogs(s, section(parts, 3, "frogs"))
+    _read_score(s, section(parts, 4, "score"))
+    _read_round(s, section(parts, 5, "round"))
+    _read_hands_and_piles(s, section(parts, 7, "hands"), section(parts, 8, "piles"))
+    if _read_phase(s, section(parts, 6, "phase")):
+        _validate_over(s, on_board)
+    else:
+        _validate(s, on_board)
+    return s
+
+
+def _read_pond(HaruState s, str text):
+    """Five rows of five cells: water, light/dark pads and the three special pads."""
     cdef HaruData* d = &s.d
-    d.frog[0] = d.frog[1] = -1
-
-    def section(i, word):
-        toks = parts[i].split(None, 1)
-        if not toks or toks[0] != word:
-            _fail(f"part {i + 1} must start with {word!r}, got {parts[i][:20]!r}")
-        return toks[1].strip() if len(toks) > 1 else ""
-
-    # pond
-    rows = section(1, "pond").split("/")
+    rows = text.split("/")
     if len(rows) != 5 or any(len(r) != 5 for r in rows):
         _fail("pond must be 5 rows of 5 cells separated by '/', e.g. o.o.o/.oyD./oo.oo/.oor./o.o.o")
     d.pads = d.dark = 0
@@ -1194,27 +1186,37 @@ def _from_notation(str text):
     d.double_dark = specials["D"][0]
     d.egg[0] = specials["y"][0]
     d.egg[1] = specials["r"][0]
-    # flowers
-    ftext = section(2, "flowers")
+
+
+def _read_flowers(HaruState s, str text):
+    """'c2:Y5 d4:R1': flowers on pads; returns each player's values on the pond (masks)."""
+    cdef HaruData* d = &s.d
     on_board = [0, 0]
-    if ftext != "-":
-        for tok in ftext.split():
-            name, _, fl = tok.partition(":")
-            c = parse_cell(name)
-            if c < 0 or len(fl) != 2 or fl[0] not in COLOUR or fl[1] not in "12345678":
-                _fail(f"flower {tok!r} should be CELL:COLOUR VALUE, e.g. c2:Y5")
-            if not d.pads & (1 << c):
-                _fail(f"flower {tok!r} is on water")
-            if d.value[c]:
-                _fail(f"cell {name} holds two flowers")
-            p, val = COLOUR.index(fl[0]), int(fl[1])
-            if on_board[p] & (1 << (val - 1)):
-                _fail(f"flower value {fl} is used twice")
-            on_board[p] |= 1 << (val - 1)
-            d.flowers[p] |= 1 << c
-            d.value[c] = val
-    # frogs
-    fr = _colour_pairs(section(3, "frogs"), "frogs")
+    if text == "-":
+        return on_board
+    for tok in text.split():
+        name, _, fl = tok.partition(":")
+        c = parse_cell(name)
+        if c < 0 or len(fl) != 2 or fl[0] not in COLOUR or fl[1] not in "12345678":
+            _fail(f"flower {tok!r} should be CELL:COLOUR VALUE, e.g. c2:Y5")
+        if not d.pads & (1 << c):
+            _fail(f"flower {tok!r} is on water")
+        if d.value[c]:
+            _fail(f"cell {name} holds two flowers")
+        p, val = COLOUR.index(fl[0]), int(fl[1])
+        if on_board[p] & (1 << (val - 1)):
+            _fail(f"flower value {fl} is used twice")
+        on_board[p] |= 1 << (val - 1)
+        d.flowers[p] |= 1 << c
+        d.value[c] = val
+    return on_board
+
+
+def _read_frogs(HaruState s, str text):
+    """'Y:c2 R:d4' or 'Y:off R:off': both frogs on distinct pads, or both gone."""
+    cdef HaruData* d = &s.d
+    d.frog[0] = d.frog[1] = -1
+    fr = _colour_pairs(text, "frogs")
     for p in range(2):
         if fr[p] == "off":
             continue
@@ -1228,50 +1230,49 @@ def _from_notation(str text):
         _fail("frogs: both frogs are on the pond or both have left")
     if d.frog[0] >= 0 and d.frog[0] == d.frog[1]:
         _fail("frogs: both frogs on one pad")
-    # score
-    sc = _colour_pairs(section(4, "score"), "score")
+
+
+def _read_score(HaruState s, str text):
+    cdef HaruData* d = &s.d
+    sc = _colour_pairs(text, "score")
     for p in range(2):
-        if not (sc[p].isascii() and sc[p].isdigit()) or int(sc[p]) > 99:
-            _fail(f"score {COLOUR[p]}:{sc[p]} should be an integer 0..99")
-        d.score[p] = int(sc[p])
-    # round / turn
-    rt = section(5, "round").split()
+        d.score[p] = integer(sc[p], f"score {COLOUR[p]}", 0, 99)
+
+
+def _read_round(HaruState s, str text):
+    """'N turn T' (after the part's word 'round')."""
+    cdef HaruData* d = &s.d
+    rt = text.split()
     if len(rt) != 3 or rt[1] != "turn" or not (rt[0] + rt[2]).isascii() \
             or not rt[0].isdigit() or not rt[2].isdigit():
-        _fail(f"part 6 should be 'round N turn T', got {parts[5][:30]!r}")
-    d.round, d.turn = int(rt[0]), int(rt[2])
-    if not 1 <= d.round <= HARU_ROUND_CAP:
-        _fail(f"round {d.round} is out of range 1..{HARU_ROUND_CAP}")
-    if not 1 <= d.turn <= 8:
-        _fail(f"turn {d.turn} is out of range 1..8")
-    # hands, piles
-    hd = _colour_pairs(section(7, "hands"), "hands")
-    pl = _colour_pairs(section(8, "piles"), "piles")
+        _fail(f"part 6 should be 'round N turn T', got {('round ' + text)[:30]!r}")
+    d.round = integer(rt[0], "round", 1, HARU_ROUND_CAP)
+    d.turn = integer(rt[2], "turn", 1, 8)
+
+
+def _read_hands_and_piles(HaruState s, str hands, str piles):
+    """'Y:25 R:-' and 'Y:{1,3} R:{...}': flower values held and still to draw."""
+    cdef HaruData* d = &s.d
+    hd = _colour_pairs(hands, "hands")
+    pl = _colour_pairs(piles, "piles")
     for p in range(2):
         d.hand[p] = _parse_values(hd[p], f"hand of {COLOUR[p]}")
         d.pile[p] = _parse_values(pl[p], f"pile of {COLOUR[p]}")
         if popc(d.hand[p]) > 3:
             _fail(f"hand of {COLOUR[p]} holds {popc(d.hand[p])} flowers; at most 3")
-    # phase
-    ph = section(6, "phase").split()
+
+
+def _read_phase(HaruState s, str text):
+    """The step of the turn and its revealed flowers; True when the game is over."""
+    cdef HaruData* d = &s.d
+    ph = text.split()
     if not ph:
         _fail("phase is empty; expected draw, choose, croak, bloom, ... or over")
     word = ph[0]
     d.pick[0] = d.pick[1] = 0
     if word == "over":
-        if len(ph) not in (2, 3) or ph[1] not in ("Y", "R", "draw") or \
-                (len(ph) == 3 and ph[2] != "capped"):
-            _fail("phase over should be 'over Y|R|draw' optionally followed by 'capped'")
-        d.winner = 2 if ph[1] == "draw" else COLOUR.index(ph[1])
-        d.capped = len(ph) == 3
-        d.step = ST_OVER
-        if d.winner == 2 and not d.capped:
-            _fail("a drawn game only arises from the round cap: 'over draw capped'")
-        for p in range(2):
-            if (on_board[p] | d.hand[p]) & d.pile[p] or on_board[p] & d.hand[p]:
-                _fail(f"a flower value of {COLOUR[p]} is used twice")
-        _validate_over(s)
-        return s
+        _read_over(s, ph)
+        return True
     if word not in PHASE_STEP:
         _fail(f"unknown phase {word!r}; expected one of {', '.join(PHASE_STEP)}")
     d.step = PHASE_STEP[word]
@@ -1284,21 +1285,40 @@ def _from_notation(str text):
         if len(ph) != 1:
             _fail(f"phase {word} takes no further items")
     else:
-        if d.step in (ST_TIE_FROG1, ST_TIE_FROG2):
-            if len(ph) != 4 or ph[3] not in ("first=Y", "first=R"):
-                _fail(f"phase {word} needs the revealed flowers and the first croaker, "
-                      f"e.g. '{word} Y4 R4 first=R'")
-            d.first_croak = COLOUR.index(ph[3][6])
-            ph = ph[:3]
-        if len(ph) != 3 or ph[1][:1] != "Y" or ph[2][:1] != "R" or \
-                ph[1][1:] not in list("12345678") or ph[2][1:] not in list("12345678"):
-            _fail(f"phase {word} needs both revealed flowers, e.g. '{word} Y3 R6'")
-        d.pick[0], d.pick[1] = int(ph[1][1:]), int(ph[2][1:])
-        tie = d.pick[0] == d.pick[1]
-        if tie != (d.step in (ST_CROAK, ST_TIE_FROG1, ST_TIE_FROG2)):
-            _fail(f"phase {word} needs {'equal' if not tie else 'different'} flower values")
-    _validate(s, on_board)
-    return s
+        _read_revealed(s, word, ph)
+    return False
+
+
+def _read_over(HaruState s, list ph):
+    """'over Y|R|draw [capped]'."""
+    cdef HaruData* d = &s.d
+    if len(ph) not in (2, 3) or ph[1] not in ("Y", "R", "draw") or \
+            (len(ph) == 3 and ph[2] != "capped"):
+        _fail("phase over should be 'over Y|R|draw' optionally followed by 'capped'")
+    d.winner = 2 if ph[1] == "draw" else COLOUR.index(ph[1])
+    d.capped = len(ph) == 3
+    d.step = ST_OVER
+    if d.winner == 2 and not d.capped:
+        _fail("a drawn game only arises from the round cap: 'over draw capped'")
+
+
+def _read_revealed(HaruState s, str word, list ph):
+    """'bloom Y3 R6', 'tie-frog1 Y4 R4 first=R': both revealed flowers (and who croaked
+    first after a tie)."""
+    cdef HaruData* d = &s.d
+    if d.step in (ST_TIE_FROG1, ST_TIE_FROG2):
+        if len(ph) != 4 or ph[3] not in ("first=Y", "first=R"):
+            _fail(f"phase {word} needs the revealed flowers and the first croaker, "
+                  f"e.g. '{word} Y4 R4 first=R'")
+        d.first_croak = COLOUR.index(ph[3][6])
+        ph = ph[:3]
+    if len(ph) != 3 or ph[1][:1] != "Y" or ph[2][:1] != "R" or \
+            ph[1][1:] not in list("12345678") or ph[2][1:] not in list("12345678"):
+        _fail(f"phase {word} needs both revealed flowers, e.g. '{word} Y3 R6'")
+    d.pick[0], d.pick[1] = int(ph[1][1:]), int(ph[2][1:])
+    tie = d.pick[0] == d.pick[1]
+    if tie != (d.step in (ST_CROAK, ST_TIE_FROG1, ST_TIE_FROG2)):
+        _fail(f"phase {word} needs {'equal' if not tie else 'different'} flower values")
 
 
 def _check_pick_on_board(HaruState s, int p):
@@ -1311,8 +1331,15 @@ def _check_pick_on_board(HaruState s, int p):
 
 def _validate(HaruState s, on_board):
     """Reject positions that no play can reach (wrong counts, impossible frogs, ...)."""
+    _check_flower_counts(s, on_board)
+    _check_pads_and_frogs(s)
+    _check_round_goes_on(s)
+
+
+def _check_flower_counts(HaruState s, on_board):
+    """Each player's flowers 1..8 are each in exactly one place (pond, hand, pile, chosen),
+    with as many on the pond and in hand as the turn and phase say."""
     cdef HaruData* d = &s.d
-    cdef int five
     st, t = d.step, d.turn
     placed = [0, 0]     # this turn's picks already bloomed
     if st in (ST_BLOOM_FROG, ST_WIND, ST_DARK, ST_DARK_FROG, ST_TIE_FROG1, ST_TIE_FROG2):
@@ -1354,6 +1381,12 @@ def _validate(HaruState s, on_board):
         if popc(d.hand[1]) != before:
             _fail(f"phase draw: Yellow draws before Red, so Red should still hold {before} "
                   f"flowers")
+
+
+def _check_pads_and_frogs(HaruState s):
+    """Dark pads and frogs where the phase puts them (and which frog moves next)."""
+    cdef HaruData* d = &s.d
+    st = d.step
     free = unflowered(d)
     nfree = popc(free)
     dark_free = popc(free & d.dark)
@@ -1389,6 +1422,12 @@ def _validate(HaruState s, on_board):
             _fail(f"phase {PHASES[st]}: the frog should sit on the pad just bloomed")
     elif displaced:
         _fail("a frog sits on a flowered or dark pad")
+
+
+def _check_round_goes_on(HaruState s):
+    """Neither a figure on the pond nor a score at the target: the round is still on."""
+    cdef HaruData* d = &s.d
+    cdef int five
     for p in range(2):
         if figure_points(d, p, &five):
             _fail(f"{COLOUR_NAMES[p]} has a figure on the pond: the round would have ended")
@@ -1397,10 +1436,14 @@ def _validate(HaruState s, on_board):
         _fail("a player has reached the target: the game would be over")
 
 
-def _validate_over(HaruState s):
-    """A finished game: the winner must follow from the scores (or a 5-line, or the cap)."""
+def _validate_over(HaruState s, on_board):
+    """A finished game: no flower value twice, and the winner must follow from the scores
+    (or a 5-line, or the cap)."""
     cdef HaruData* d = &s.d
     cdef int five0, five1
+    for p in range(2):
+        if (on_board[p] | d.hand[p]) & d.pile[p] or on_board[p] & d.hand[p]:
+            _fail(f"a flower value of {COLOUR[p]} is used twice")
     figure_points(d, 0, &five0)
     figure_points(d, 1, &five1)
     sc = (d.score[0], d.score[1])

@@ -26,6 +26,7 @@ from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.errors import NotationError, VariantError, IllegalActionError
+from niwa.ext.notation import integer, read_header, section, split_parts
 from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
 
 COLOURS = "WBRU"
@@ -503,138 +504,164 @@ cdef class LotusState(State):
 
 def _from_notation(str text):
     """Parse a Lotus position; NotationError names the offending part."""
-    parts = [p.strip() for p in text.strip().split(";")]
-    if len(parts) != 5:
-        raise NotationError(
-            f"lotus notation needs 5 ';'-separated parts (header; track; start; goal; turn), "
-            f"got {len(parts)}")
-    head = parts[0].split()
-    if not head or head[0] != "lotus":
-        raise NotationError(f"lotus notation must begin with 'lotus', got {parts[0][:20]!r}")
-    kw = {}
-    for tok in head[1:]:
-        if "=" not in tok:
-            raise NotationError(f"header item {tok!r} should be key=value")
-        k, v = tok.split("=", 1)
-        kw[k] = v
-    try:
-        st = LotusState(**kw)
-    except VariantError as e:
-        raise NotationError(str(e)) from None
-    cdef LotusState s = st
+    parts = split_parts(text, "lotus", 5, "header; track; start; goal; turn")
+    cdef LotusState s = LotusState(**read_header(parts[0], SPEC))
+    _read_track(s, section(parts, 1, "track"))
+    _read_start(s, section(parts, 2, "start"))
+    _read_goal(s, section(parts, 3, "goal"))
+    _check_stones(s)
+    _derive_masks_and_winner(s)
+    _read_turn(s, section(parts, 4, "turn"))
+    return s
+
+
+def _colour(str letter, int players, str where):
+    """The seat of a colour letter (W, B, R, U) among `players`."""
+    letters = COLOURS[:players]
+    if len(letter) != 1 or letter not in letters:
+        raise NotationError(f"{where}: unknown colour {letter!r}; with {players} players "
+                            f"colours are {', '.join(letters)}")
+    return letters.index(letter)
+
+
+def _items(str text):
+    """The words of a part; '-' alone means none."""
+    words = text.split()
+    return [] if words == ["-"] else words
+
+
+def _read_track(LotusState s, str text):
+    """'a2:WB 5:R': stacks bottom to top on named spaces."""
     d = &s.d
-    n = d.nplayers
-    letters = COLOURS[:n]
     names = {s.space_name(i): i for i in range(d.nspaces)}
-
-    def colour_of(ch, where):
-        if ch not in letters:
-            raise NotationError(f"{where}: unknown colour {ch!r}; with {n} players colours are "
-                                f"{', '.join(letters)}")
-        return letters.index(ch)
-
-    # track
-    tr = parts[1].split()
-    if not tr or tr[0] != "track":
-        raise NotationError(f"second part must start with 'track', got {parts[1][:20]!r}")
     seen = set()
-    if tr[1:] != ["-"]:
-        for tok in tr[1:]:
-            if ":" not in tok:
-                raise NotationError(f"track item {tok!r} should be SPACE:STACK, e.g. a2:WB")
-            name, stack = tok.split(":", 1)
-            if name not in names:
-                raise NotationError(
-                    f"track space {name!r} does not exist: lanes are a1-a{d.lane}, b1-b{d.lane}, "
-                    f"shared spaces {d.lane + 1}-{d.route}")
-            if name in seen:
-                raise NotationError(f"track space {name!r} is listed twice")
-            seen.add(name)
-            if not stack:
-                raise NotationError(f"track space {name!r} has an empty stack; omit it instead")
-            i = names[name]
-            for ch in stack:
-                if d.height[i] >= LOTUS_MAX_STONES:
-                    raise NotationError(f"stack on {name} is taller than all stones together")
-                d.stack[i][d.height[i]] = colour_of(ch, f"track {name}")
-                d.height[i] += 1
-    # start
-    sp = parts[2].split()
-    if not sp or sp[0] != "start":
-        raise NotationError(f"third part must start with 'start', got {parts[2][:20]!r}")
+    for tok in _items(text):
+        if ":" not in tok:
+            raise NotationError(f"track item {tok!r} should be SPACE:STACK, e.g. a2:WB")
+        name, stack = tok.split(":", 1)
+        if name not in names:
+            raise NotationError(
+                f"track space {name!r} does not exist: lanes are a1-a{d.lane}, b1-b{d.lane}, "
+                f"shared spaces {d.lane + 1}-{d.route}")
+        if name in seen:
+            raise NotationError(f"track space {name!r} is listed twice")
+        seen.add(name)
+        if not stack:
+            raise NotationError(f"track space {name!r} has an empty stack; omit it instead")
+        if len(stack) > LOTUS_MAX_STONES:
+            raise NotationError(f"stack on {name} is taller than all stones together")
+        i = names[name]
+        for ch in stack:
+            d.stack[i][d.height[i]] = _colour(ch, d.nplayers, f"track {name}")
+            d.height[i] += 1
+
+
+def _read_start(LotusState s, str text):
+    """'WWWW WWW BB': start towers, each of one colour; they can only have shrunk."""
+    d = &s.d
     memset(d.start, 0, sizeof(d.start))
-    if sp[1:] != ["-"]:
-        for tok in sp[1:]:
-            c = colour_of(tok[0], f"start tower {tok!r}")
-            if tok != tok[0] * len(tok):
-                raise NotationError(f"start tower {tok!r} holds two colours; start towers hold "
-                                    f"only their owner's stones")
-            if len(tok) > d.max_tower:
-                raise NotationError(f"start tower {tok!r} is taller than {d.max_tower}")
-            d.start[c][len(tok)] += 1
-    for p in range(n):
+    for tok in _items(text):
+        c = _colour(tok[0], d.nplayers, f"start tower {tok!r}")
+        if tok != tok[0] * len(tok):
+            raise NotationError(f"start tower {tok!r} holds two colours; start towers hold "
+                                f"only their owner's stones")
+        if len(tok) > d.max_tower:
+            raise NotationError(f"start tower {tok!r} is taller than {d.max_tower}")
+        if sum(d.start[c][h] for h in range(1, d.max_tower + 1)) >= d.max_tower:
+            raise NotationError(f"start of {COLOURS[c]}: more than {d.max_tower} towers; "
+                                f"a player starts with {d.max_tower}")
+        d.start[c][len(tok)] += 1
+    for p in range(d.nplayers):
         heights = s.start_towers(p)
         for i, h in enumerate(heights):
             if h > d.max_tower - i:
                 raise NotationError(
                     f"start towers of {COLOURS[p]} ({heights}) cannot arise from the initial "
                     f"towers {list(range(d.max_tower, 0, -1))}: towers only shrink")
-    # goal
-    gp = parts[3].split()
-    if not gp or gp[0] != "goal":
-        raise NotationError(f"fourth part must start with 'goal', got {parts[3][:20]!r}")
+
+
+def _read_goal(LotusState s, str text):
+    """'W:2 B:0': stones in each player's goal, one count per colour."""
+    d = &s.d
+    letters = COLOURS[:d.nplayers]
     goals = {}
-    for tok in gp[1:]:
+    for tok in text.split():
         if ":" not in tok:
             raise NotationError(f"goal item {tok!r} should be COLOUR:COUNT, e.g. W:2")
-        c = colour_of(tok.split(":")[0], "goal")
-        try:
-            goals[c] = int(tok.split(":", 1)[1])
-        except ValueError:
-            raise NotationError(f"goal count in {tok!r} is not an integer") from None
-    if sorted(goals) != list(range(n)):
+        letter, count = tok.split(":", 1)
+        c = _colour(letter, d.nplayers, "goal")
+        if c in goals:
+            raise NotationError(f"goal: {letter} is given twice")
+        goals[c] = integer(count, f"goal of {letter}", 0, d.stones_each)
+    if sorted(goals) != list(range(d.nplayers)):
         raise NotationError(f"goal must give a count for each of {', '.join(letters)}")
-    for p in range(n):
-        if not 0 <= goals[p] <= d.stones_each:
-            raise NotationError(f"goal count of {COLOURS[p]} must be 0..{d.stones_each}")
+    for p in range(d.nplayers):
         d.goal[p] = goals[p]
-    # stone conservation
-    for p in range(n):
+
+
+def _check_stones(LotusState s):
+    """Every player's stones are all somewhere: track, start or goal."""
+    d = &s.d
+    for p in range(d.nplayers):
         on_track = sum(s.stack(i).count(COLOURS[p]) for i in range(d.nspaces))
         total = on_track + sum(s.start_towers(p)) + d.goal[p]
         if total != d.stones_each:
             raise NotationError(
                 f"{COLOUR_NAMES[p]} has {total} stones (track {on_track}, start "
                 f"{sum(s.start_towers(p))}, goal {d.goal[p]}); expected {d.stones_each}")
+
+
+def _derive_masks_and_winner(LotusState s):
+    """The move generator's masks (tops of stacks, start heights) and the winner."""
+    d = &s.d
     for i in range(d.nspaces):
         if d.height[i]:
             d.tops[d.stack[i][d.height[i] - 1]] |= 1ULL << i
-    for p in range(n):
+    for p in range(d.nplayers):
         d.start_mask[p] = 0
         for h in range(1, d.max_tower + 1):
             if d.start[p][h]:
                 d.start_mask[p] |= 1u << h
-    winners = [p for p in range(n) if d.goal[p] == d.stones_each]
+    winners = [p for p in range(d.nplayers) if d.goal[p] == d.stones_each]
     if len(winners) > 1:
         raise NotationError("more than one player has every stone in the goal")
     d.winner = winners[0] if winners else -1
-    # turn
-    tp = parts[4].split()
-    if len(tp) < 2 or tp[0] != "turn":
-        raise NotationError(f"fifth part must be 'turn COLOUR', got {parts[4][:20]!r}")
-    d.to_move = colour_of(tp[1], "turn")
+
+
+def _read_turn(LotusState s, str text):
+    """'W' or 'W opening=first|second' (the 2-player pro opening)."""
+    d = &s.d
+    words = text.split()
+    if not words:
+        raise NotationError(f"fifth part must be 'turn COLOUR', got {text[:20]!r}")
+    d.to_move = _colour(words[0], d.nplayers, "turn")
     d.opening = 0
-    for tok in tp[2:]:
-        if tok not in ("opening=first", "opening=second"):
-            raise NotationError(f"unknown turn item {tok!r}; expected opening=first|second")
-        if not (d.pro and n == 2):
+    for tok in words[1:]:
+        if tok not in ("opening=first", "opening=second") or d.opening:
+            raise NotationError(f"unknown turn item {tok!r}; expected one opening=first|second")
+        if not (d.pro and d.nplayers == 2):
             raise NotationError("an opening state exists only with rule=pro and 2 players")
         if d.to_move != 0:
             raise NotationError("the pro opening belongs to W (seat 0)")
         d.opening = 1 if tok == "opening=first" else 2
-    if d.opening == 1 and any(d.height[i] for i in range(d.nspaces)):
-        raise NotationError("opening=first needs an empty track (it is seat 0's first action)")
-    return s
+    if d.opening:
+        _check_opening(s)
+
+
+def _check_opening(LotusState s):
+    """The pro opening happens before anything else: at opening=first every stone is still
+    at the start, at opening=second exactly one of W's has left it."""
+    d = &s.d
+    moved = [d.stones_each - sum(s.start_towers(p)) for p in range(d.nplayers)]
+    if d.opening == 1 and moved[0]:
+        raise NotationError("opening=first needs every stone at the start (it is seat 0's "
+                            "first action)")
+    if d.opening == 2 and moved[0] != 1:
+        raise NotationError(f"opening=second comes after W's first stone, but {moved[0]} of "
+                            f"W's stones have left the start")
+    if moved[1]:
+        raise NotationError("the pro opening comes before B's first move, but B's stones "
+                            "have left the start")
 
 
 def from_notation(text):

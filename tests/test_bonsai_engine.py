@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from niwa.ext.bonsai import BonsaiState, from_notation, new_initial, playouts
+from niwa.ext.bonsai import SPEC, BonsaiState, from_notation, new_initial, playouts
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
 from niwa.ext.reference import bonsai as oracle
 from niwa.ext.reference import perft
+from niwa.ext.testing import check_lockstep
 
 CULTIVATE, STOP, CLAIM, RENOUNCE = 904, 916, 920, 936
 KINDS = {0: "place-cell", 768: "remove", 896: "keep", 900: "meditate", 904: "cultivate",
@@ -43,42 +44,26 @@ def choose(legal, rng, greedy):
 
 
 def lockstep(variant, seed, greedy=False, roundtrip_every=7):
-    """One seeded game in engine and oracle side by side, compared at every step."""
-    rng = random.Random(seed)
-    eng, orc = BonsaiState(**variant), oracle.initial(**variant)
-    plies = 0
+    """One seeded game in engine and oracle side by side, compared at every step
+    (niwa.ext.testing.check_lockstep); returns the decision kinds and phases it went
+    through."""
     kinds = set()
-    while True:
-        text = eng.to_notation()
-        assert text == orc.to_notation(), (variant, seed, plies)
-        if plies % roundtrip_every == 0:
-            back = from_notation(text)
-            assert back.to_notation() == text and back.hash() == eng.hash()
-        player = eng.current_player()
-        assert player == orc.current_player(), (variant, seed, plies, text)
-        if player == -1:
-            mine, theirs = dict(eng.chance_outcomes()), dict(orc.chance_outcomes())
-            assert mine.keys() == theirs.keys(), (variant, seed, plies, text)
-            assert all(abs(mine[a] - theirs[a]) < 1e-12 for a in mine)
-            assert abs(sum(mine.values()) - 1) < 1e-9
-            outcomes = sorted(mine)
-            action = rng.choices(outcomes, [mine[a] for a in outcomes])[0]
-        else:
+
+    def observe(eng, orc, action):
+        if eng.current_player() >= 0:
             legal = eng.legal_actions()
-            assert sorted(legal) == sorted(orc.legal_actions()), (variant, seed, plies, text)
             assert len(set(eng.action_to_string(a) for a in legal)) == len(legal)
-            if player == -4:
-                assert eng.returns() == orc.returns()
-                assert all(eng.score_breakdown()[p] == orc.score_breakdown(p)
-                           for p in range(eng.num_players))
-                return kinds
             assert legal and all(0 <= a < 1024 for a in legal)
-            action = choose(legal, rng, greedy)
         kinds.add(KINDS[max(k for k in KINDS if k <= action)])
         kinds.add(eng.phase)
-        eng.apply(action)
-        orc.apply(action, check=False)
-        plies += 1
+
+    def same_scores(eng, orc):
+        assert all(eng.score_breakdown()[p] == orc.score_breakdown(p)
+                   for p in range(eng.num_players))
+
+    check_lockstep(SPEC, variant, seed, choose=lambda legal, rng: choose(legal, rng, greedy),
+                   roundtrip_every=roundtrip_every, observe=observe, at_end=same_scores)
+    return kinds
 
 
 def test_differential_1000_games_over_every_variant_and_player_count():

@@ -12,6 +12,7 @@ from niwa.ext.game import Rng
 from niwa.ext.haru import SPEC, HaruState, from_notation, new_initial, playouts
 from niwa.ext.reference import haru as oracle
 from niwa.ext.reference import perft
+from niwa.ext.testing import check_lockstep
 
 CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 # every combination of the choice variants; targets cycle through 5 (default), 2, 1, 3
@@ -41,47 +42,27 @@ def random_step(state, rng):
     return a
 
 
+def uniform_outcome(outcomes, rng):
+    """Chance outcomes drawn uniformly (as random_step does), not by probability."""
+    return rng.choice(outcomes)[0]
+
+
+def same_score_history(eng, orc):
+    assert eng.stats()["score_history"] == orc.history
+
+
+def mover_alone_has_actions(eng, orc, step):
+    p = eng.current_player()
+    if p >= 0:
+        assert eng.legal_actions(p) == eng.legal_actions() and eng.legal_actions(1 - p) == []
+
+
 def lockstep(variant, seed, check_notation=True):
-    """One seeded random game in engine and oracle side by side, compared at every step."""
-    rng = random.Random(seed)
-    eng, orc = HaruState(**variant), oracle.initial(**variant)
-    plies = 0
-    while True:
-        p = eng.current_player()
-        where = (variant, seed, plies)
-        assert p == orc.current_player(), where
-        assert eng.is_terminal() == orc.is_terminal(), where
-        if check_notation:
-            text = eng.to_notation()
-            assert text == orc.to_notation(), where
-            assert from_notation(text).hash() == eng.hash(), where
-        if p == TERMINAL:
-            assert eng.returns() == orc.returns(), where
-            assert eng.stats()["score_history"] == orc.history, where
-            return plies
-        if p == SIMULTANEOUS:
-            joint = []
-            for q in (0, 1):
-                legal = eng.legal_actions(q)
-                assert legal == orc.legal_actions(q), where
-                joint.append(rng.choice(legal))
-            eng.apply_joint(joint)
-            orc.apply_joint(joint)
-        else:
-            if p == CHANCE:
-                outcomes = eng.chance_outcomes()
-                expected = orc.chance_outcomes()
-                assert [a for a, _ in outcomes] == [a for a, _ in expected], where
-                assert [pr for _, pr in outcomes] == pytest.approx([pr for _, pr in expected])
-                legal = [a for a, _ in outcomes]
-            else:
-                legal = eng.legal_actions()
-                assert legal == orc.legal_actions(), where
-                assert eng.legal_actions(p) == legal and eng.legal_actions(1 - p) == []
-            a = rng.choice(legal)
-            eng.apply(a)
-            orc.apply(a, check=False)
-        plies += 1
+    """One seeded random game in engine and oracle side by side, compared at every step
+    (niwa.ext.testing.check_lockstep); the notation is compared when `check_notation`."""
+    return check_lockstep(SPEC, variant, seed, choose_outcome=uniform_outcome,
+                          notation=check_notation, roundtrip_every=1 if check_notation else 0,
+                          observe=mover_alone_has_actions, at_end=same_score_history)
 
 
 def test_differential_2000_games_over_every_variant():

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from niwa.ext.errors import NotationError
 from niwa.ext.game import Rng
-from niwa.ext.lotus import LotusState, from_notation, playouts
+from niwa.ext.lotus import SPEC, LotusState, from_notation, playouts
 from niwa.ext.reference import lotus as oracle
+from niwa.ext.testing import check_lockstep
 
 GEOMETRIES = [{}, {"lane": 2, "shared": 5, "trampoline_at": 4},
               {"lane": 1, "shared": 6, "trampoline_at": 2}, {"lane": 4, "shared": 14, "trampoline_at": 12},
@@ -22,26 +23,10 @@ VARIANTS = [dict(players=p, rule=r, trampoline=t, **g)
 
 
 def lockstep(variant, seed, check_notation=True):
-    """Play one seeded random game in engine and oracle side by side, comparing each step."""
-    rng = random.Random(seed)
-    eng, orc = LotusState(**variant), oracle.initial(**variant)
-    plies = 0
-    while True:
-        legal = eng.legal_actions()
-        assert sorted(legal) == orc.legal_actions(), (variant, seed, plies, orc.to_notation())
-        assert eng.is_terminal() == orc.is_terminal()
-        assert eng.current_player() == orc.current_player()
-        if check_notation:
-            text = eng.to_notation()
-            assert text == orc.to_notation()
-            assert from_notation(text).hash() == eng.hash()
-        if eng.is_terminal():
-            assert eng.returns() == orc.returns()
-            return plies
-        a = rng.choice(legal)
-        eng.apply(a)
-        orc.apply(a, check=False)
-        plies += 1
+    """One seeded random game in engine and oracle side by side, compared at every step
+    (niwa.ext.testing.check_lockstep); the notation is compared when `check_notation`."""
+    return check_lockstep(SPEC, variant, seed, notation=check_notation,
+                          roundtrip_every=1 if check_notation else 0)
 
 
 def test_differential_2000_games_over_every_variant():
