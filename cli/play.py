@@ -22,20 +22,21 @@ def _move_list(state, player):
 
 
 def _reasoning(agent) -> str:
-    info = agent.analysis()
-    if not info:
+    info = agent.analysis()     # a SearchResult, or None
+    if info is None:
         return ""
     parts = []
-    if info.get("value") is not None:
-        parts.append(f"value {info['value']:.3f}" + (" proven" if info.get("proven") else ""))
-    if info.get("visits") is not None:
-        parts.append(f"visits {info['visits']}/{info.get('iterations')}")
-    if info.get("depth"):
-        parts.append(f"depth {info['depth']}")
-    if info.get("nodes"):
-        parts.append(f"nodes {info['nodes']:,}")
-    if info.get("pv"):
-        parts.append("line " + " ".join(info["pv"]))
+    if info.value is not None:
+        parts.append(f"value {info.value:.3f}" + (" proven" if info.proven else ""))
+    visits = info.actions[0].visits if info.actions else None     # the most visited action
+    if visits is not None:
+        parts.append(f"visits {visits}/{info.iterations}")
+    if info.depth and info.iterations is None:     # (MCTS's depth is only its line's length)
+        parts.append(f"depth {info.depth}")
+    if info.nodes:
+        parts.append(f"nodes {info.nodes:,}")
+    if info.pv:
+        parts.append("line " + " ".join(info.pv[:6]))
     return " (" + ", ".join(parts) + ")" if parts else ""
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import sys
 
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
-from niwa.solver.agents import hides_something_from, mcts_settings
+from niwa.solver.solve import solve_position
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
 
@@ -18,114 +19,61 @@ def register(main: click.Group) -> None:
     main.add_command(solve_cmd)
 
 
-def has_hidden_information(state) -> bool:
-    """True when some player's view differs from the full position."""
-    return any(hides_something_from(state, p) for p in range(state.num_players))
-
-
-def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                   tt_bits=22, round_only=False) -> dict:
-    """Search `state`; a dict with value (expected return of `player`, in [0, 1]), proven,
-    best, actions, pv, depth, nodes, nps, time_s, tt_fill and algo.
-
-    `round_only`: open-hands alpha-beta of the rest of the current round only (the game's
-    episode, State.episode()); the value is then the round's outcome as the game's
-    evaluation at the round's end defines it, and "round" in the result names the round."""
-    from niwa.solver.alphabeta import AlphaBeta
-    from niwa.solver.mcts import MCTS
-
-    if state.is_terminal():
-        raise UserError("the position is over: nothing to solve")
-    if round_only:
-        if algo == "mcts":
-            raise UserError("--round is an exact open-hands search: use --algo alphabeta")
-        if state.episode() == 0:
-            raise UserError(f"--round: {state.game_name} has no rounds")
-        algo = "alphabeta"
-    if algo == "auto":
-        algo = "mcts" if has_hidden_information(state) else "alphabeta"
-    if algo == "alphabeta":
-        ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
-        limit = 10.0 if time_s is None and depth is None else (time_s or 0.0)
-        r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True,
-                      episode=round_only)
-        if r["value"] is None:
-            raise UserError("no search iteration finished in time: give more --time")
-        actions = [{"action": a["action"], "name": a["name"], "value": a["value"]}
-                   for a in r["actions"]]
-        out = {**r, "actions": actions, "algo": "alphabeta"}
-        if round_only:
-            out["round"] = r["episode"]
-        if r["strategy"]:
-            out["strategy"] = _strategy_rows(state, r["strategy"], r["player"])
-        return out
-    hidden = has_hidden_information(state)
-    tuned = mcts_settings(state, {})
-    tree = MCTS(state.num_players, seed=seed, ismcts=hidden, max_nodes=4_000_000, c=tuned["c"],
-                playout=tuned["playout"], cutoff=tuned["cutoff"])
-    if iters is None and time_s is None:
-        iters = 100_000
-    r = tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)
-    actions = [{"action": a["action"], "name": a["name"], "value": a["value"],
-                "visits": a["visits"], "share": a["share"], "proven": a["proven"]}
-               for a in r["actions"]]
-    out = {"value": r["value"], "player": r["player"], "proven": r["proven"],
-           "best": r["best"], "best_name": r["best_name"], "actions": actions, "pv": r["pv"],
-           "depth": len(r["pv"]), "nodes": r["nodes"], "iterations": r["iterations"],
-           "time_s": r["time_s"], "nps": r["sims_s"], "tt_fill": r["nodes"] / r["max_nodes"],
-           "algo": "ismcts" if hidden else "mcts"}
-    if "strategies" in r:
-        out["strategy"] = r["strategies"]
-    return out
-
-
-def _strategy_rows(state, strategy, player):
-    return [(state.action_to_string(a, player), p)
-            for a, p in zip(strategy["rows"], strategy["row_strategy"], strict=True)]
+def _mixed_strategy(state, r):
+    """The root's mixed strategy as printed: alpha-beta's rows named, MCTS's as reported."""
+    if r.strategy:
+        return [(state.action_to_string(a, r.player), p)
+                for a, p in zip(r.strategy["rows"], r.strategy["row_strategy"], strict=True)]
+    return r.strategies
 
 
 def _value_text(state, r) -> str:
-    p = r["player"]
-    who = f"player {p}"
-    kind = "proven" if r["proven"] else "estimate"
-    if r.get("round") is not None:
-        return (f"value {r['value']:.4f} ({kind}) = value of the rest of round {r['round']} "
+    who = f"player {r.player}"
+    kind = "proven" if r.proven else "estimate"
+    if r.episode is not None:
+        return (f"value {r.value:.4f} ({kind}) = value of the rest of round {r.episode} "
                 f"for {who} (open hands): the game's evaluation when the round ends (Haru: "
                 f"0.5 + 0.35 x score lead / target), or 1 = win, 0 = loss if the game ends")
-    return (f"value {r['value']:.4f} ({kind}) = expected return of {who}, the player to move "
+    return (f"value {r.value:.4f} ({kind}) = expected return of {who}, the player to move "
             f"(1 = win, 0 = loss)")
 
 
 def print_report(state, r) -> None:
     click.echo(_value_text(state, r))
-    if r.get("round") is not None:
+    if r.episode is not None:
         pass    # a round's value of 1 or 0 is a won or lost game: said by the line above
-    elif r["proven"] and r["value"] >= 1 - 1e-9:
+    elif r.proven and r.value >= 1 - 1e-9:
         click.echo(f"{'proven win' if state.num_players > 1 else 'proven success'} "
-                   f"for player {r['player']}: winning line {' '.join(r['pv']) or '-'}")
-    elif r["proven"] and r["value"] <= 1e-9:
-        click.echo(f"proven loss for player {r['player']}")
-    click.echo(f"best   {r['best_name'] or '-'}")
-    click.echo(f"algo   {r['algo']}")
-    if r["actions"]:
+                   f"for player {r.player}: winning line {' '.join(r.pv) or '-'}")
+    elif r.proven and r.value <= 1e-9:
+        click.echo(f"proven loss for player {r.player}")
+    click.echo(f"best   {r.best_name or '-'}")
+    click.echo(f"algo   {r.algo}")
+    if r.actions:
         click.echo("actions:")
-        for a in r["actions"]:
-            value = "-" if a["value"] is None else f"{a['value']:.4f}"
-            extra = f"  visits {a['visits']:>8} ({a['share']:.1%})" if "visits" in a else ""
-            click.echo(f"  {a['name']:<16} {value}{extra}")
-    if r.get("strategy"):
-        click.echo(f"mixed strategy: {r['strategy']}")
-    click.echo(f"pv     {' '.join(r['pv']) or '-'}")
-    click.echo(f"depth {r['depth']}  nodes {r['nodes']:,}  nodes/s {r['nps']:,.0f}  "
-               f"time {r['time_s']:.3f}s  tt fill {r['tt_fill']:.2%}")
+        for a in r.actions:
+            value = "-" if a.value is None else f"{a.value:.4f}"
+            extra = f"  visits {a.visits:>8} ({a.share:.1%})" if a.visits is not None else ""
+            click.echo(f"  {a.name:<16} {value}{extra}")
+    strategy = _mixed_strategy(state, r)
+    if strategy:
+        click.echo(f"mixed strategy: {strategy}")
+    click.echo(f"pv     {' '.join(r.pv) or '-'}")
+    click.echo(f"depth {r.depth}  nodes {r.nodes:,}  nodes/s {r.nps:,.0f}  "
+               f"time {r.time_s:.3f}s  tt fill {r.tt_fill:.2%}")
 
 
-def json_report(r) -> dict:
-    out = {k: r[k] for k in JSON_KEYS}
-    out["best"] = r["best_name"]
-    if r.get("round") is not None:
-        out["round"] = r["round"]
-        out["strategy"] = r.get("strategy")
+def json_report(state, r) -> dict:
+    """The documented keys of the result; `best` is the action's name, and each action
+    carries only the figures its searcher reports (alpha-beta: no visits)."""
+    full = dataclasses.asdict(r)
+    out = {k: full[k] for k in JSON_KEYS}
+    out["best"] = r.best_name
+    out["actions"] = [{k: v for k, v in a.items() if v is not None or k == "value"}
+                      for a in full["actions"]]
+    if r.episode is not None:
+        out["round"] = r.episode
+        out["strategy"] = _mixed_strategy(state, r)
     return out
 
 
@@ -177,15 +125,15 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, a
                 continue
             state = load_position(line)
             r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
-            writer.writerow([line, f"{r['value']:.6f}", r["proven"], r["best_name"] or "",
-                             " ".join(r["pv"]), r["depth"], r["nodes"], f"{r['time_s']:.4f}",
-                             f"{r['nps']:.0f}", f"{r['tt_fill']:.6f}"])
+            writer.writerow([line, f"{r.value:.6f}", r.proven, r.best_name or "",
+                             " ".join(r.pv), r.depth, r.nodes, f"{r.time_s:.4f}",
+                             f"{r.nps:.0f}", f"{r.tt_fill:.6f}"])
             out.flush()
         return
     state = load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
     if as_json:
-        click.echo(json.dumps(json_report(r)))
+        click.echo(json.dumps(json_report(state, r)))
     else:
         print_report(state, r)
     sys.stdout.flush()

@@ -28,7 +28,7 @@ call per contract call), but complete.
 >>> s.perft(3), s.legal_actions()
 (4, [1, 2])
 >>> from niwa.solver.alphabeta import AlphaBeta
->>> AlphaBeta(2).search(s, depth=10)["value"]    # 4 is a multiple of 3: the mover wins
+>>> AlphaBeta(2).search(s, depth=10).value    # 4 is a multiple of 3: the mover wins
 1.0
 
 A method of the wrapped game that raises inside a search cannot unwind through the

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
+from niwa.ext.registry import find_game
 from niwa.solver.budget import ClockReading, Pacer
+from niwa.solver.results import SearchResult
 
 
 class AgentError(NiwaError):
@@ -35,6 +38,7 @@ class AgentError(NiwaError):
 class Agent:
     name = "agent"
     clock: ClockReading | None = None    # set by a game loop with clocks before each step
+    _last: SearchResult | None = None
 
     def __init__(self, seed: int | None = None, **params):
         self.rng = Rng(0 if seed is None else seed)
@@ -49,9 +53,10 @@ class Agent:
     def reset(self) -> None:
         """A new game starts."""
 
-    def analysis(self) -> dict:
-        """What the agent found at its last step (value, visits...), for logs; optional."""
-        return {}
+    def analysis(self) -> SearchResult | None:
+        """What the agent found at its last step (value, visits, line...), for logs; None
+        when it reports nothing. Searching agents keep their search's result as-is."""
+        return self._last
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.params}>"
@@ -96,11 +101,8 @@ class GreedyAgent(Agent):
             else:
                 scores.append(_value_for(state.child(a), player))
         top = max(scores)
-        self._last = {"value": top}
+        self._last = SearchResult(algo="greedy", value=top, player=player)
         return self.rng.choice([a for a, v in zip(actions, scores, strict=True) if v >= top - 1e-12])
-
-    def analysis(self):
-        return getattr(self, "_last", {})
 
 
 def _value_for(state, player) -> float:
@@ -130,7 +132,6 @@ class MCTSAgent(Agent):
         super().__init__(seed, **params)
         self.tree = None
         self.pacer = Pacer()
-        self._last = {}
 
     def _tree(self, state):
         from niwa.solver.mcts import MCTS
@@ -163,20 +164,11 @@ class MCTSAgent(Agent):
         self._last = result
         if _is_simultaneous(state):
             return self.tree.sample_strategy(player, self.rng)
-        return result["best"]
+        return result.best
 
     def reset(self):
         if self.tree is not None:
             self.tree.clear()
-
-    def analysis(self):
-        r = self._last
-        if not r:
-            return {}
-        top = r["actions"][0] if r["actions"] else {}
-        return {"value": r["value"], "proven": r["proven"], "visits": top.get("visits"),
-                "iterations": r["iterations"], "nodes": r["nodes"], "pv": r["pv"][:6],
-                **({"strategies": r["strategies"]} if "strategies" in r else {})}
 
 
 class ISMCTSAgent(MCTSAgent):
@@ -198,7 +190,6 @@ class AlphaBetaAgent(Agent):
         super().__init__(seed, **params)
         self.searcher = None
         self.pacer = Pacer()
-        self._last = {}
 
     def step(self, state, player):
         from niwa.solver.alphabeta import AlphaBeta
@@ -224,14 +215,14 @@ class AlphaBetaAgent(Agent):
             if _is_simultaneous(state):
                 choice = self._sample_row(r, actions)
             else:
-                choice = r["best"] if r["best"] in actions else self.rng.choice(actions)
+                choice = r.best if r.best in actions else self.rng.choice(actions)
             votes[choice] = votes.get(choice, 0) + 1
         if paced:
             self.pacer.took(time_limit, time.perf_counter() - t0)
         return max(votes, key=lambda a: (votes[a], -actions.index(a)))
 
     def _sample_row(self, r, actions):
-        strategy = r.get("strategy")
+        strategy = r.strategy
         if not strategy or not strategy["rows"]:
             return self.rng.choice(actions)
         u = self.rng.random()
@@ -243,13 +234,6 @@ class AlphaBetaAgent(Agent):
 
     def reset(self):
         self.searcher = None
-
-    def analysis(self):
-        r = self._last
-        if not r:
-            return {}
-        return {"value": r["value"], "proven": r["proven"], "depth": r["depth"],
-                "nodes": r["nodes"], "pv": r["pv"][:6]}
 
 
 class HumanAgent(Agent):
@@ -308,11 +292,10 @@ _MCTS_PARAMS = {
 
 
 def game_mcts_defaults(state) -> dict:
-    """The MCTS settings a game tunes for itself (its module's MCTS_DEFAULTS), e.g. a
-    smaller exploration constant where playout results are close together."""
-    from niwa.ext.registry import spec_of
-
-    spec = spec_of(state)
+    """The MCTS settings a game tunes for itself (its spec's mcts_defaults), e.g. a
+    smaller exploration constant where playout results are close together; none for
+    games outside the registry (the test toys)."""
+    spec = find_game(state.game_name)
     return dict(spec.mcts_defaults) if spec is not None else {}
 
 
@@ -346,12 +329,34 @@ REGISTRY: dict[str, AgentSpec] = {
 }
 
 
+PLUGIN_GROUP = "niwa.agents"
+_plugins_loaded = False
+
+
 def register_agent(name: str, factory, params: dict | None = None, help: str = "") -> None:
     REGISTRY[name] = AgentSpec(factory, params or {}, help)
 
 
+def load_agent_plugins() -> None:
+    """Register the agents of installed packages, once: every entry point of the
+    `niwa.agents` group names a zero-argument callable that calls register_agent(). An
+    entry point that cannot be imported (its optional dependency is missing, as
+    niwa[openspiel] without open_spiel) is skipped: its agents are simply not offered."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            register = ep.load()
+        except ImportError:
+            continue
+        register()
+
+
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'mcts:iters=200,c=1.4' -> ('mcts', {'iters': 200, 'c': 1.4}) with types checked."""
+    load_agent_plugins()
     spec = spec.strip()
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
@@ -422,10 +427,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def describe_agents() -> list[tuple[str, str, dict]]:
+    load_agent_plugins()
     return [(n, e.help, e.params) for n, e in sorted(REGISTRY.items())]
 
-
-try:  # optional extra niwa[openspiel]: registers openspiel-mcts and openspiel-random
-    import niwa.analysis.openspiel  # noqa: E402, F401
-except ImportError:
-    pass

@@ -41,6 +41,17 @@ cdef class AlphaBeta:
 
     cdef inline int persp(self, int kind) noexcept
     cdef double ab(self, int ply, int depth, double alpha, double beta)
+    cdef inline double leaf_value(self, State s, int ply, int depth, int kind) noexcept
+    cdef inline double tt_cutoff(self, TTEntry* e, double alpha, double beta) noexcept
+    cdef inline void tt_store(self, TTEntry* e, uint64_t key, double best, int best_move,
+                              int depth, bint exact, double alpha, double beta) noexcept
+    cdef inline int order_moves(self, State s, int ply, int tt_move) noexcept
+    cdef inline int next_move(self, int ply, int i, int n) noexcept
+    cdef inline double child_leaf_value(self, State child, int ply, int depth, int side) noexcept
+    cdef double player_node(self, int ply, int depth, int kind, double alpha, double beta,
+                            int tt_move, int* best_move)
+    cdef inline void update_pv(self, int ply, int a) noexcept
+    cdef inline void record_cutoff(self, int ply, int depth, int a) noexcept
     cdef double child_value(self, int ply, int depth, int kind, double alpha, double beta)
     cdef double chance_node(self, int ply, int depth, double alpha, double beta)
     cdef double simultaneous_node(self, int ply, int depth)

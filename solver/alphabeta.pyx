@@ -45,12 +45,15 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
 from niwa.ext.rng cimport splitmix64
 
+from niwa.solver.results import ActionStat, SearchResult
+
 cdef enum:
     FLAG_EXACT = 1
     FLAG_LOWER = 2
     FLAG_UPPER = 3
     DEPTH_EXACT = 127
     SIM_MAX_CELLS = 4096    # largest joint-action matrix solved at a simultaneous node
+    NOT_A_VALUE = -2        # "no value here" from a step of the recursion (values are in [0, 1])
 
 cdef double EPS = 1e-9
 
@@ -62,9 +65,10 @@ cdef inline double now() noexcept nogil:
 
 
 # ---- zero-sum matrix games (exact, simplex) --------------------------------------------
-cdef double matrix_game(double* payoff, int m, int n, double* x, double* y) noexcept:
+cdef double matrix_game(double* payoff, int m, int n, double* x, double* y) except? -1.0:
     """Value of the zero-sum game where the row player (m actions) maximises payoff[i*n+j]
-    and the column player minimises it; x, y receive optimal mixed strategies.
+    and the column player minimises it; x, y receive optimal mixed strategies. Raises
+    MemoryError when its tableau cannot be allocated.
 
     Shift the payoffs to be positive; then the column player's problem is the LP
     max sum(w) s.t. A w <= 1, w >= 0, whose optimum is 1/value and w = y/value; the row
@@ -84,7 +88,7 @@ cdef double matrix_game(double* payoff, int m, int n, double* x, double* y) noex
     if t == NULL or basic == NULL:
         free(t)
         free(basic)
-        return -1.0
+        raise MemoryError()
     for i in range(m):
         for j in range(n):
             t[i * width + j] = payoff[i * n + j] + shift
@@ -151,6 +155,8 @@ def solve_matrix_game(payoff):
     cdef double* x = <double*>malloc(m * sizeof(double))
     cdef double* y = <double*>malloc(n * sizeof(double))
     try:
+        if a == NULL or x == NULL or y == NULL:
+            raise MemoryError()
         for i in range(m):
             for j in range(n):
                 a[i * n + j] = rows[i][j]
@@ -167,7 +173,7 @@ cdef class AlphaBeta:
 
     >>> from niwa.ext.lotus import LotusState
     >>> r = AlphaBeta(2).search(LotusState(), depth=3)
-    >>> r["depth"], r["best_name"] is not None
+    >>> r.depth, r.best_name is not None
     (3, True)
     """
 
@@ -227,46 +233,33 @@ cdef class AlphaBeta:
             return self.ab(ply + 1, depth, alpha, beta)
         return 1.0 - self.ab(ply + 1, depth, 1.0 - beta, 1.0 - alpha)
 
+    # ---- the recursion: one method per step ------------------------------------------------
     cdef double ab(self, int ply, int depth, double alpha, double beta):
+        """The value of the state at `ply`, in the perspective of its side, searched `depth`
+        plies deep within the window (alpha, beta): leaf, TT probe, the search its kind of
+        node needs, TT store."""
         cdef State s = <State>self.states[ply]
-        cdef State child
-        cdef int kind = s.c_current_player(), side, n, i, j, k, a, ck, best_move = -1, tt_move = -1
-        cdef double r[MAX_PLAYERS]
-        cdef double v, best, alpha0 = alpha, sc
+        cdef int kind = s.c_current_player(), tt_move = -1, best_move = -1
+        cdef double v, best
         cdef uint64_t key
         cdef TTEntry* e
         cdef long long h0
-        cdef int* mv
-        cdef float* score
-        cdef bint exact
         self.nodes += 1
         self.pv_len[ply] = 0
         if (self.nodes & 1023) == 0 and self.deadline > 0 and now() >= self.deadline:
             self.stop = True
         if self.stop:
             return 0.0
-        side = self.persp(kind)
-        if kind == TERMINAL:
-            s.c_returns(r)
-            return 1.0 - r[self.root_player] if side else r[self.root_player]
-        if self.episode_mode and s.c_episode() != self.root_episode:
-            # the episode (round) is over: its value is exact by definition (no horizon)
-            v = s.c_evaluate(self.root_player)
-            return 1.0 - v if side else v
-        if depth <= 0 or ply >= AB_MAX_PLY - 2:
-            self.horizon += 1
-            v = s.c_evaluate(self.root_player)
-            return 1.0 - v if side else v
+        v = self.leaf_value(s, ply, depth, kind)
+        if v != NOT_A_VALUE:
+            return v
         key = s.c_hash() ^ self.salt
         e = &self.tt[key & self.tt_mask]
         if e.flag and e.key == key:
             tt_move = e.best
             if ply > 0 and e.depth >= depth:     # (the root is always searched: moves, PV)
-                v = e.value
-                if e.flag == FLAG_EXACT or (e.flag == FLAG_LOWER and v >= beta) or \
-                        (e.flag == FLAG_UPPER and v <= alpha):
-                    if e.depth != DEPTH_EXACT:
-                        self.horizon += 1
+                v = self.tt_cutoff(e, alpha, beta)
+                if v != NOT_A_VALUE:
                     return v
         h0 = self.horizon
         if kind == CHANCE:
@@ -274,104 +267,175 @@ cdef class AlphaBeta:
         elif kind == SIMULTANEOUS:
             best = self.simultaneous_node(ply, depth)
         else:
-            mv = self.moves + ply * MAX_ACTIONS
-            score = self.scores + ply * MAX_ACTIONS
-            n = s.c_legal_actions(mv)
-            for i in range(n):
-                a = mv[i]
-                if a == tt_move:
-                    score[i] = 3e9
-                elif a == self.killers[ply][0]:
-                    score[i] = 2e9
-                elif a == self.killers[ply][1]:
-                    score[i] = 1e9
-                else:
-                    score[i] = self.history[a & (AB_HISTORY - 1)]
-            best = -1.0
-            child = <State>self.states[ply + 1]
-            for i in range(n):
-                # selection sort step: bring the best-scored remaining move to slot i
-                k = i
-                for j in range(i + 1, n):
-                    if score[j] > score[k]:
-                        k = j
-                if k != i:
-                    a = mv[i]
-                    mv[i] = mv[k]
-                    mv[k] = a
-                    sc = score[i]
-                    score[i] = score[k]
-                    score[k] = <float>sc
-                a = mv[i]
-                child.c_copy_from(s)
-                child.c_apply(a)
-                ck = child.c_current_player()
-                if self.episode_mode and ck != TERMINAL and not (ply == 0 and self.root_all) \
-                        and child.c_episode() != self.root_episode:
-                    # an episode leaf, evaluated in place; exact (see the module docstring)
-                    self.nodes += 1
-                    self.pv_len[ply + 1] = 0
-                    v = child.c_evaluate(self.root_player)
-                    if side:
-                        v = 1.0 - v
-                elif depth == 1 and ck >= 0 and not (ply == 0 and self.root_all):
-                    # a horizon leaf, evaluated in place (no call, no window games)
-                    self.nodes += 1
-                    self.horizon += 1
-                    self.pv_len[ply + 1] = 0
-                    v = child.c_evaluate(self.root_player)
-                    if side:
-                        v = 1.0 - v
-                elif ck == TERMINAL and not (ply == 0 and self.root_all):
-                    self.nodes += 1
-                    self.pv_len[ply + 1] = 0
-                    child.c_returns(r)
-                    v = 1.0 - r[self.root_player] if side else r[self.root_player]
-                elif ply == 0 and self.root_all:
-                    v = self.child_value(ply, depth - 1, kind, -EPS, 1.0 + EPS)
-                    if not self.stop:
-                        self.root_values.append((a, v))
-                elif i == 0:
-                    v = self.child_value(ply, depth - 1, kind, alpha, beta)
-                else:
-                    v = self.child_value(ply, depth - 1, kind, alpha, alpha + EPS)
-                    if alpha < v < beta and not self.stop:
-                        v = self.child_value(ply, depth - 1, kind, alpha, beta)
-                if self.stop:
-                    return 0.0
-                if v > best:
-                    best = v
-                    best_move = a
-                    if v > alpha or (ply == 0 and i == 0):
-                        self.pv[ply][0] = a
-                        for j in range(self.pv_len[ply + 1]):
-                            self.pv[ply][j + 1] = self.pv[ply + 1][j]
-                        self.pv_len[ply] = self.pv_len[ply + 1] + 1
-                    if v > alpha:
-                        alpha = v
-                if alpha >= beta and not (ply == 0 and self.root_all):
-                    if a != self.killers[ply][0]:
-                        self.killers[ply][1] = self.killers[ply][0]
-                        self.killers[ply][0] = a
-                    self.history[a & (AB_HISTORY - 1)] += depth * depth
-                    break
+            best = self.player_node(ply, depth, kind, alpha, beta, tt_move, &best_move)
         if self.stop:
             return 0.0
-        exact = self.horizon == h0
-        if not (e.flag and e.depth == DEPTH_EXACT and not exact and e.key != key):
-            if not e.flag:
-                self.tt_used += 1
-            e.key = key
-            e.value = <float>best
-            e.depth = DEPTH_EXACT if exact else depth
-            e.best = best_move
-            if best <= alpha0:
-                e.flag = FLAG_UPPER
-            elif best >= beta:
-                e.flag = FLAG_LOWER
-            else:
-                e.flag = FLAG_EXACT
+        self.tt_store(e, key, best, best_move, depth, self.horizon == h0, alpha, beta)
         return best
+
+    cdef inline double leaf_value(self, State s, int ply, int depth, int kind) noexcept:
+        """The value (for the side of `kind`) of a leaf: the end of the game, the end of the
+        episode searched (exact, see the module docstring) or the horizon; NOT_A_VALUE for
+        a node to search."""
+        cdef double r[MAX_PLAYERS]
+        cdef double v
+        if kind == TERMINAL:
+            s.c_returns(r)
+            v = r[self.root_player]
+        elif self.episode_mode and s.c_episode() != self.root_episode:
+            v = s.c_evaluate(self.root_player)
+        elif depth <= 0 or ply >= AB_MAX_PLY - 2:
+            self.horizon += 1
+            v = s.c_evaluate(self.root_player)
+        else:
+            return NOT_A_VALUE
+        return 1.0 - v if self.persp(kind) else v
+
+    cdef inline double tt_cutoff(self, TTEntry* e, double alpha, double beta) noexcept:
+        """The value of a deep enough entry if it settles the node for this window, else
+        NOT_A_VALUE; an inexact entry brings a heuristic value in (counted as a horizon)."""
+        cdef double v = e.value
+        if e.flag == FLAG_EXACT or (e.flag == FLAG_LOWER and v >= beta) or \
+                (e.flag == FLAG_UPPER and v <= alpha):
+            if e.depth != DEPTH_EXACT:
+                self.horizon += 1
+            return v
+        return NOT_A_VALUE
+
+    cdef inline void tt_store(self, TTEntry* e, uint64_t key, double best, int best_move,
+                              int depth, bint exact, double alpha, double beta) noexcept:
+        """Store a node searched within (alpha, beta) in its slot `e` (always replace, but an
+        exact entry is kept against an inexact one of another position)."""
+        if e.flag and e.depth == DEPTH_EXACT and not exact and e.key != key:
+            return
+        if not e.flag:
+            self.tt_used += 1
+        e.key = key
+        e.value = <float>best
+        e.depth = DEPTH_EXACT if exact else depth
+        e.best = best_move
+        if best <= alpha:
+            e.flag = FLAG_UPPER
+        elif best >= beta:
+            e.flag = FLAG_LOWER
+        else:
+            e.flag = FLAG_EXACT
+
+    cdef inline int order_moves(self, State s, int ply, int tt_move) noexcept:
+        """Generate the moves at `ply` and score them for ordering: TT move > killer moves >
+        history heuristic. Returns their number."""
+        cdef int* mv = self.moves + ply * MAX_ACTIONS
+        cdef float* score = self.scores + ply * MAX_ACTIONS
+        cdef int n = s.c_legal_actions(mv), i, a
+        for i in range(n):
+            a = mv[i]
+            if a == tt_move:
+                score[i] = 3e9
+            elif a == self.killers[ply][0]:
+                score[i] = 2e9
+            elif a == self.killers[ply][1]:
+                score[i] = 1e9
+            else:
+                score[i] = self.history[a & (AB_HISTORY - 1)]
+        return n
+
+    cdef inline int next_move(self, int ply, int i, int n) noexcept:
+        """The i-th move to try at `ply`: a selection sort step brings the best scored of
+        the moves not tried yet to slot i (a cut-off usually spares sorting the rest)."""
+        cdef int* mv = self.moves + ply * MAX_ACTIONS
+        cdef float* score = self.scores + ply * MAX_ACTIONS
+        cdef int j, k = i, a
+        cdef float sc
+        for j in range(i + 1, n):
+            if score[j] > score[k]:
+                k = j
+        if k != i:
+            a = mv[i]
+            mv[i] = mv[k]
+            mv[k] = a
+            sc = score[i]
+            score[i] = score[k]
+            score[k] = sc
+        return mv[i]
+
+    cdef inline double child_leaf_value(self, State child, int ply, int depth, int side) noexcept:
+        """The value (for `side`) of the child just made at ply+1 when it is a leaf cheaper
+        to evaluate in place than to search (no call, no window games): the end of the
+        episode searched (exact), the horizon, the end of the game; else NOT_A_VALUE. Not
+        at the root when every root action is wanted with the full window."""
+        cdef int ck = child.c_current_player()
+        cdef double r[MAX_PLAYERS]
+        cdef double v
+        if ply == 0 and self.root_all:
+            return NOT_A_VALUE
+        if self.episode_mode and ck != TERMINAL and child.c_episode() != self.root_episode:
+            v = child.c_evaluate(self.root_player)
+        elif depth == 1 and ck >= 0:
+            self.horizon += 1
+            v = child.c_evaluate(self.root_player)
+        elif ck == TERMINAL:
+            child.c_returns(r)
+            v = r[self.root_player]
+        else:
+            return NOT_A_VALUE
+        self.nodes += 1
+        self.pv_len[ply + 1] = 0
+        return 1.0 - v if side else v
+
+    cdef double player_node(self, int ply, int depth, int kind, double alpha, double beta,
+                            int tt_move, int* best_move):
+        """Principal-variation search of the player node at `ply`: the first move with the
+        full window, the others with a null window and a re-search on fail-high. Returns
+        the best value; its move goes to best_move[0]."""
+        cdef State s = <State>self.states[ply]
+        cdef State child = <State>self.states[ply + 1]
+        cdef int side = self.persp(kind), n = self.order_moves(s, ply, tt_move), i, a
+        cdef double v, best = -1.0
+        for i in range(n):
+            a = self.next_move(ply, i, n)
+            child.c_copy_from(s)
+            child.c_apply(a)
+            v = self.child_leaf_value(child, ply, depth, side)
+            if v != NOT_A_VALUE:
+                pass
+            elif ply == 0 and self.root_all:
+                v = self.child_value(ply, depth - 1, kind, -EPS, 1.0 + EPS)
+                if not self.stop:
+                    self.root_values.append((a, v))
+            elif i == 0:
+                v = self.child_value(ply, depth - 1, kind, alpha, beta)
+            else:
+                v = self.child_value(ply, depth - 1, kind, alpha, alpha + EPS)
+                if alpha < v < beta and not self.stop:
+                    v = self.child_value(ply, depth - 1, kind, alpha, beta)
+            if self.stop:
+                return 0.0
+            if v > best:
+                best = v
+                best_move[0] = a
+                if v > alpha or (ply == 0 and i == 0):
+                    self.update_pv(ply, a)
+                if v > alpha:
+                    alpha = v
+            if alpha >= beta and not (ply == 0 and self.root_all):
+                self.record_cutoff(ply, depth, a)
+                break
+        return best
+
+    cdef inline void update_pv(self, int ply, int a) noexcept:
+        """The line at `ply` becomes `a` followed by the line found below it."""
+        cdef int j
+        self.pv[ply][0] = a
+        for j in range(self.pv_len[ply + 1]):
+            self.pv[ply][j + 1] = self.pv[ply + 1][j]
+        self.pv_len[ply] = self.pv_len[ply + 1] + 1
+
+    cdef inline void record_cutoff(self, int ply, int depth, int a) noexcept:
+        """A move that cut off: a killer at this ply, and history credit (more when deeper)."""
+        if a != self.killers[ply][0]:
+            self.killers[ply][1] = self.killers[ply][0]
+            self.killers[ply][0] = a
+        self.history[a & (AB_HISTORY - 1)] += depth * depth
 
     cdef double probe(self, int ply, int depth, double alpha, double beta):
         """Star2 probe of the state at `ply`: a lower bound (in its own perspective) from its
@@ -400,7 +464,7 @@ cdef class AlphaBeta:
         cdef State child = <State>self.states[ply + 1]
         cdef int* acts = self.moves + ply * MAX_ACTIONS
         cdef double* pr = self.probs + ply * MAX_ACTIONS
-        cdef int n = s.c_chance_outcomes(acts, pr), i, j, most = 0, ck
+        cdef int n = s.c_chance_outcomes(acts, pr), i, most = 0, ck
         cdef double done = 0.0, p_done = 0.0, rest, lo, hi, v, bound
         for i in range(n):
             if pr[i] > pr[most]:
@@ -442,10 +506,7 @@ cdef class AlphaBeta:
             if self.stop:
                 return 0.0
             if i == most:
-                self.pv[ply][0] = acts[i]
-                for j in range(self.pv_len[ply + 1]):
-                    self.pv[ply][j + 1] = self.pv[ply + 1][j]
-                self.pv_len[ply] = self.pv_len[ply + 1] + 1
+                self.update_pv(ply, acts[i])
             done += pr[i] * v
             p_done += pr[i]
             if v >= hi:         # fail high: a lower bound (the rest taken at 0)
@@ -482,37 +543,40 @@ cdef class AlphaBeta:
         cdef double* m = <double*>malloc(rows * cols * sizeof(double))
         cdef double* x = <double*>malloc(rows * sizeof(double))
         cdef double* y = <double*>malloc(cols * sizeof(double))
-        for i in range(rows):
-            for j in range(cols):
-                rem = j
-                for p in range(self.num_players):
-                    if cnt[p] == 0:
-                        joint[p] = -1
-                    elif p == self.root_player:
-                        joint[p] = per[p][i]
-                    else:
-                        joint[p] = per[p][rem % cnt[p]]
-                        rem //= cnt[p]
-                child.c_copy_from(s)
-                child.c_apply_joint(joint)
-                m[i * cols + j] = self.child_value(ply, depth - 1, SIMULTANEOUS, -EPS, 1.0 + EPS)
-                if self.stop:
-                    free(m)
-                    free(x)
-                    free(y)
-                    return 0.0
-        v = matrix_game(m, rows, cols, x, y)
-        if ply == 0:
-            self.root_strategy = {
-                "rows": [per[self.root_player][i] for i in range(rows)] if cnt[self.root_player] else [],
-                "row_strategy": [x[i] for i in range(rows)],
-                "col_strategy": [y[j] for j in range(cols)],
-                "matrix": [[m[i * cols + j] for j in range(cols)] for i in range(rows)],
-            }
-        free(m)
-        free(x)
-        free(y)
-        return v
+        try:
+            if m == NULL or x == NULL or y == NULL:
+                raise MemoryError()
+            for i in range(rows):
+                for j in range(cols):
+                    rem = j
+                    for p in range(self.num_players):
+                        if cnt[p] == 0:
+                            joint[p] = -1
+                        elif p == self.root_player:
+                            joint[p] = per[p][i]
+                        else:
+                            joint[p] = per[p][rem % cnt[p]]
+                            rem //= cnt[p]
+                    child.c_copy_from(s)
+                    child.c_apply_joint(joint)
+                    m[i * cols + j] = self.child_value(ply, depth - 1, SIMULTANEOUS, -EPS,
+                                                       1.0 + EPS)
+                    if self.stop:
+                        return 0.0
+            v = matrix_game(m, rows, cols, x, y)
+            if ply == 0:
+                self.root_strategy = {
+                    "rows": [per[self.root_player][i] for i in range(rows)]
+                    if cnt[self.root_player] else [],
+                    "row_strategy": [x[i] for i in range(rows)],
+                    "col_strategy": [y[j] for j in range(cols)],
+                    "matrix": [[m[i * cols + j] for j in range(cols)] for i in range(rows)],
+                }
+            return v
+        finally:    # (also when a search below runs out of memory)
+            free(m)
+            free(x)
+            free(y)
 
     # ---- driver -----------------------------------------------------------------------
     def search(self, State state, int depth=64, double time_limit=0.0, player=None,
@@ -523,34 +587,17 @@ cdef class AlphaBeta:
         simultaneous roots). With `root_values` every root action gets its exact-window
         value (slower: for `niwa solve`). With `episode` the search stops where the game's
         `c_episode()` changes (Haru: the end of the round) and "proven" means the value of
-        the rest of this episode is exact (the result's "episode" names it)."""
+        the rest of this episode is exact (the result's `episode` names it). Returns a
+        SearchResult (solver/results.py)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
             raise ValueError(f"this searcher was made for {self.num_players} players, "
                              f"the position has {state.num_players}")
-        cdef int kind = state.c_current_player(), d, i
+        cdef int kind = state.c_current_player(), d
         cdef double t0 = now(), v
         cdef long long h0
-        self.root_player = player if player is not None else (kind if kind >= 0 else 0)
-        self.episode_mode = episode
-        self.root_episode = state.c_episode()
-        # (episode searches value leaves differently: keep their TT entries apart)
-        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player + \
-            ((<uint64_t>(self.root_episode + 1) << 8) if episode else 0)
-        self.salt = splitmix64(&x)
-        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                (<State>self.state_refs[0]).num_players != state.num_players or \
-                self.state_refs[0].variant != state.variant:
-            self.state_refs = [state.c_clone() for _ in range(AB_MAX_PLY)]
-            for i in range(AB_MAX_PLY):
-                self.states[i] = <PyObject*>self.state_refs[i]
-        self.nodes = 0
-        self.horizon = 0
-        self.stop = False
-        self.deadline = t0 + time_limit if time_limit > 0 else 0.0
-        self.root_all = False
-        self.root_strategy = None
+        self._prepare(state, player, episode, t0 + time_limit if time_limit > 0 else 0.0)
         result = None
         max_depth = min(depth, AB_MAX_PLY - 2)
         for d in range(max(1, min(start_depth, max_depth)), max_depth + 1):
@@ -569,29 +616,56 @@ cdef class AlphaBeta:
             if proven or last:
                 break
         if root_values and result is not None and kind >= 0:
-            # Every root action with the full window. Actions the main search cut off may
-            # need more depth to be exact: deepen until this pass is exact too, when the
-            # root value was proven (and as long as time allows).
-            self.root_all = True
-            d = result["depth"]
-            while True:
-                self.root_values = []
-                h0 = self.horizon
-                (<State>self.state_refs[0]).c_copy_from(state)
-                self.ab(0, d, -EPS, 1.0 + EPS)
-                if self.stop or self.horizon == h0 or not result["proven"] or d >= max_depth:
-                    break
-                d = min(max_depth, d + 2)
-            self.root_all = False
-            if not self.stop:
-                result["root_values"] = sorted(
-                    ((a, val if self.persp(kind) == 0 else 1.0 - val)
-                     for a, val in self.root_values), key=lambda t: -t[1])
+            self._search_root_values(state, result, max_depth)
         elapsed = now() - t0
         if result is None:
             result = {"value": None, "proven": False, "depth": 0, "pv": [], "strategy": None,
                       "episode": self.root_episode if episode else None}
         return self._report(state, result, elapsed)
+
+    def _prepare(self, State state, player, bint episode, double deadline):
+        """Set up a search from `state`: root player, TT salt, the state stack, counters."""
+        cdef int kind = state.c_current_player(), i
+        self.root_player = player if player is not None else (kind if kind >= 0 else 0)
+        self.episode_mode = episode
+        self.root_episode = state.c_episode()
+        # (episode searches value leaves differently: keep their TT entries apart)
+        cdef uint64_t x = 0x5EED + <uint64_t>self.root_player + \
+            ((<uint64_t>(self.root_episode + 1) << 8) if episode else 0)
+        self.salt = splitmix64(&x)
+        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
+                (<State>self.state_refs[0]).num_players != state.num_players or \
+                self.state_refs[0].variant != state.variant:
+            self.state_refs = [state.c_clone() for _ in range(AB_MAX_PLY)]
+            for i in range(AB_MAX_PLY):
+                self.states[i] = <PyObject*>self.state_refs[i]
+        self.nodes = 0
+        self.horizon = 0
+        self.stop = False
+        self.deadline = deadline
+        self.root_all = False
+        self.root_strategy = None
+
+    def _search_root_values(self, State state, dict result, int max_depth):
+        """Every root action with the full window, into result["root_values"] (best first).
+        Actions the main search cut off may need more depth to be exact: deepen until this
+        pass is exact too, when the root value was proven (and as long as time allows)."""
+        cdef int kind = state.c_current_player(), d = result["depth"]
+        cdef long long h0
+        self.root_all = True
+        while True:
+            self.root_values = []
+            h0 = self.horizon
+            (<State>self.state_refs[0]).c_copy_from(state)
+            self.ab(0, d, -EPS, 1.0 + EPS)
+            if self.stop or self.horizon == h0 or not result["proven"] or d >= max_depth:
+                break
+            d = min(max_depth, d + 2)
+        self.root_all = False
+        if not self.stop:
+            result["root_values"] = sorted(
+                ((a, val if self.persp(kind) == 0 else 1.0 - val)
+                 for a, val in self.root_values), key=lambda t: -t[1])
 
     cdef int tt_best(self, State s):
         cdef uint64_t key = s.c_hash() ^ self.salt
@@ -625,15 +699,12 @@ cdef class AlphaBeta:
             # the root player's most likely action in its optimal mixed strategy
             best = max(zip(strategy["row_strategy"], strategy["rows"], strict=True))[1]
             best_name = state.action_to_string(best, self.root_player)
-        actions = []
-        for a, val in result.get("root_values", []):
-            actions.append({"action": a, "name": state.action_to_string(a), "value": val})
-        return {
-            "value": result["value"], "player": self.root_player, "proven": result["proven"],
-            "best": best, "best_name": best_name,
-            "actions": actions, "pv": pv_names, "depth": result["depth"],
-            "nodes": self.nodes, "time_s": elapsed,
-            "nps": self.nodes / elapsed if elapsed > 0 else 0.0,
-            "tt_fill": (<double>self.tt_used) / self.tt_size, "strategy": result["strategy"],
-            "episode": result["episode"],
-        }
+        actions = [ActionStat(a, state.action_to_string(a), val)
+                   for a, val in result.get("root_values", [])]
+        return SearchResult(
+            algo="alphabeta", value=result["value"], player=self.root_player,
+            proven=result["proven"], best=best, best_name=best_name, actions=actions,
+            pv=pv_names, depth=result["depth"], nodes=self.nodes, time_s=elapsed,
+            nps=self.nodes / elapsed if elapsed > 0 else 0.0,
+            tt_fill=(<double>self.tt_used) / self.tt_size, strategy=result["strategy"],
+            episode=result["episode"])

@@ -55,12 +55,15 @@ cdef class MCTS:
     cdef double probs[1024]
     cdef long long total_iterations
 
-    cdef int new_node(self, int parent, int64_t action, int kind) noexcept
-    cdef int new_arm(self, int node, int player, int action) noexcept
-    cdef void iterate(self) noexcept
-    cdef int select_player(self, int node, State s) noexcept
-    cdef int select_chance(self, int node, State s) noexcept
-    cdef int select_simultaneous(self, int node, int depth, State s) noexcept
+    cdef int new_node(self, int parent, int64_t action, int kind) except -2
+    cdef int new_arm(self, int node, int player, int action) except -1
+    cdef int iterate(self) except -1
+    cdef int select_player(self, int node, State s) except -2
+    cdef int select_chance(self, int node, State s) except -2
+    cdef int select_simultaneous(self, int node, int depth, State s) except -2
+    cdef int stamp_arms(self, int node, int p, int n) except -1
+    cdef int ucb_arm(self, int node, int p, double logn) noexcept
+    cdef int sampled_arm(self, int node, int p) noexcept
     cdef void leaf_rewards(self, State s, double* r) noexcept
     cdef void backup(self, int depth, double* r) noexcept
     cdef bint try_prove(self, int node) noexcept

@@ -9,7 +9,8 @@ Tree. Nodes live in one C array (the pool) and point at each other by index: par
 first child, next sibling. A node stores the sum of the reward vectors backed up through
 it, so every player reads its own mean (max^n backups for 2-4 players). The pool grows by
 doubling up to `max_nodes`; when it is full the search keeps iterating without expanding
-(memory stays bounded).
+(memory stays bounded). Should the machine run out of memory first, the search raises
+MemoryError and forgets its tree.
 
 Node kinds, following current_player():
 - player node: UCT over its children, value read for the player who moves there;
@@ -39,6 +40,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, Rng, State
 from niwa.ext.rng cimport RngState, rng_below, rng_seed, rng_uniform
+
+from niwa.solver.results import ActionStat, SearchResult
 
 PLAYOUTS = ("random", "heuristic")
 SIM_POLICIES = ("ucb", "rm", "exp3")
@@ -75,7 +78,7 @@ cdef class MCTS:
 
     >>> from niwa.ext.lotus import LotusState
     >>> r = MCTS(2, seed=1).search(LotusState(), iterations=500)
-    >>> r["iterations"]
+    >>> r.iterations
     500
     """
 
@@ -130,8 +133,9 @@ cdef class MCTS:
         self.iteration = 0
 
     # ---- pool ---------------------------------------------------------------------
-    cdef int new_node(self, int parent, int64_t action, int kind) noexcept:
-        """Append a child of `parent` (or a root when parent < 0); -1 when the pool is full."""
+    cdef int new_node(self, int parent, int64_t action, int kind) except -2:
+        """Append a child of `parent` (or a root when parent < 0); -1 when the pool is full
+        (max_nodes), MemoryError when it cannot grow."""
         cdef int idx, cap
         cdef Node* nd
         if self.num_nodes >= self.cap_nodes:
@@ -140,8 +144,7 @@ cdef class MCTS:
             cap = min(self.max_nodes, 2 * self.cap_nodes)
             nd = <Node*>realloc(self.nodes, cap * sizeof(Node))
             if nd == NULL:
-                self.max_nodes = self.cap_nodes     # out of memory: behave as a full pool
-                return -1
+                raise MemoryError()
             self.nodes = nd
             self.cap_nodes = cap
         idx = self.num_nodes
@@ -160,14 +163,14 @@ cdef class MCTS:
             nd.next_sibling = -1
         return idx
 
-    cdef int new_arm(self, int node, int player, int action) noexcept:
+    cdef int new_arm(self, int node, int player, int action) except -1:
         cdef int idx, cap
         cdef Arm* a
         if self.num_arms >= self.cap_arms:
             cap = 2 * self.cap_arms
             a = <Arm*>realloc(self.arms, cap * sizeof(Arm))
             if a == NULL:
-                return -1
+                raise MemoryError()
             self.arms = a
             self.cap_arms = cap
         idx = self.num_arms
@@ -187,7 +190,7 @@ cdef class MCTS:
             return ch.exact[player]
         return ch.value[player] / ch.visits
 
-    cdef int select_player(self, int node, State s) noexcept:
+    cdef int select_player(self, int node, State s) except -2:
         """The child to follow from a player node (creating children as needed); -1 if the
         pool is full before this node could be expanded."""
         cdef int mover = self.nodes[node].kind
@@ -252,7 +255,7 @@ cdef class MCTS:
             child = ch.next_sibling
         return best
 
-    cdef int select_chance(self, int node, State s) noexcept:
+    cdef int select_chance(self, int node, State s) except -2:
         cdef int a, child, n, i
         if self.ismcts:
             child = self.nodes[node].first_child     # one pass-through child
@@ -274,91 +277,23 @@ cdef class MCTS:
                     self.nodes[child].prob = self.probs[i]
         return child
 
-    cdef int select_simultaneous(self, int node, int depth, State s) noexcept:
+    cdef int select_simultaneous(self, int node, int depth, State s) except -2:
+        """Decoupled selection: every player with a choice picks one of its arms by its
+        own policy; the child keyed by the joint action (created if new)."""
         cdef int joint[MAX_PLAYERS]
-        cdef int p, n, i, arm, best, k
-        cdef double score, best_score, total, u, mx, logn
-        cdef Arm* a
-        logn = log(self.nodes[node].visits + 1.0)
+        cdef int p, n, best
+        cdef double logn = log(self.nodes[node].visits + 1.0)
         for p in range(self.num_players):
             n = s.c_player_actions(p, self.acts)
             self.path_arms[depth][p] = -1
             joint[p] = -1
             if n == 0:
                 continue
-            # find or add this player's arms; stamp the ones legal now
-            for i in range(n):
-                arm = self.nodes[node].arms
-                while arm >= 0 and not (self.arms[arm].player == p and
-                                        self.arms[arm].action == self.acts[i]):
-                    arm = self.arms[arm].next
-                if arm < 0:
-                    arm = self.new_arm(node, p, self.acts[i])
-                    if arm < 0:
-                        return -1
-                self.arms[arm].stamp = self.iteration
-            best = -1
+            self.stamp_arms(node, p, n)
             if self.sim_policy == SIM_UCB:
-                best_score = -1e300
-                k = 0
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        if a.visits == 0:
-                            k += 1
-                            if rng_below(&self.rng, k) == 0:
-                                best = arm
-                                best_score = 1e300
-                        elif k == 0:
-                            score = a.reward / a.visits + self.c * sqrt(logn / a.visits)
-                            if score > best_score:
-                                best_score = score
-                                best = arm
-                    arm = a.next
+                best = self.ucb_arm(node, p, logn)
             else:
-                # regret matching or Exp3: a mixed strategy, sampled
-                total = 0.0
-                mx = -1e300
-                k = 0
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        k += 1
-                        if self.sim_policy == SIM_RM:
-                            total += a.regret if a.regret > 0 else 0.0
-                        elif a.regret > mx:
-                            mx = a.regret
-                    arm = a.next
-                if self.sim_policy == SIM_EXP3:
-                    arm = self.nodes[node].arms
-                    while arm >= 0:
-                        a = &self.arms[arm]
-                        if a.player == p and a.stamp == self.iteration:
-                            a.sigma = exp((self.gamma / k) * (a.regret - mx))
-                            total += a.sigma
-                        arm = a.next
-                u = rng_uniform(&self.rng)
-                arm = self.nodes[node].arms
-                while arm >= 0:
-                    a = &self.arms[arm]
-                    if a.player == p and a.stamp == self.iteration:
-                        if self.sim_policy == SIM_RM:
-                            a.sigma = (a.regret if a.regret > 0 else 0.0) / total \
-                                if total > 0 else 1.0 / k
-                        else:
-                            a.sigma = a.sigma / total
-                        a.sigma = (1.0 - self.gamma) * a.sigma + self.gamma / k
-                        a.strategy += a.sigma
-                        u -= a.sigma
-                        if best < 0 and u < 0:
-                            best = arm
-                        if best < 0:
-                            best = -2 - arm     # remember the last arm (rounding)
-                    arm = a.next
-                if best < -1:
-                    best = -2 - best
+                best = self.sampled_arm(node, p)
             self.path_arms[depth][p] = best
             joint[p] = self.arms[best].action
         cdef int64_t key = joint_key(joint, self.num_players)
@@ -368,6 +303,86 @@ cdef class MCTS:
         if child < 0:
             child = self.new_node(node, key, TERMINAL)
         return child
+
+    cdef int stamp_arms(self, int node, int p, int n) except -1:
+        """Find or add player p's arms for its n actions in self.acts, and stamp them as
+        legal in this iteration."""
+        cdef int i, arm
+        for i in range(n):
+            arm = self.nodes[node].arms
+            while arm >= 0 and not (self.arms[arm].player == p and
+                                    self.arms[arm].action == self.acts[i]):
+                arm = self.arms[arm].next
+            if arm < 0:
+                arm = self.new_arm(node, p, self.acts[i])
+            self.arms[arm].stamp = self.iteration
+        return 0
+
+    cdef int ucb_arm(self, int node, int p, double logn) noexcept:
+        """Player p's arm by UCB1 over its stamped arms; an untried arm first (uniformly
+        among the untried)."""
+        cdef int arm = self.nodes[node].arms, best = -1, k = 0
+        cdef double score, best_score = -1e300
+        cdef Arm* a
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                if a.visits == 0:
+                    k += 1
+                    if rng_below(&self.rng, k) == 0:
+                        best = arm
+                        best_score = 1e300
+                elif k == 0:
+                    score = a.reward / a.visits + self.c * sqrt(logn / a.visits)
+                    if score > best_score:
+                        best_score = score
+                        best = arm
+            arm = a.next
+        return best
+
+    cdef int sampled_arm(self, int node, int p) noexcept:
+        """Player p's arm drawn from its mixed strategy (regret matching or Exp3, mixed with
+        gamma exploration); the strategy is added to its average."""
+        cdef int arm, best = -1, k = 0
+        cdef double total = 0.0, mx = -1e300, u
+        cdef Arm* a
+        arm = self.nodes[node].arms
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                k += 1
+                if self.sim_policy == SIM_RM:
+                    total += a.regret if a.regret > 0 else 0.0
+                elif a.regret > mx:
+                    mx = a.regret
+            arm = a.next
+        if self.sim_policy == SIM_EXP3:
+            arm = self.nodes[node].arms
+            while arm >= 0:
+                a = &self.arms[arm]
+                if a.player == p and a.stamp == self.iteration:
+                    a.sigma = exp((self.gamma / k) * (a.regret - mx))
+                    total += a.sigma
+                arm = a.next
+        u = rng_uniform(&self.rng)
+        arm = self.nodes[node].arms
+        while arm >= 0:
+            a = &self.arms[arm]
+            if a.player == p and a.stamp == self.iteration:
+                if self.sim_policy == SIM_RM:
+                    a.sigma = (a.regret if a.regret > 0 else 0.0) / total \
+                        if total > 0 else 1.0 / k
+                else:
+                    a.sigma = a.sigma / total
+                a.sigma = (1.0 - self.gamma) * a.sigma + self.gamma / k
+                a.strategy += a.sigma
+                u -= a.sigma
+                if best < 0 and u < 0:
+                    best = arm
+                if best < 0:
+                    best = -2 - arm     # remember the last arm (rounding)
+            arm = a.next
+        return -2 - best if best < -1 else best
 
     cdef void leaf_rewards(self, State s, double* r) noexcept:
         cdef int p, n, ply, q
@@ -485,7 +500,7 @@ cdef class MCTS:
             return True
         return False
 
-    cdef void iterate(self) noexcept:
+    cdef int iterate(self) except -1:
         cdef State s = self.scratch
         cdef int node = self.root, depth = 0, child, kind
         cdef double r[MAX_PLAYERS]
@@ -540,6 +555,7 @@ cdef class MCTS:
             depth += 1
             self.path[depth] = node
         self.backup(depth, r)
+        return 0
 
     # ---- tree reuse -------------------------------------------------------------------
     cdef State _child_state(self, State parent, int child):
@@ -582,16 +598,16 @@ cdef class MCTS:
         cdef Node* fresh = <Node*>malloc(self.cap_nodes * sizeof(Node))
         cdef Arm* fresh_arms = <Arm*>malloc(self.cap_arms * sizeof(Arm))
         cdef int i, head = 0, tail = 0, old, child, arm, n_arms = 0, prev
-        if remap == NULL or fresh == NULL or fresh_arms == NULL:
+        # queue of old indices = order of the new pool
+        cdef int* queue = <int*>malloc(self.num_nodes * sizeof(int))
+        if remap == NULL or fresh == NULL or fresh_arms == NULL or queue == NULL:
             free(remap)
             free(fresh)
             free(fresh_arms)
-            self.clear()
-            return
+            free(queue)
+            raise MemoryError()
         for i in range(self.num_nodes):
             remap[i] = -1
-        # queue of old indices = order of the new pool
-        cdef int* queue = <int*>malloc(self.num_nodes * sizeof(int))
         queue[tail] = new_root
         tail += 1
         remap[new_root] = 0
@@ -661,7 +677,7 @@ cdef class MCTS:
                observer=None):
         """Search from `state` within the budget (iterations and/or seconds; both 0 means
         1000 iterations). `observer` is the seat whose knowledge ISMCTS respects (default:
-        the player to move). Returns a dict (see `summary()`)."""
+        the player to move). Returns a SearchResult (see `summary()`)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
@@ -675,18 +691,22 @@ cdef class MCTS:
         cdef double t0 = now(), elapsed = 0.0
         cdef long long done = 0
         cdef bint with_time = time_limit > 0
-        while True:
-            if iterations > 0 and done >= iterations:
-                break
-            if self.nodes[self.root].proven:
-                break
-            if with_time and (done & 63) == 0:
-                elapsed = now() - t0
-                if elapsed >= time_limit:
+        try:
+            while True:
+                if iterations > 0 and done >= iterations:
                     break
-            self.iteration += 1
-            self.iterate()
-            done += 1
+                if self.nodes[self.root].proven:
+                    break
+                if with_time and (done & 63) == 0:
+                    elapsed = now() - t0
+                    if elapsed >= time_limit:
+                        break
+                self.iteration += 1
+                self.iterate()
+                done += 1
+        except MemoryError:
+            self.clear()    # (the node being expanded may have only some of its children)
+            raise
         elapsed = now() - t0
         self.total_iterations += done
         return self.summary(done, elapsed)
@@ -752,39 +772,42 @@ cdef class MCTS:
         actions = []
         for ch in kids:
             nd = self._node(ch)
-            actions.append({
-                "action": nd["action"] if kind != SIMULTANEOUS else
+            actions.append(ActionStat(
+                action=nd["action"] if kind != SIMULTANEOUS else
                 [joint_action(nd["action"], q) for q in range(self.num_players)],
-                "name": self._label(st, root, ch),
-                "visits": int(nd["visits"]), "share": nd["visits"] / total,
-                "value": self._mean(ch, p), "proven": nd["proven"],
-            })
-        actions.sort(key=lambda a: -a["visits"])
+                name=self._label(st, root, ch), value=self._mean(ch, p),
+                visits=int(nd["visits"]), share=nd["visits"] / total, proven=nd["proven"]))
+        actions.sort(key=lambda a: -a.visits)
         if rn["proven"]:
             value = rn["exact"]
         else:
             value = [v / rn["visits"] if rn["visits"] else None for v in rn["value"]]
-        best_child = self._best_child(root)
-        out = {
-            "value": value[p], "values": value, "player": p, "proven": rn["proven"],
-            "best": None, "best_name": None, "actions": actions, "pv": [],
-            "iterations": iterations, "root_visits": int(rn["visits"]),
-            "nodes": self.num_nodes, "max_nodes": self.max_nodes,
-            "time_s": elapsed, "sims_s": iterations / elapsed if elapsed > 0 else 0.0,
-        }
+        best = best_name = strategies = None
         if kind == SIMULTANEOUS:
-            out["strategies"] = self.root_strategies()
-            mine = out["strategies"][p] if p < len(out["strategies"]) else []
+            strategies = self.root_strategies()
+            mine = strategies[p] if p < len(strategies) else []
             if mine:    # the observer's most likely action under its mixed strategy
                 top = max(mine, key=lambda row: row[1])
-                out["best"] = top[0]
-                out["best_name"] = st.action_to_string(top[0], p)
-        elif best_child >= 0 and kind != CHANCE:
-            out["best"] = self.nodes[best_child].action
-            out["best_name"] = self._label(st, root, best_child)
-        # principal variation: the most visited line (robust child at player nodes)
+                best = top[0]
+                best_name = st.action_to_string(top[0], p)
+        elif kind != CHANCE:
+            best_child = self._best_child(root)
+            if best_child >= 0:
+                best = self.nodes[best_child].action
+                best_name = self._label(st, root, best_child)
+        pv = self._principal_variation()
+        return SearchResult(
+            algo="ismcts" if self.ismcts else "mcts", value=value[p], player=p,
+            proven=rn["proven"], best=best, best_name=best_name, actions=actions, pv=pv,
+            depth=len(pv), nodes=self.num_nodes, iterations=iterations, time_s=elapsed,
+            nps=iterations / elapsed if elapsed > 0 else 0.0,
+            tt_fill=self.num_nodes / self.max_nodes, values=value,
+            root_visits=int(rn["visits"]), max_nodes=self.max_nodes, strategies=strategies)
+
+    def _principal_variation(self):
+        """The most visited line (robust child at player nodes), named."""
         pv = []
-        node, cur = root, st
+        node, cur = self.root, self.root_state
         while len(pv) < 64:
             ch = self._best_child(node)
             if ch < 0 or self.nodes[ch].visits == 0 and not self.nodes[ch].proven:
@@ -794,8 +817,7 @@ cdef class MCTS:
             pv.append(self._label(cur, node, ch))
             cur = self._child_state(cur, ch)
             node = ch
-        out["pv"] = pv
-        return out
+        return pv
 
     def root_strategies(self):
         """At a simultaneous root: per player, [(action, probability, visits, mean)]. The

@@ -28,6 +28,7 @@ from urllib.parse import unquote
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS, Rng
 from niwa.solver.agents import Agent, AgentError
+from niwa.solver.results import SearchResult
 
 PROTOCOL_VERSION = 1
 GREETING = f"niwa-engine {PROTOCOL_VERSION}"
@@ -245,7 +246,6 @@ class EngineAgent(Agent):
         self.engine: EngineProcess | None = None
         self.info = EngineInfo()
         self._new_game = True
-        self._last: dict = {}
 
     # -- lifetime
     def start(self) -> EngineInfo:
@@ -285,7 +285,7 @@ class EngineAgent(Agent):
     def reset(self):
         """A new game: a healthy engine is told `newgame` (at the first move)."""
         self._new_game = True
-        self._last = {}
+        self._last = None
 
     def close(self):
         if self.engine is not None:
@@ -341,7 +341,7 @@ class EngineAgent(Agent):
             elif words[0] == "error":
                 raise EngineError(f"engine {self.label} reported an error: {line[6:].strip()}")
             elif words[0] == "bestmove":
-                self._last = info
+                self._last = result_of_info(info, player)
                 return self._action_of(words[1:], names, state, player)
             # other lines are ignored, as in UCI: later versions may add some
 
@@ -353,8 +353,12 @@ class EngineAgent(Agent):
         raise EngineError(f"engine {self.label} played an illegal move {text!r} for seat "
                           f"{player} in {state.game_name}; legal: {shown}")
 
-    def analysis(self):
-        return dict(self._last)
+
+def result_of_info(info: dict, player: int) -> SearchResult:
+    """What an engine's `info` lines said (parse_info), as a SearchResult."""
+    return SearchResult(algo="engine", value=info.get("value"), player=player,
+                        pv=info.get("pv", []), depth=info.get("depth", 0),
+                        nodes=info.get("nodes", 0), time_s=info.get("time", 0) / 1000)
 
 
 def parse_info(words: list[str]) -> dict:
@@ -562,16 +566,18 @@ class EngineServer:
             self.agent.params.update(saved)
 
 
-def info_line(analysis: dict, spent_ms: int) -> str:
+def info_line(result: SearchResult | None, spent_ms: int) -> str:
+    """The `info` line of an agent's last search (agent.analysis()); MCTS reports no
+    depth (its line's length is none), and the line is its first six moves."""
     words = ["info"]
-    value = analysis.get("value")
-    if isinstance(value, int | float):
-        words += ["value", f"{value:.4g}"]
-    for key in ("depth", "nodes"):
-        if isinstance(analysis.get(key), int):
-            words += [key, str(analysis[key])]
+    if result is not None and result.value is not None:
+        words += ["value", f"{result.value:.4g}"]
+    if result is not None and result.depth and result.iterations is None:
+        words += ["depth", str(result.depth)]
+    if result is not None and result.nodes:
+        words += ["nodes", str(result.nodes)]
     words += ["time", str(spent_ms)]
-    pv = analysis.get("pv") or []
+    pv = result.pv[:6] if result is not None else []
     if pv:
         words += ["pv"] + [encode_move(str(m)).replace("%2B", "+") for m in pv]
     return " ".join(words)

@@ -88,7 +88,7 @@ def test_search_agents_report_their_reasoning():
         agent = make_agent(spec, seed=2)
         agent.step(LotusState(), 0)
         info = agent.analysis()
-        assert 0 <= info["value"] <= 1 and info["pv"]
+        assert 0 <= info.value <= 1 and info.pv
 
 
 def test_agents_are_reproducible_from_their_seed():
@@ -128,3 +128,41 @@ def test_human_agent_reads_names_or_ids_and_rejects_illegal_moves():
     from niwa.solver.agents import parse_human_action
     with pytest.raises(IllegalActionError):
         parse_human_action(s, 0, "999")
+
+
+def test_agent_plugins_load_on_first_lookup_and_unimportable_ones_are_skipped(monkeypatch):
+    import niwa.solver.agents as agents
+
+    class FakeEntryPoint:
+        def __init__(self, target):
+            self.target = target
+
+        def load(self):
+            if isinstance(self.target, Exception):
+                raise self.target
+            return self.target
+
+    def register():
+        agents.register_agent("plugged", agents.RandomAgent, {}, "from a plugin")
+
+    plugins = [FakeEntryPoint(ImportError("No module named 'pyspiel'")), FakeEntryPoint(register)]
+    monkeypatch.setattr(agents, "_plugins_loaded", False)
+    monkeypatch.setattr(agents, "entry_points",
+                        lambda group: plugins if group == agents.PLUGIN_GROUP else [])
+    try:
+        assert "plugged" not in agents.REGISTRY       # nothing is loaded before a lookup
+        assert parse_spec("plugged") == ("plugged", {})
+        assert "plugged" in [name for name, _, _ in agents.describe_agents()]
+    finally:
+        agents.REGISTRY.pop("plugged", None)
+
+
+def test_the_solver_layer_does_not_import_analysis():
+    import subprocess
+    import sys
+
+    # (a lookup may load plugins from higher layers: that is the plugins' choice)
+    code = ("import sys, niwa.solver.agents, niwa.solver.solve, niwa.solver.protocol; "
+            "print(sorted(m for m in sys.modules if m.startswith('niwa.analysis')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -321,7 +321,7 @@ def test_small_lotus_exact_table_from_the_solver(tmp_path, monkeypatch):
 
     r = AlphaBeta(2).search(LotusState(towers=1, lane=1, shared=4, trampoline_at=3,
                                        rule="pro"), depth=200)
-    assert r["proven"]
-    expected = "first player wins" if r["value"] > 0.5 else "second player wins"
+    assert r.proven
+    expected = "first player wins" if r.value > 0.5 else "second player wins"
     assert table.loc[0, "rule=pro"] == expected
     assert (tmp_path / "exact.csv").exists()        # cached for --resume

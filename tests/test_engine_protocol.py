@@ -168,7 +168,7 @@ def test_a_plain_python_engine_plays_a_whole_game_against_a_served_niwa_agent(
     agents = [engines(RANDOM_ENGINE), engines(MCTS_ENGINE)]
     state, plies = play(game, agents, **variant)
     assert state.is_terminal() and plies > 10
-    assert "pv" in agents[1].analysis() and "nodes" in agents[1].analysis()
+    assert agents[1].analysis().pv and agents[1].analysis().nodes
 
 
 @pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs a POSIX shell")

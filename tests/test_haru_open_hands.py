@@ -112,29 +112,29 @@ def test_evaluation_at_a_new_round_is_the_round_value():
 def test_round_search_matches_brute_force(notation):
     s = load(notation)
     r = AlphaBeta(2, tt_bits=16).search(s, episode=True, time_limit=10)
-    assert r["proven"] and r["episode"] == 1
-    strategy = r["strategy"]
+    assert r.proven and r.episode == 1
+    strategy = r.strategy
     assert strategy["rows"] == s.legal_actions(0)
     assert all(p >= -1e-9 for p in strategy["row_strategy"])
     assert sum(strategy["row_strategy"]) == pytest.approx(1.0)
     assert sum(strategy["col_strategy"]) == pytest.approx(1.0)
-    assert r["value"] == pytest.approx(brute_force(s, 1, 5), abs=1e-6)
+    assert r.value == pytest.approx(brute_force(s, 1, 5), abs=1e-6)
 
 
 def test_mixed_strategy_is_really_mixed():
     r = AlphaBeta(2, tt_bits=16).search(load(TURN7_MIXED), episode=True)
-    assert r["strategy"]["row_strategy"] == pytest.approx([0.5, 0.5], abs=1e-6)
+    assert r.strategy["row_strategy"] == pytest.approx([0.5, 0.5], abs=1e-6)
 
 
 def test_turn6_is_proven_quickly_and_tt_does_not_leak_into_full_search():
     s = load(TURN6)
     ab = AlphaBeta(2, tt_bits=20)
     r = ab.search(s, episode=True, time_limit=15)
-    assert r["proven"] and 0.0 <= r["value"] <= 1.0
-    assert sum(r["strategy"]["row_strategy"]) == pytest.approx(1.0)
+    assert r.proven and 0.0 <= r.value <= 1.0
+    assert sum(r.strategy["row_strategy"]) == pytest.approx(1.0)
     # the same searcher without the round limit: round leaves are not exact there
     full = ab.search(s, depth=3)
-    assert not full["proven"] and full["episode"] is None
+    assert not full.proven and full.episode is None
 
 
 def test_cli_round_flag():

@@ -261,7 +261,7 @@ def test_timed_openspiel_mcts_keeps_to_its_budget():
     t0 = time.perf_counter()
     assert agent.step(state, 0) in state.legal_actions()
     assert time.perf_counter() - t0 < 0.5
-    assert agent.analysis()["simulations"] >= 1
+    assert agent.analysis().iterations >= 1
 
 
 def test_timed_openspiel_mcts_with_a_tiny_budget_still_moves():
@@ -270,4 +270,4 @@ def test_timed_openspiel_mcts_with_a_tiny_budget_still_moves():
     agent = make_agent("openspiel-mcts:time=0.000001", seed=2)
     state = get_game("lotus").new()
     assert agent.step(state, 0) in state.legal_actions()
-    assert agent.analysis()["simulations"] == 2
+    assert agent.analysis().iterations == 2

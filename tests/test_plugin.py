@@ -89,11 +89,11 @@ def test_alphabeta_and_mcts_prove_the_known_value(nim, text):
     s = nim.from_notation(text)
     want = 1.0 if grundy_winner(s.piles, s.variant["max_take"]) else 0.0
     r = AlphaBeta(2).search(s, depth=60)
-    assert r["proven"] and r["value"] == want
+    assert r.proven and r.value == want
     m = MCTS(2, seed=1).search(s, iterations=60_000)
-    assert m["proven"] and m["value"] == want
+    assert m.proven and m.value == want
     if want == 1.0:     # the proven move leaves a zero nim-sum
-        after = s.child(r["best"])
+        after = s.child(r.best)
         assert not grundy_winner(after.piles, s.variant["max_take"])
 
 
@@ -285,19 +285,19 @@ def test_chance_nodes_searched_like_the_cython_toy(pile):
     py, cy = PythonGameState(PyChanceNim(pile)), ChanceNimState(pile=pile)
     assert [py.perft(d) for d in range(1, 7)] == [cy.perft(d) for d in range(1, 7)]
     a, b = AlphaBeta(2).search(py, depth=200), AlphaBeta(2).search(cy, depth=200)
-    assert a["proven"] and a["value"] == pytest.approx(b["value"])
+    assert a.proven and a.value == pytest.approx(b.value)
     m, n = MCTS(2, seed=5).search(py, iterations=3000), MCTS(2, seed=5).search(cy, iterations=3000)
-    assert [x["visits"] for x in m["actions"]] == [x["visits"] for x in n["actions"]]
+    assert [x.visits for x in m.actions] == [x.visits for x in n.actions]
 
 
 def test_simultaneous_nodes_are_solved_as_matrix_games():
     r = AlphaBeta(2).search(PythonGameState(PyMatrix()), depth=10)
-    assert r["proven"] and r["value"] == pytest.approx(0.48)
-    assert r["strategy"]["row_strategy"] == pytest.approx([0.3, 0.7])
+    assert r.proven and r.value == pytest.approx(0.48)
+    assert r.strategy["row_strategy"] == pytest.approx([0.3, 0.7])
     s = PythonGameState(PyMatrix(stages=2))
     assert s.perft(2) == MatrixGameState(stages=2).perft(2) == 16
     m = MCTS(2, seed=6, sim="rm", gamma=0.05).search(PythonGameState(PyMatrix()), iterations=40_000)
-    assert m["values"][0] == pytest.approx(0.48, abs=0.03)
+    assert m.values[0] == pytest.approx(0.48, abs=0.03)
     s.apply_joint(["r1", "c0"])
     assert s.game.total == pytest.approx(0.3)
     with pytest.raises(IllegalActionError, match="simultaneous node: use apply_joint"):
@@ -313,7 +313,7 @@ def test_hidden_information_reaches_ismcts_through_resample_hidden():
     def answer_to_bet(card):
         t = PythonGameState(PyKuhn(deal=((card + 1) % 3, card)))
         t.apply(1)
-        return MCTS(2, seed=9, ismcts=True).search(t, iterations=6000)["best"]
+        return MCTS(2, seed=9, ismcts=True).search(t, iterations=6000).best
 
     assert answer_to_bet(2) == 1      # king calls
     assert answer_to_bet(0) == 0      # jack folds

@@ -4,7 +4,11 @@ toy games with known values (chance, simultaneous moves, hidden cards)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import subprocess
+import sys
+import textwrap
 import time
 from functools import cache
 
@@ -95,10 +99,10 @@ def test_alphabeta_and_mcts_solver_prove_the_brute_force_value_of_tiny_lotus(var
     s = LotusState(**variant)
     exact = brute_values(s)[s.current_player()]
     ab = AlphaBeta(2).search(s, depth=200)
-    assert ab["proven"] and ab["value"] == pytest.approx(exact)
+    assert ab.proven and ab.value == pytest.approx(exact)
     mc = MCTS(2, seed=1).search(s, iterations=400_000)
-    assert mc["proven"] and mc["value"] == pytest.approx(exact)
-    assert mc["iterations"] < 400_000          # stopped as soon as the root was proven
+    assert mc.proven and mc.value == pytest.approx(exact)
+    assert mc.iterations < 400_000          # stopped as soon as the root was proven
 
 
 def test_root_action_values_match_brute_force_on_many_positions():
@@ -106,12 +110,12 @@ def test_root_action_values_match_brute_force_on_many_positions():
         mover = s.current_player()
         want = {a: brute_values(s.child(a))[mover] for a in s.legal_actions()}
         r = AlphaBeta(2).search(s, depth=200, root_values=True)
-        assert r["proven"]
-        got = {a["action"]: a["value"] for a in r["actions"]}
+        assert r.proven
+        got = {a.action: a.value for a in r.actions}
         assert got == pytest.approx(want)
-        assert r["value"] == pytest.approx(max(want.values()))
+        assert r.value == pytest.approx(max(want.values()))
         mc = MCTS(2, seed=2).search(s, iterations=300_000)
-        assert mc["proven"] and mc["value"] == pytest.approx(max(want.values()))
+        assert mc.proven and mc.value == pytest.approx(max(want.values()))
 
 
 def test_a_proven_win_comes_with_a_winning_line_that_wins():
@@ -120,32 +124,32 @@ def test_a_proven_win_comes_with_a_winning_line_that_wins():
     assert wins
     for s in wins:
         r = AlphaBeta(2).search(s, depth=200)
-        assert r["proven"] and r["value"] == 1.0
-        end = play_line(s, r["pv"])
+        assert r.proven and r.value == 1.0
+        end = play_line(s, r.pv)
         assert end.is_terminal() and end.returns()[s.current_player()] == 1.0
         mc = MCTS(2, seed=3).search(s, iterations=300_000)
-        assert mc["proven"] and mc["value"] == 1.0
-        assert brute_values(s.child(mc["best"]))[s.current_player()] == 1.0
+        assert mc.proven and mc.value == 1.0
+        assert brute_values(s.child(mc.best))[s.current_player()] == 1.0
 
 
 def test_paranoid_search_for_three_players_matches_brute_force():
     for s in random_positions(4, seed=2, players=3, towers=1, lane=1, shared=3, trampoline_at=3):
         root = s.current_player()
         r = AlphaBeta(3).search(s, depth=200)
-        assert r["proven"] and r["value"] == pytest.approx(brute_paranoid(s, root))
+        assert r.proven and r.value == pytest.approx(brute_paranoid(s, root))
 
 
 def test_mcts_backs_up_reward_vectors_for_three_players():
     s = LotusState(players=3)
     r = MCTS(3, seed=4).search(s, iterations=3000)
-    assert len(r["values"]) == 3 and sum(r["values"]) == pytest.approx(1.0)
-    assert s.action_to_string(r["best"]) == r["best_name"]
+    assert len(r.values) == 3 and sum(r.values) == pytest.approx(1.0)
+    assert s.action_to_string(r.best) == r.best_name
 
 
 def test_depth_limited_search_is_an_estimate_and_uses_the_evaluation():
     r = AlphaBeta(2).search(LotusState(), depth=3)
-    assert not r["proven"] and r["depth"] == 3 and 0.0 <= r["value"] <= 1.0
-    assert len(r["pv"]) >= 1 and r["nodes"] > 0 and r["tt_fill"] > 0
+    assert not r.proven and r.depth == 3 and 0.0 <= r.value <= 1.0
+    assert len(r.pv) >= 1 and r.nodes > 0 and r.tt_fill > 0
 
 
 # ---- chance nodes ------------------------------------------------------------------------
@@ -171,14 +175,14 @@ def nim_value(pile, extra=1 / 3):
 def test_expectimax_with_star_pruning_gives_the_exact_chance_value(pile, star2):
     s = ChanceNimState(pile=pile)
     r = AlphaBeta(2, star2=star2).search(s, depth=200)
-    assert r["proven"] and r["value"] == pytest.approx(nim_value(pile))
-    assert r["value"] == pytest.approx(brute_values(s)[0])
+    assert r.proven and r.value == pytest.approx(nim_value(pile))
+    assert r.value == pytest.approx(brute_values(s)[0])
 
 
 def test_mcts_solver_proves_chance_nodes():
     s = ChanceNimState(pile=6)
     r = MCTS(2, seed=5).search(s, iterations=200_000)
-    assert r["proven"] and r["value"] == pytest.approx(nim_value(6))
+    assert r.proven and r.value == pytest.approx(nim_value(6))
 
 
 def test_chance_root_is_searched_by_expectation():
@@ -186,8 +190,8 @@ def test_chance_root_is_searched_by_expectation():
     s.apply(1)      # now a chance node
     assert s.is_chance_node()
     want = brute_values(s)[0]
-    assert AlphaBeta(2).search(s, depth=200)["value"] == pytest.approx(want)
-    assert MCTS(2, seed=1).search(s, iterations=50_000)["values"][0] == pytest.approx(want, abs=0.05)
+    assert AlphaBeta(2).search(s, depth=200).value == pytest.approx(want)
+    assert MCTS(2, seed=1).search(s, iterations=50_000).values[0] == pytest.approx(want, abs=0.05)
 
 
 # ---- simultaneous nodes -----------------------------------------------------------------
@@ -210,34 +214,34 @@ def test_matrix_game_solver_matches_scipy_linprog():
 
 def test_alphabeta_solves_simultaneous_nodes_as_matrix_games():
     r = AlphaBeta(2).search(MatrixGameState(), depth=10)
-    assert r["proven"] and r["value"] == pytest.approx(0.48)
-    assert r["strategy"]["row_strategy"] == pytest.approx([0.3, 0.7])
-    assert r["strategy"]["col_strategy"] == pytest.approx([0.4, 0.6])
+    assert r.proven and r.value == pytest.approx(0.48)
+    assert r.strategy["row_strategy"] == pytest.approx([0.3, 0.7])
+    assert r.strategy["col_strategy"] == pytest.approx([0.4, 0.6])
     # two stages, and player 1's view of the same game
-    assert AlphaBeta(2).search(MatrixGameState(stages=2), depth=10)["value"] == pytest.approx(0.48)
-    assert AlphaBeta(2).search(MatrixGameState(), depth=10, player=1)["value"] == \
+    assert AlphaBeta(2).search(MatrixGameState(stages=2), depth=10).value == pytest.approx(0.48)
+    assert AlphaBeta(2).search(MatrixGameState(), depth=10, player=1).value == \
         pytest.approx(0.52)
 
 
 def test_regret_matching_converges_to_the_mixed_equilibrium():
     r = MCTS(2, seed=6, sim="rm", gamma=0.05).search(MatrixGameState(), iterations=40_000)
-    rows, cols = r["strategies"]
+    rows, cols = r.strategies
     assert [p for _, p, _, _ in rows] == pytest.approx([0.3, 0.7], abs=0.07)
     assert [p for _, p, _, _ in cols] == pytest.approx([0.4, 0.6], abs=0.07)
-    assert r["values"][0] == pytest.approx(0.48, abs=0.03)
+    assert r.values[0] == pytest.approx(0.48, abs=0.03)
 
 
 @pytest.mark.parametrize("sim", ["ucb", "exp3"])
 def test_other_simultaneous_policies_report_a_root_strategy(sim):
     r = MCTS(2, seed=7, sim=sim).search(MatrixGameState(stages=2), iterations=20_000)
-    for rows in r["strategies"]:
+    for rows in r.strategies:
         assert sum(p for _, p, _, _ in rows) == pytest.approx(1.0)
-    assert r["values"][0] == pytest.approx(0.48, abs=0.06)
+    assert r.values[0] == pytest.approx(0.48, abs=0.06)
 
 
 def test_matching_pennies_is_even():
     r = MCTS(2, seed=8, sim="rm").search(MatrixGameState(((1, 0), (0, 1))), iterations=20_000)
-    assert [p for _, p, _, _ in r["strategies"][0]] == pytest.approx([0.5, 0.5], abs=0.07)
+    assert [p for _, p, _, _ in r.strategies[0]] == pytest.approx([0.5, 0.5], abs=0.07)
 
 
 # ---- hidden information ------------------------------------------------------------------
@@ -253,7 +257,7 @@ def test_ismcts_move_does_not_change_when_only_hidden_opponent_data_changes():
                 continue
             s = KuhnState(deal=(mine, theirs))
             r = ismcts_result(s)
-            views.append((r["best"], [(a["action"], a["visits"]) for a in r["actions"]]))
+            views.append((r.best, [(a.action, a.visits) for a in r.actions]))
         assert views[0] == views[1]
     # the same for the second player, after a bet
     for mine in range(3):
@@ -264,7 +268,7 @@ def test_ismcts_move_does_not_change_when_only_hidden_opponent_data_changes():
             s = KuhnState(deal=(theirs, mine))
             s.apply(1)
             r = ismcts_result(s)
-            views.append((r["best"], [(a["action"], a["visits"]) for a in r["actions"]]))
+            views.append((r.best, [(a.action, a.visits) for a in r.actions]))
         assert views[0] == views[1]
 
 
@@ -272,7 +276,7 @@ def test_ismcts_plays_the_dominant_kuhn_responses():
     def answer_to_bet(card):
         s = KuhnState(deal=((card + 1) % 3, card))
         s.apply(1)
-        return ismcts_result(s, iters=6000)["best"]
+        return ismcts_result(s, iters=6000).best
 
     assert answer_to_bet(2) == 1      # king calls
     assert answer_to_bet(0) == 0      # jack folds
@@ -283,43 +287,42 @@ def test_iteration_budget_is_exact_and_results_are_reproducible():
     s = LotusState()
     a = MCTS(2, seed=42).search(s, iterations=3000)
     b = MCTS(2, seed=42).search(s, iterations=3000)
-    assert a["iterations"] == 3000 and a["root_visits"] == 3000
-    strip = ("time_s", "sims_s")
-    assert {k: v for k, v in a.items() if k not in strip} == \
-        {k: v for k, v in b.items() if k not in strip}
+    assert a.iterations == 3000 and a.root_visits == 3000
+    untimed = {"time_s": 0.0, "nps": 0.0}
+    assert dataclasses.replace(a, **untimed) == dataclasses.replace(b, **untimed)
 
 
 def test_time_budget_is_respected():
     t0 = time.perf_counter()
     r = MCTS(2, seed=1).search(LotusState(), time_limit=0.3)
-    assert 0.3 <= time.perf_counter() - t0 < 1.0 and r["iterations"] > 100
+    assert 0.3 <= time.perf_counter() - t0 < 1.0 and r.iterations > 100
     t0 = time.perf_counter()
     r = AlphaBeta(2).search(LotusState(), depth=60, time_limit=0.3)
-    assert time.perf_counter() - t0 < 1.0 and r["depth"] >= 4
+    assert time.perf_counter() - t0 < 1.0 and r.depth >= 4
 
 
 def test_node_cap_bounds_the_tree_and_search_goes_on():
     r = MCTS(2, seed=1, max_nodes=300).search(LotusState(), iterations=5000)
-    assert r["nodes"] <= 300 and r["iterations"] == 5000 and r["best"] is not None
+    assert r.nodes <= 300 and r.iterations == 5000 and r.best is not None
 
 
 def test_tree_is_reused_after_the_moves_played():
     s = LotusState()
     tree = MCTS(2, seed=1)
     r = tree.search(s, iterations=5000)
-    s.apply(r["best"])
+    s.apply(r.best)
     s.apply(s.legal_actions()[0])
     r2 = tree.search(s, iterations=1000)
-    assert r2["root_visits"] > 1000      # statistics of the old subtree were kept
+    assert r2.root_visits > 1000      # statistics of the old subtree were kept
     fresh = MCTS(2, seed=1, reuse=False).search(s, iterations=1000)
-    assert fresh["root_visits"] == 1000
+    assert fresh.root_visits == 1000
 
 
 def test_playout_options_run():
     s = LotusState()
     for kw in ({"playout": "heuristic"}, {"cutoff": 0}, {"cutoff": 10}, {"c": 0.5}):
         r = MCTS(2, seed=1, **kw).search(s, iterations=500)
-        assert r["iterations"] == 500 and 0 <= r["value"] <= 1
+        assert r.iterations == 500 and 0 <= r.value <= 1
 
 
 def test_speed_bench_and_match_helpers_report_figures():
@@ -338,8 +341,8 @@ def test_tree_reuse_across_simultaneous_and_chance_steps():
     tree.search(s, iterations=3000)
     s.apply_joint([1, 0])
     r = tree.search(s, iterations=500)
-    assert r["root_visits"] > 500 and tree.arm_count > 0
-    for rows in r["strategies"]:
+    assert r.root_visits > 500 and tree.arm_count > 0
+    for rows in r.strategies:
         assert sum(p for _, p, _, _ in rows) == pytest.approx(1.0)
     nim = ChanceNimState(pile=12)
     tree = MCTS(2, seed=4)
@@ -347,7 +350,7 @@ def test_tree_reuse_across_simultaneous_and_chance_steps():
     nim.apply(1)
     nim.apply(0)        # chance: no extra stone
     r = tree.search(nim, iterations=500)
-    assert r["root_visits"] > 500 and r["best"] in nim.legal_actions()
+    assert r.root_visits > 500 and r.best in nim.legal_actions()
 
 
 def test_default_heuristic_playout_follows_the_evaluation():
@@ -365,3 +368,63 @@ def test_default_heuristic_playout_follows_the_evaluation():
                     for kind in ("random_playout", "heuristic_playout")}
     assert wins_at_once["random_playout"] / 2000 < 1 / n + 0.05
     assert wins_at_once["heuristic_playout"] / 2000 > 0.5 + 0.5 / n - 0.05
+
+
+# ---- out of memory -------------------------------------------------------------------------
+def run_with_memory_cap(body: str, headroom_mb: int) -> str:
+    """Run `body` in a fresh interpreter whose address space may grow only `headroom_mb`
+    past what it holds when `body` starts (RLIMIT_AS): allocations beyond fail at once,
+    without using the memory. CAP in `body` marks where the cap starts; returns stdout."""
+    script = textwrap.dedent("""
+        import resource
+        from niwa.ext.lotus import LotusState
+        from niwa.solver.alphabeta import AlphaBeta, solve_matrix_game
+        from niwa.solver.mcts import MCTS
+
+        def cap(headroom_mb):
+            with open("/proc/self/statm") as f:
+                size = int(f.read().split()[0]) * resource.getpagesize()
+            limit = size + headroom_mb * 2**20
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    """) + textwrap.dedent(body).replace("CAP", f"cap({headroom_mb})")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_transposition_table_too_big_for_memory_raises_memory_error():
+    out = run_with_memory_cap("""
+        CAP
+        try:
+            AlphaBeta(2, tt_bits=28)        # 6 GB of table
+        except MemoryError:
+            print("MemoryError")
+        print(AlphaBeta(2, tt_bits=12).search(LotusState(), depth=2).depth)
+    """, headroom_mb=256)
+    assert out.split() == ["MemoryError", "2"]
+
+
+def test_an_mcts_tree_that_cannot_grow_raises_memory_error_and_starts_afresh():
+    out = run_with_memory_cap("""
+        tree = MCTS(2, seed=1, max_nodes=50_000_000)
+        CAP
+        try:
+            tree.search(LotusState(), iterations=10_000_000)
+        except MemoryError:
+            print("MemoryError", tree.node_count)
+        print(tree.search(LotusState(), iterations=100).iterations)
+    """, headroom_mb=4)
+    assert out.split() == ["MemoryError", "0", "100"]
+
+
+def test_a_matrix_game_too_big_for_memory_raises_memory_error():
+    out = run_with_memory_cap("""
+        payoff = [[0.5] * 3_000_000]
+        CAP
+        try:
+            solve_matrix_game(payoff)
+        except MemoryError:
+            print("MemoryError")
+    """, headroom_mb=80)
+    assert out.split() == ["MemoryError"]

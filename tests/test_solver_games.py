@@ -66,10 +66,10 @@ def test_searchers_handle_chance_roots(name):
             break
     assert s.is_chance_node()
     r = MCTS(s.num_players, seed=1).search(s, iterations=500)
-    assert r["iterations"] == 500 and r["root_visits"] == 500
-    assert sum(r["values"]) == pytest.approx(1.0, abs=1e-6)
+    assert r.iterations == 500 and r.root_visits == 500
+    assert sum(r.values) == pytest.approx(1.0, abs=1e-6)
     ab = AlphaBeta(s.num_players).search(s, depth=2)
-    assert 0.0 <= ab["value"] <= 1.0
+    assert 0.0 <= ab.value <= 1.0
 
 
 def test_haru_simultaneous_root_reports_mixed_strategies():
@@ -77,12 +77,12 @@ def test_haru_simultaneous_root_reports_mixed_strategies():
     assert s.is_simultaneous_node()
     for sim in ("ucb", "rm", "exp3"):
         r = MCTS(2, seed=2, sim=sim, ismcts=True).search(s, iterations=600, observer=0)
-        mine = r["strategies"][0]
+        mine = r.strategies[0]
         assert {a for a, _, _, _ in mine} == set(s.legal_actions(0))
         assert sum(p for _, p, _, _ in mine) == pytest.approx(1.0)
     ab = AlphaBeta(2).search(s, depth=2)
-    assert ab["strategy"]["rows"] == s.legal_actions(0)
-    assert sum(ab["strategy"]["row_strategy"]) == pytest.approx(1.0)
+    assert ab.strategy["rows"] == s.legal_actions(0)
+    assert sum(ab.strategy["row_strategy"]) == pytest.approx(1.0)
 
 
 def test_haru_ismcts_does_not_read_the_opponents_hand():
@@ -91,7 +91,7 @@ def test_haru_ismcts_does_not_read_the_opponents_hand():
     other = s.from_notation(s.to_notation().replace(HARU_HANDS, HARU_OTHER_HANDS))
     assert other.information_state(0) == s.information_state(0)
     assert other.to_notation() != s.to_notation()
-    views = [MCTS(2, seed=3, ismcts=True).search(x, iterations=1500, observer=0)["strategies"][0]
+    views = [MCTS(2, seed=3, ismcts=True).search(x, iterations=1500, observer=0).strategies[0]
              for x in (s, other)]
     assert views[0] == views[1]
     picks = {make_agent(spec, 4).step(x.clone(), 0)
@@ -102,6 +102,6 @@ def test_haru_ismcts_does_not_read_the_opponents_hand():
 def test_bonsai_solo_and_budgets():
     s = get_game("bonsai").new(seed=1, players=1)
     r = MCTS(1, seed=1, max_nodes=200).search(s, iterations=400)
-    assert r["nodes"] <= 200 and r["iterations"] == 400 and r["best"] in s.legal_actions()
+    assert r.nodes <= 200 and r.iterations == 400 and r.best in s.legal_actions()
     ab = AlphaBeta(1).search(s, depth=3)
-    assert ab["best"] in s.legal_actions()
+    assert ab.best in s.legal_actions()

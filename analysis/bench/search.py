@@ -78,15 +78,15 @@ def search_speed(name: str, seconds: float = 2.0, seed: int = 1, **variant) -> d
     state = decision_state(name, seed, **variant)
     playouts = playouts_per_second(state, seconds, seed)
     tree = MCTS(state.num_players, seed=seed, reuse=False)
-    sims = tree.search(state, time_limit=seconds)["sims_s"]
+    sims = tree.search(state, time_limit=seconds).nps
     perft_nps, perft_made, perft_depth = perft_nodes_per_second(state, seconds)
     ab = AlphaBeta(state.num_players).search(state, depth=200, time_limit=seconds)
     return {"game": name, "playouts_s": playouts, "mcts_sims_s": sims,
             "mcts_ratio": sims / playouts, "perft_nps": perft_nps, "perft_made_s": perft_made,
             "perft_depth": perft_depth,
-            "alphabeta_nps": ab["nps"], "alphabeta_depth": ab["depth"],
-            "alphabeta_ratio": ab["nps"] / perft_nps if perft_nps else float("nan"),
-            "alphabeta_ratio_made": ab["nps"] / perft_made if perft_made else float("nan")}
+            "alphabeta_nps": ab.nps, "alphabeta_depth": ab.depth,
+            "alphabeta_ratio": ab.nps / perft_nps if perft_nps else float("nan"),
+            "alphabeta_ratio_made": ab.nps / perft_made if perft_made else float("nan")}
 
 
 def match(name: str, spec_a: str, spec_b: str, games: int, seed: int = 1, **variant) -> dict:

@@ -75,7 +75,7 @@ def niwa_mcts_rate(state, seconds: float) -> tuple[float, int]:
 
     tree = MCTS(state.num_players, seed=1, ismcts=hidden_from_anyone(state))
     r = tree.search(state, time_limit=seconds)
-    return r["iterations"] / r["time_s"], r["nodes"]
+    return r.iterations / r.time_s, r.nodes
 
 
 def openspiel_mcts_rate(state, seconds: float) -> float:
@@ -171,13 +171,13 @@ def bench_perft_and_alphabeta(name: str, seconds: float) -> list[dict]:
     t0 = time.perf_counter()
     agent.step(state.clone(), max(state.current_player(), 0))
     dt = time.perf_counter() - t0
-    info = agent.analysis() or {}
-    nodes = info.get("nodes")
+    info = agent.analysis()
+    nodes = info.nodes if info is not None else None
     if not nodes:
         return [_row("search speed", name, "alpha-beta nodes/s vs perft leaves/s",
                      reference=perft_speed, unit="nodes/s", met="n/a",
                      note="alphabeta agent reports no node count in analysis(); " + note)]
-    where = f"one {spec} move from the first decision, depth {info.get('depth', '?')}"
+    where = f"one {spec} move from the first decision, depth {info.depth}"
     ratio = nodes / dt / played_speed if played_speed else math.nan
     return [_row("search speed", name, "alpha-beta nodes/s vs perft leaves/s", nodes / dt,
                  perft_speed, unit="nodes/s", note=f"{where}; {note}"),

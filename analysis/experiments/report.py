@@ -121,8 +121,8 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
                 continue
             finally:
                 spent += time.perf_counter() - start
-            if r.get("proven") and r.get("value") is not None:
-                v = float(r["value"])
+            if r.proven and r.value is not None:
+                v = float(r.value)
                 row[label] = ("first player wins" if v > 0.5 else "second player wins"
                               if v < 0.5 else "draw")
             else:

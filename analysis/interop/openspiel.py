@@ -58,6 +58,7 @@ from niwa.ext.game import PLAYER_SIMULTANEOUS as SIMULTANEOUS
 from niwa.ext.registry import games as niwa_games
 from niwa.ext.registry import get_game
 from niwa.solver.agents import Agent, register_agent
+from niwa.solver.results import SearchResult
 
 PREFIX = "niwa_"
 
@@ -504,10 +505,9 @@ class OpenSpielMCTSAgent(Agent):
                                random_state=self.np_rng)
         action = bot.step(spiel_state)
         self.last_simulations = getattr(bot, "simulations", self.sims)
+        self._last = SearchResult(algo="openspiel-mcts", value=None, player=player,
+                                  iterations=self.last_simulations)
         return int(action)
-
-    def analysis(self):
-        return {"simulations": self.last_simulations}
 
 
 class OpenSpielRandomAgent(Agent):
