@@ -58,8 +58,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     Example:
       niwa analyse lotus --vary rule=basic,pro --games 2000 --out runs/lotus-pro
     \b
-    Output in --out: games.csv, variants.csv, comparisons.csv (with --vary),
-    strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
+    Output in --out: games.csv, games.jsonl (game records), variants.csv,
+    comparisons.csv (with --vary), strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
     advantage_vs_strength.png (with --strengths), report.md and analysis.json.
     """
     from niwa.analysis.arena.executors import make_executor

@@ -74,7 +74,8 @@ class AgentsCommand(click.Command):
     """Lets `--agents A B C` take several values, as in cutechess-cli.
 
     Click options take a fixed number of values, so before parsing, `--agents A B C`
-    is rewritten to `--agents A --agents B --agents C` (values end at the next option).
+    is rewritten to `--agents A --agents B --agents C` (values end at the next option, or
+    at a game's name after an agent: `--agents A B lotus` leaves `lotus` the GAME).
     The exact arguments are kept in ctx.meta["niwa_raw_args"] for the run's record.
     """
 
@@ -87,6 +88,8 @@ class AgentsCommand(click.Command):
                 i += 1
                 taken = 0
                 while i < len(args) and not args[i].startswith("-"):
+                    if taken and _is_game_name(args[i]):
+                        break   # `--agents A B lotus`: the game, given after the agents
                     out += ["--agents", args[i]]
                     i += 1
                     taken += 1
@@ -96,6 +99,13 @@ class AgentsCommand(click.Command):
             out.append(arg)
             i += 1
         return super().parse_args(ctx, out)
+
+
+def _is_game_name(word: str) -> bool:
+    """A bare installed game name (never an agent spec: no agent is named after a game)."""
+    from niwa.ext.registry import games
+
+    return word.lower() in games()
 
 
 def given_on_command_line(name: str) -> bool:

@@ -11,6 +11,7 @@ COMMAND_MODULES = [
     "niwa.cli.positions",
     "niwa.cli.solve",
     "niwa.cli.play",
+    "niwa.cli.records",
     "niwa.cli.score",
     "niwa.cli.tournament",
     "niwa.cli.analyse",

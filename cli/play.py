@@ -4,24 +4,30 @@ from __future__ import annotations
 
 import click
 
-from niwa.analysis.arena.game_loop import QuitRequest, UndoRequest, Watcher, hidden_from, play
+from niwa.analysis.arena.game_loop import (
+    QuitRequest,
+    UndoRequest,
+    Watcher,
+    hidden_from,
+    hidden_from_anyone,
+    play,
+)
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
 from niwa.solver.agents import Agent
 
-HELP = "type a move's name or id; 'undo' takes back your last move, 'quit' (or Ctrl-C) leaves"
+HELP = ("type a move's number or its name; 'moves' lists them again, 'undo' takes back "
+        "your last move, 'quit' (or Ctrl-C) leaves")
 
 
 def register(main: click.Group) -> None:
     main.add_command(play_cmd)
 
 
-def _move_list(state, player):
-    return [(a, state.action_to_string(a, player)) for a in state.legal_actions(player)]
-
-
-def _reasoning(agent) -> str:
+def _reasoning(agent, hide_line: bool = False) -> str:
+    """A bot's analysis in a few words; `hide_line` leaves out its principal variation
+    (in a game with hidden cards the line could show the bot's own hand)."""
     info = agent.analysis()     # a SearchResult, or None
     if info is None:
         return ""
@@ -35,14 +41,41 @@ def _reasoning(agent) -> str:
         parts.append(f"depth {info.depth}")
     if info.nodes:
         parts.append(f"nodes {info.nodes:,}")
-    if info.pv:
+    if info.pv and not hide_line:
         parts.append("line " + " ".join(info.pv[:6]))
     return " (" + ", ".join(parts) + ")" if parts else ""
 
 
+def numbered_moves(names: list[str], width: int = 78) -> list[str]:
+    """The moves as '  1. name' cells, laid out in columns that fit `width`."""
+    cells = [f"{k:>3}. {name}" for k, name in enumerate(names, 1)]
+    cell_width = max(len(c) for c in cells) + 2
+    per_line = max(1, width // cell_width)
+    return ["".join(c.ljust(cell_width) for c in cells[i:i + per_line]).rstrip()
+            for i in range(0, len(cells), per_line)]
+
+
+def choose_move(state, player: int, text: str) -> int:
+    """The action a person typed: its number in the list (1..N) or its name (any case).
+    Action ids are not accepted: numbers are list positions, so nothing is ambiguous."""
+    legal = state.legal_actions(player)
+    names = [state.action_to_string(a, player) for a in legal]
+    text = text.strip()
+    if text.isdigit():
+        k = int(text)
+        if 1 <= k <= len(legal):
+            return legal[k - 1]
+        raise IllegalActionError(f"there is no move {k}: choose 1..{len(legal)} or type a name")
+    lowered = {n.lower(): a for n, a in zip(names, legal, strict=True)}
+    if text.lower() in lowered:
+        return lowered[text.lower()]
+    raise IllegalActionError(f"unknown or illegal move {text!r}; type 1..{len(legal)} or a "
+                             "name ('moves' lists them)")
+
+
 class TerminalPerson(Agent):
-    """A person at the terminal: the legal moves with ids and names, then a prompt that
-    takes a move, 'undo', 'quit' or 'help'."""
+    """A person at the terminal: the legal moves numbered 1..N, then a prompt that takes a
+    number, a move's name, 'moves', 'undo', 'quit' or 'help'."""
 
     name = "human"
 
@@ -51,15 +84,14 @@ class TerminalPerson(Agent):
         self.echo, self.read = echo, read
 
     def step(self, state, player):
-        from niwa.solver.agents import parse_human_action
-
+        names = [state.action_to_string(a, player) for a in state.legal_actions(player)]
         self.echo(f"Player {player}, your move. Legal moves:")
-        for a, name in _move_list(state, player):
-            self.echo(f"  {a:>5}  {name}")
+        for line in numbered_moves(names):
+            self.echo(line)
         while True:
             try:
                 text = self.read(f"player {player}> ").strip()
-            except EOFError:
+            except (EOFError, KeyboardInterrupt):   # the game so far is still saved
                 raise QuitRequest() from None
             if text in ("quit", "exit", "q"):
                 raise QuitRequest()
@@ -68,8 +100,12 @@ class TerminalPerson(Agent):
             if text in ("help", "?", ""):
                 self.echo(HELP)
                 continue
+            if text in ("moves", "list"):
+                for line in numbered_moves(names):
+                    self.echo(line)
+                continue
             try:
-                return parse_human_action(state, player, text)
+                return choose_move(state, player, text)
             except IllegalActionError as e:
                 self.echo(str(e))
 
@@ -109,22 +145,37 @@ class TerminalWatcher(Watcher):
 
     def played(self, before, player, action):
         if player == PLAYER_CHANCE:
-            self.echo(f"chance: {before.action_to_string(action)}")
+            viewer = self._viewer(before)
+            if viewer is not None and _outcome_hidden(before, action, viewer):
+                self.echo("chance: a hidden draw")
+            else:
+                self.echo(f"chance: {before.action_to_string(action)}")
         elif player == PLAYER_SIMULTANEOUS:
             names = ", ".join(f"player {q}: {before.action_to_string(a, q)}"
                               for q, a in enumerate(action) if a >= 0)
             self.echo(f"revealed: {names}")
         elif player not in self.humans:
+            secret = bool(self.humans) and hidden_from_anyone(before)
             self.echo(f"player {player} ({self.specs[player]}) plays "
-                      f"{before.action_to_string(action)}{_reasoning(self.agents[player])}")
+                      f"{before.action_to_string(action)}"
+                      f"{_reasoning(self.agents[player], hide_line=secret)}")
 
     def undone(self, done):
         self.echo("undone" if done else "nothing to undo")
 
 
+def _outcome_hidden(before, action, viewer: int) -> bool:
+    """Whether `viewer` cannot tell this chance outcome from another (an opponent's draw):
+    some other outcome leaves them the same information state."""
+    seen = before.child(action).information_state(viewer)
+    return any(before.child(other).information_state(viewer) == seen
+               for other, _ in before.chance_outcomes() if other != action)
+
+
 def play_game(state, specs, seed=0, echo=click.echo, read=input, show_board=True):
     """Play from `state` with one agent spec per seat (through the arena's game loop);
-    returns the final state (or None if a person quit). People are prompted via `read`."""
+    returns the loop's GameResult (`quit` set if a person left). People are prompted via
+    `read`."""
     from niwa.ext.game import Rng
     from niwa.solver.agents import make_agent
 
@@ -134,13 +185,24 @@ def play_game(state, specs, seed=0, echo=click.echo, read=input, show_board=True
     result = play(state, agents, chance_rng=Rng(seed), forfeits=False, watcher=watcher)
     if result.quit:
         echo("bye")
-        return None
+        return result
     state = result.state
     if show_board:
         echo("")
         echo(state.render())
     echo("final returns: " + ", ".join(f"player {q}: {r:g}" for q, r in enumerate(state.returns())))
-    return state
+    return result
+
+
+def save_record(result, specs, seed: int, path: str) -> None:
+    """Append the game's record to `path` (JSON Lines: docs/game-records.md)."""
+    from niwa.analysis.arena.game_record import append_record, record_of, seats_for
+
+    seats = seats_for(specs, specs, result.start.game_name,
+                      [None if spec == "human" else seed + 7919 * q
+                       for q, spec in enumerate(specs)])
+    append_record(path, record_of(result, seats=seats, deal_seed=seed,
+                                  event={"site": "niwa play"}))
 
 
 @click.command("play")
@@ -153,10 +215,16 @@ def play_game(state, specs, seed=0, echo=click.echo, read=input, show_board=True
 @variant_option
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed for the deal, chance events and the bots.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Append the game's record to FILE (default: niwa-play-GAME-DATE-TIME.jsonl "
+                   "here); `niwa replay FILE` shows it again.")
+@click.option("--no-record", is_flag=True, help="Do not save the game.")
 @user_errors
-def play_cmd(game, p0, p1, p2, p3, position, variants, seed):
-    """Play GAME in the terminal: the board after each move, legal moves with ids and
-    names, bots' moves with their reasoning; 'undo' and Ctrl-C work at your prompt.
+def play_cmd(game, p0, p1, p2, p3, position, variants, seed, record_path, no_record):
+    """Play GAME in the terminal: the board after each move (only what you may see),
+    the legal moves numbered (type a number or a name), bots' moves with their
+    reasoning; 'undo' and 'quit' (or Ctrl-C) work at your prompt. The game is saved as a
+    record at the end.
 
     Example: niwa play lotus --p0 human --p1 mcts:iters=5000
     """
@@ -176,6 +244,13 @@ def play_cmd(game, p0, p1, p2, p3, position, variants, seed):
             raise UserError(f"this game has {state.num_players} players: give --p{seat}")
         parse_spec(spec)        # unknown agents fail here, before the board is drawn
     try:
-        play_game(state, specs, seed=seed)
+        result = play_game(state, specs, seed=seed)
     except KeyboardInterrupt:
         click.echo("\nbye")
+        return
+    if not no_record:
+        import time
+
+        path = record_path or f"niwa-play-{info.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        save_record(result, specs, seed, path)
+        click.echo(f"game record saved to {path} (niwa replay {path})")

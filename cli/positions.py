@@ -80,18 +80,29 @@ def new_cmd(game, players, variants, seed):
 
 @click.command("show")
 @click.argument("position")
+@click.option("--moves", "move_list", default=None, metavar='"M1 M2 ..."',
+              help="Apply these moves first (notation as `niwa moves` prints it, or ids; "
+                   "chance outcomes too, e.g. \"reveal GF\").")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @user_errors
-def show_cmd(position, as_json):
+def show_cmd(position, move_list, as_json):
     """Draw POSITION (a notation string, or a game name for its start) for a person.
 
-    Example: niwa show lotus
+    Example: niwa show lotus --moves "W1-a1 B1-a1"
     """
+    from niwa.analysis.arena.game_record import apply_move_list
+
     state = load_position(position)
+    if move_list:
+        played = apply_move_list(state, move_list)
+        if not as_json:
+            click.echo(f"after {len(played)} plies: {' '.join(played)}")
     if as_json:
         click.echo(json.dumps(state.to_json()))
     else:
         click.echo(state.render())
+        if move_list:
+            click.echo(state.to_notation())
 
 
 @click.command("moves")

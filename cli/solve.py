@@ -10,6 +10,7 @@ import sys
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
+from niwa.ext.errors import NiwaError
 from niwa.solver.solve import solve_position
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
@@ -57,10 +58,21 @@ def print_report(state, r) -> None:
             click.echo(f"  {a.name:<16} {value}{extra}")
     strategy = _mixed_strategy(state, r)
     if strategy:
-        click.echo(f"mixed strategy: {strategy}")
+        click.echo(f"mixed strategy of player {r.player}: {strategy_text(strategy)}")
     click.echo(f"pv     {' '.join(r.pv) or '-'}")
     click.echo(f"depth {r.depth}  nodes {r.nodes:,}  nodes/s {r.nps:,.0f}  "
                f"time {r.time_s:.3f}s  tt fill {r.tt_fill:.2%}")
+
+
+def strategy_text(strategy) -> str:
+    """'Y4 60%, Y5 40%': alpha-beta's named rows played with positive probability, most
+    likely first (MCTS's per-seat rows are shown as reported)."""
+    if all(isinstance(row, tuple | list) and len(row) == 2 and isinstance(row[0], str)
+           for row in strategy):
+        shown = [f"{name} {p:.0%}" for name, p in sorted(strategy, key=lambda t: -t[1])
+                 if p > 5e-4]
+        return ", ".join(shown) or "-"
+    return str(strategy)
 
 
 def json_report(state, r) -> dict:
@@ -100,7 +112,8 @@ def json_report(state, r) -> dict:
                    "simultaneous choice is solved as a matrix game (mixed strategy printed).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
-              help="Solve one position per line of FILE ('-' = stdin) and write CSV.")
+              help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
+                   "that fails is reported as 'line N: ...' and the batch goes on.")
 @click.option("--out", type=click.File("w"), default="-", show_default=True,
               help="Where --batch writes its CSV.")
 @user_errors
@@ -119,16 +132,29 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, a
         writer = csv.writer(out)
         writer.writerow(["position", "value", "proven", "best", "pv", "depth", "nodes",
                          "time_s", "nps", "tt_fill"])
-        for line in batch:
+        failed = solved = 0
+        for number, line in enumerate(batch, 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            state = load_position(line)
-            r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
+            try:
+                state = load_position(line)
+                r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits,
+                                   round_only)
+            except (NiwaError, click.ClickException) as e:
+                # one bad line should not cost the rest of a long batch: say which, go on
+                message = e.format_message() if isinstance(e, click.ClickException) else str(e)
+                click.echo(f"line {number}: {message.splitlines()[0]}", err=True)
+                failed += 1
+                continue
             writer.writerow([line, f"{r.value:.6f}", r.proven, r.best_name or "",
                              " ".join(r.pv), r.depth, r.nodes, f"{r.time_s:.4f}",
                              f"{r.nps:.0f}", f"{r.tt_fill:.6f}"])
             out.flush()
+            solved += 1
+        if failed:
+            raise UserError(f"{failed} of {failed + solved} positions could not be solved "
+                            "(their line numbers are above); the others are in the CSV")
         return
     state = load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)

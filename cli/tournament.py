@@ -71,9 +71,10 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     Example:
       niwa tournament lotus --agents random mcts:iters=200 greedy --games 20
     \b
-    Output in --out: games.csv, standings.csv, pairs.csv, seats.csv, tournament.json and
-    ratings.png. Each game is saved as soon as it ends; `--resume --out DIR` finishes an
-    interrupted run with the same results as an uninterrupted one.
+    Output in --out: games.csv, games.jsonl (game records), standings.csv, pairs.csv,
+    seats.csv, tournament.json and ratings.png. Each game is saved as soon as it ends;
+    `--resume --out DIR` finishes an interrupted run with the same results as an
+    uninterrupted one.
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.arena.tournament import (
@@ -125,10 +126,14 @@ def _report(outcome) -> None:
         return
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         click.echo("")
-        click.echo(tables.standings.astype(object).fillna("").to_string(index=False))
+        shown = tables.standings.astype(object).fillna("")
+        shown.insert(0, "rank", range(1, len(shown) + 1))
+        click.echo(shown.to_string(index=False))
         click.echo("")
         click.echo("head to head (row's W-D-L against column):")
         click.echo(tables.pairs.to_string(index=False))
+    if len(outcome.config.labels) == 2:
+        click.echo("\n" + _match_line(outcome.config.labels, tables))
     seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
     click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
     if tables.fit.extra.get("model") == "plackett-luce":
@@ -147,5 +152,14 @@ def _report(outcome) -> None:
                    None: "undecided (schedule exhausted)"}[sprt["decision"]]
         click.echo(f"SPRT: llr {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) "
                    f"after {sprt['pairs']} game pairs: {verdict}")
-    click.echo(f"\n{meta['games_recorded']} games; wrote games.csv standings.csv pairs.csv "
+    click.echo(f"\n{meta['games_recorded']} games; wrote games.csv games.jsonl standings.csv pairs.csv "
                f"seats.csv tournament.json ratings.png in {outcome.out_dir}")
+
+
+def _match_line(labels, tables) -> str:
+    """fastchess's match line for the first agent against the second."""
+    from niwa.analysis.stats.match import match_summary
+
+    first = tables.standings.set_index("agent").loc[labels[0]]
+    summary = match_summary(int(first["wins"]), int(first["draws"]), int(first["losses"]))
+    return f"{labels[0]} vs {labels[1]}: {summary.line()}"

@@ -1027,8 +1027,10 @@ cdef class HaruState(State):
     def from_notation(cls, str text):
         return _from_notation(text)
 
-    def render(self):
-        """The pond as a grid (a cell is [flower frog side pad]), then hands and scores."""
+    def render(self, player=None):
+        """The pond as a grid (a cell is [flower frog side pad]), then hands and scores.
+        With `player` (0 or 1), what that player may see: the opponent's hand is `???` and
+        only the set of flowers they have not yet played (hand and pile) is shown."""
         d = &self.d
         lines = ["Haru Ichiban  " + " ".join(f"{k}={v}" for k, v in self.variant.items())]
         lines.append("      " + "".join(f"    {ch}    " for ch in "abcde"))
@@ -1051,6 +1053,10 @@ cdef class HaruState(State):
         lines.append("  legend: Y5/R3 flower, fy/fr frog, # dark side up, D double-dark pad, "
                      "y/r egg pad, ~~~ water")
         for p in range(2):
+            if player is not None and p != player and d.step != ST_OVER:
+                lines.append(f"  {COLOUR_NAMES[p]:<6} score {d.score[p]}  hand ???"
+                             f"  unplayed {_digits(d.hand[p] | d.pile[p])}")
+                continue
             lines.append(f"  {COLOUR_NAMES[p]:<6} score {d.score[p]}  hand {_digits(d.hand[p])}"
                          f"  pile {_digits(d.pile[p])}")
         lines.append(f"  round {d.round}, turn {d.turn}: " + self._describe_phase())

@@ -672,6 +672,27 @@ cdef class AlphaBeta:
         cdef TTEntry* e = &self.tt[key & self.tt_mask]
         return e.best if (e.flag and e.key == key) else -1
 
+    def _line_move(self, State cur, int max_depth, double seconds):
+        """The best move at `cur` by a fresh search (same root player and table salt as the
+        search being reported, so its entries help), deepened until exact; -1 if none is
+        found within `seconds`. Continues a proven line where the table lost it."""
+        cdef int d, move = -1
+        cdef long long h0
+        saved = (self.nodes, self.stop, self.deadline)
+        self.stop = False
+        self.deadline = now() + seconds
+        for d in range(1, max(1, min(max_depth, AB_MAX_PLY - 2)) + 1):
+            h0 = self.horizon
+            (<State>self.state_refs[0]).c_copy_from(cur)
+            self.ab(0, d, -EPS, 1.0 + EPS)
+            if self.stop:
+                break
+            if self.horizon == h0:      # exact: this move keeps the proven value
+                move = self.pv[0][0] if self.pv_len[0] > 0 else -1
+                break
+        self.nodes, self.stop, self.deadline = saved
+        return move
+
     def _report(self, State state, dict result, double elapsed):
         kind = state.c_current_player()
         pv_names = []
@@ -684,9 +705,16 @@ cdef class AlphaBeta:
             (<State>cur).c_apply(a)
         # extend the line with the transposition table's best moves (cut-offs end the
         # triangular PV early), so that a proven win shows its whole winning line
+        nodes = self.nodes
         while not cur.c_is_terminal() and cur.c_current_player() >= 0 and len(pv_names) < 200 \
                 and len(pv_names) == len(result["pv"]) + extended:
             a = self.tt_best(cur)
+            if (a < 0 or a not in cur.legal_actions()) and result["proven"] \
+                    and result["episode"] is None:
+                # the table lost this part of a proven line: search it again, so that a
+                # proven result shows its line to the end of the game
+                a = self._line_move(cur, result["depth"] - len(pv_names) + 2,
+                                    max(1.0, 2 * elapsed))
             if a < 0 or a not in cur.legal_actions():
                 break
             pv_names.append(cur.action_to_string(a))
@@ -704,7 +732,7 @@ cdef class AlphaBeta:
         return SearchResult(
             algo="alphabeta", value=result["value"], player=self.root_player,
             proven=result["proven"], best=best, best_name=best_name, actions=actions,
-            pv=pv_names, depth=result["depth"], nodes=self.nodes, time_s=elapsed,
-            nps=self.nodes / elapsed if elapsed > 0 else 0.0,
+            pv=pv_names, depth=result["depth"], nodes=nodes, time_s=elapsed,
+            nps=nodes / elapsed if elapsed > 0 else 0.0,
             tt_fill=(<double>self.tt_used) / self.tt_size, strategy=result["strategy"],
             episode=result["episode"])

@@ -1,4 +1,4 @@
-"""`niwa solve` and `niwa play` through Click's runner."""
+"""`niwa solve` through Click's runner (`niwa play`: test_play_cli.py)."""
 
 from __future__ import annotations
 
@@ -59,35 +59,3 @@ def test_solve_errors_are_one_line_with_status_2():
     r = run("solve", "lotus; nonsense")
     assert r.exit_code == 2 and r.output.startswith("Error:")
     assert run("solve").exit_code == 2
-
-
-def test_play_bots_to_the_end():
-    r = run("play", "lotus", "--variant", "towers=1", "--p0", "random", "--p1", "greedy")
-    assert r.exit_code == 0, r.output
-    assert "final returns" in r.output and "plays" in r.output
-
-
-def test_play_human_moves_undo_and_quit():
-    r = run("play", "lotus", "--p1", "mcts:iters=50", input="W4-4\nundo\n0\nbogus\nquit\n")
-    assert r.exit_code == 0, r.output
-    assert "Legal moves:" in r.output and "undone" in r.output
-    assert "unknown or illegal move 'bogus'" in r.output and "bye" in r.output
-    assert "player 1 (mcts:iters=50) plays" in r.output and "visits" in r.output
-
-
-def test_play_unknown_agent_lists_the_agents():
-    r = run("play", "lotus", "--p1", "wizard")
-    assert r.exit_code == 2
-    assert "unknown agent 'wizard'; available: alphabeta, greedy, human" in r.output
-
-
-def test_play_never_shows_a_human_the_opponents_hidden_hand():
-    from niwa.ext.registry import get_game
-
-    start = get_game("haru").new(seed=1)
-    hidden_hand = start.to_notation().split("hands ")[1].split(";")[0].split()[1]   # "R:..."
-    r = run("play", "haru", "--p1", "random", "--seed", "1", input="Y4\nquit\n")
-    assert r.exit_code == 0, r.output
-    assert "Legal moves:" in r.output and "revealed: player 0: Y4" in r.output
-    assert hidden_hand not in r.output.split("revealed")[0]
-    assert "R:???" in r.output

@@ -142,7 +142,7 @@ def test_agents_are_told_their_clock_and_pace_themselves_on_it():
     spy = ClockSpy(seed=1)
     result = play(state, [spy, make_agent("random", 2)], chance_rng=Rng(1),
                   clocks=[TimeControl(1.0), None], max_plies=40)
-    assert result.termination in ("end", "capped") and not result.forfeited
+    assert result.termination in ("normal", "capped") and not result.forfeited
     remaining = [r.remaining for r in spy.seen]
     assert remaining == sorted(remaining, reverse=True) and remaining[0] == 1.0
     assert [r.plies_played for r in spy.seen] == list(range(0, 2 * len(spy.seen), 2))
@@ -211,7 +211,7 @@ def test_a_watchdog_is_told_how_long_each_move_may_take():
 def test_a_game_without_forfeit_ends_normally():
     state = get_game("lotus").new(players=2)
     result = play(state, [make_agent("random", 1), make_agent("random", 2)], chance_rng=Rng(1))
-    assert result.termination == "end"
+    assert result.termination == "normal"
     capped = play(get_game("lotus").new(players=2),
                   [make_agent("random", 1), make_agent("random", 2)], chance_rng=Rng(1),
                   max_plies=4)
@@ -259,7 +259,7 @@ def test_cli_tournament_with_tc_runs_and_resume_keeps_the_time_control(tmp_path)
                              "--out", out, "--no-progress"])
     assert r.exit_code == 0, r.output
     games = pd.read_csv(f"{out}/games.csv", dtype=str, keep_default_na=False)
-    assert set(games["termination"]) == {"end"}
+    assert set(games["termination"]) == {"normal"}
     # mcts paces itself: a game lasts about its 2 s + 0.05 s a move, never longer
     for _, row in games.iterrows():
         most = 2 + 0.05 * (int(row["plies"]) // 2 + 1)   # all its clock could ever hold

@@ -142,7 +142,8 @@ def test_cli_round_flag():
     out = runner.invoke(main, ["solve", TURN7_MIXED, "--algo", "alphabeta", "--round"])
     assert out.exit_code == 0, out.output
     assert "(proven) = value of the rest of round 1 for player 0" in out.output
-    assert "mixed strategy: [('Y1', " in out.output and "('Y3', " in out.output
+    line = next(x for x in out.output.splitlines() if x.startswith("mixed strategy"))
+    assert line.startswith("mixed strategy of player 0: ") and "Y1 " in line and "Y3 " in line
     js = runner.invoke(main, ["solve", TURN7_SKEWED, "--round", "--json"])
     data = json.loads(js.output)
     assert data["proven"] and data["round"] == 1

@@ -83,7 +83,7 @@ def test_games_csv_records_places_and_points():
     config, _ = make_config("bonsai", ["random", "greedy", "random"], players=3, games=6)
     row = play_task(build_schedule(config)[0])
     assert sorted(float(row[f"place_{s}"]) for s in range(3)) in ([1, 2, 3], [1, 2.5, 2.5])
-    assert all(row[f"points_{s}"] != "" for s in range(3)) and row["termination"] == "end"
+    assert all(row[f"points_{s}"] != "" for s in range(3)) and row["termination"] == "normal"
 
 
 # ---- the Plackett-Luce fit ---------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.game_log import GameLog, csv_columns
 from niwa.analysis.arena.game_log import play_task as play_game
+from niwa.analysis.arena.game_record import RECORD_FIELD
 from niwa.analysis.arena.schedule import TournamentError, build_schedule, derive_seed
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.errors import NiwaError
@@ -133,9 +134,10 @@ def test_play_game_is_deterministic_and_records_everything():
     task = build_schedule(config)[0]
     row = play_game(task)
     again = play_game(task)
-    assert {k: v for k, v in row.items() if k != "duration_s"} == \
-        {k: v for k, v in again.items() if k != "duration_s"}
-    assert set(row) == set(csv_columns(2))
+    # (the game's record rides along for games.jsonl; its times and date vary)
+    same = {k: v for k, v in row.items() if k not in ("duration_s", RECORD_FIELD)}
+    assert same == {k: v for k, v in again.items() if k not in ("duration_s", RECORD_FIELD)}
+    assert set(row) == set(csv_columns(2)) | {RECORD_FIELD}
     assert sorted([row["result_0"], row["result_1"]]) == ["0.0", "1.0"]
     assert row["plies"] > 0 and row["error"] == "" and row["capped"] == 0
     assert '"goal"' in row["scores"]          # the game's stats() per seat

@@ -15,6 +15,7 @@ import time
 
 from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
+from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
 
 
@@ -42,7 +43,9 @@ def play_task(task: GameTask) -> dict:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
                       time_limits=task.time_limits, labels=task.labels,
                       clocks=task.time_controls or None)
-    return game_row(task, result, time.perf_counter() - t0)
+    # the game's record rides along with its row, for games.jsonl (arena.record_log)
+    return {**game_row(task, result, time.perf_counter() - t0),
+            **task_record_line(task, result)}
 
 
 def _make_agents(task: GameTask):
@@ -83,7 +86,7 @@ def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
         "error": result.error,
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{seconds:.4f}",
-        "termination": result.termination or ("forfeit" if result.forfeited else "end"),
+        "termination": result.termination or ("forfeit" if result.forfeited else "normal"),
         **finish_columns(result, find_game(task.game)),
         **dict(task.extra),
     }

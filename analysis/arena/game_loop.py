@@ -74,9 +74,21 @@ def hidden_from_anyone(state) -> bool:
     return any(hidden_from(state, q) for q in range(state.num_players))
 
 
-# How a game ended: on the board, at the ply cap, left unfinished, lost on time (clock or
-# per-move limit), or forfeited otherwise (crash, illegal action, failure to start).
-TERMINATIONS = ("end", "capped", "quit", "time", "forfeit")
+# How a game ended: by its rules, at the ply cap, left unfinished, lost on time (clock or
+# per-move limit), or forfeited otherwise (crash, illegal action, failure to start). The
+# game records (arena.game_record) say "forfeit" with the reason "time" for the fourth.
+TERMINATIONS = ("normal", "capped", "quit", "time", "forfeit")
+
+
+@dataclass
+class PlyNote:
+    """What a game record keeps of one ply beyond its action: the move's notation, taken
+    before it was applied (a joint move: one notation per seat, "" for a seat that had
+    no choice), the mover's thinking time, and the mover's own comment (its analysis)."""
+
+    notation: str | list[str]
+    seconds: float | None = None      # None for chance
+    comment: dict | None = None
 
 
 @dataclass
@@ -92,6 +104,8 @@ class GameResult:
     actions: list = field(default_factory=list)   # (player, action) per ply, chance included
     state: object = None                          # the final state
     quit: bool = False
+    notes: list[PlyNote] = field(default_factory=list)   # one per ply of `actions`
+    start: object = None                          # a clone of the start position
     termination: str = ""                         # one of TERMINATIONS ("" if not given)
 
     @property
@@ -133,6 +147,8 @@ class _Game:
         self.watcher = watcher or Watcher()
         self.clocks = [None if tc is None else Clock(tc) for tc in (clocks or [None] * self.n)]
         self.actions: list = []
+        self.notes: list[PlyNote] = []
+        self.thinking: dict[int, tuple[float, dict | None]] = {}   # seat -> this ply's
         self.decisions: list[tuple[int, int]] = []   # (ply, seat) of each decision made
 
     def fail(self, seat: int, what: str, exc: Exception):
@@ -172,6 +188,7 @@ class _Game:
                                  f"took {spent:.3f}s with {on_clock:.3f}s on its clock "
                                  f"({clock.control})", "time")
         self.decisions.append((len(self.actions), seat))
+        self.thinking[seat] = (spent, agent_comment(self.agents[seat]))
         return action
 
     def move_limit(self, seat: int) -> float | None:
@@ -197,6 +214,7 @@ class _Game:
         """Play one ply (a chance outcome, a move or a joint move) and tell every agent."""
         state, player = self.state, self.state.current_player()
         before = state.clone()
+        self.thinking = {}
         if player == CHANCE:
             action = sample_outcome(state.chance_outcomes(), self.chance_rng)
         elif player == SIMULTANEOUS:
@@ -204,14 +222,37 @@ class _Game:
             action = [self.ask(q) if state.legal_actions(q) else -1 for q in range(self.n)]
         else:
             action = self.ask(player)
+        note = self.note(before, player, action)
         self.apply(player, action)
         self.actions.append((player, action))
+        self.notes.append(note)
         self.watcher.played(before, player, action)
         for q in range(self.n):
             try:
                 self.agents[q].observe(before, action)
             except Exception as e:
                 self.fail(q, "crashed in observe", e)
+
+    def note(self, before, player: int, action) -> PlyNote:
+        """The record's view of a ply, taken before it is applied (notation depends on
+        the position); an action that is not legal keeps its raw id as notation."""
+        def name(a, seat=None) -> str:
+            try:
+                return before.action_to_string(a, seat) if seat is not None \
+                    else before.action_to_string(a)
+            except Exception:       # an illegal action forfeits in apply, named there
+                return str(a)
+
+        if player == CHANCE:
+            return PlyNote(name(action))
+        if player == SIMULTANEOUS:
+            names = [name(a, q) if a >= 0 else "" for q, a in enumerate(action)]
+            think = [self.thinking.get(q) for q in range(self.n)]
+            seconds = max((t[0] for t in think if t), default=None)
+            comments = {str(q): t[1] for q, t in enumerate(think) if t and t[1]}
+            return PlyNote(names, seconds, comments or None)
+        spent, comment = self.thinking.get(player, (None, None))
+        return PlyNote(name(action, player), spent, comment)
 
     def undo(self, seat: int) -> None:
         """Take back `seat`'s last decision and every ply after it, by replaying the
@@ -226,6 +267,7 @@ class _Game:
         keep = self.decisions[done[-1]][0]
         self.decisions = self.decisions[:done[-1]]
         self.actions = self.actions[:keep]
+        self.notes = self.notes[:keep]
         self.state = replay(self.start, self.actions)
         # agents keep no stale tree: their reuse finds the position again or starts anew
         self.watcher.undone(True)
@@ -247,6 +289,31 @@ def replay(start, actions):
         else:
             state.apply(action)
     return state
+
+
+def agent_comment(agent) -> dict | None:
+    """The agent's analysis of its last move, reduced to what a record keeps (value,
+    proven, visits, depth, nodes, pv); None when it says nothing."""
+    try:
+        info = agent.analysis()
+    except Exception:       # a comment is a bonus; never lose a game over it
+        return None
+    if info is None:
+        return None
+    if not isinstance(info, dict):      # a SearchResult (solver/results.py)
+        from dataclasses import asdict, is_dataclass
+        info = asdict(info) if is_dataclass(info) else {}
+        if info.get("actions") and info.get("iterations") is not None:
+            info["visits"] = info["actions"][0].get("visits")   # MCTS: the chosen move's
+        if info.get("iterations") is not None:
+            info["depth"] = None        # (MCTS's depth is only its line's length)
+    keep = {k: info[k] for k in ("value", "proven", "visits", "depth", "nodes", "pv")
+            if info.get(k) is not None}
+    if "pv" in keep:
+        keep["pv"] = [str(m) for m in keep["pv"]]
+    if isinstance(keep.get("value"), float):
+        keep["value"] = round(keep["value"], 4)
+    return keep or None
 
 
 def _illegal_seat(state, joint) -> int:
@@ -299,11 +366,11 @@ def _result(game: _Game, failed, capped: bool, quit_: bool) -> GameResult:
         seat, error, termination = failed
         results = [0.0 if q == seat else 1.0 for q in range(n)]
         return GameResult(results, plies, False, seat, error, game.actions, game.state,
-                          termination=termination)
+                          notes=game.notes, start=game.start, termination=termination)
     if capped or quit_:
         results = [1.0 / n] * n
     else:
         results = [float(r) for r in game.state.returns()]
-    termination = "capped" if capped else "quit" if quit_ else "end"
+    termination = "capped" if capped else "quit" if quit_ else "normal"
     return GameResult(results, plies, capped, None, "", game.actions, game.state, quit_,
-                      termination)
+                      notes=game.notes, start=game.start, termination=termination)

@@ -16,6 +16,7 @@ import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
 from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -161,7 +162,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     games_path = os.path.join(out_dir, GAMES_CSV)
     meta_path = os.path.join(out_dir, META_JSON)
     schedule = Schedule(config)
-    log = GameLog(games_path, csv_columns(config.players))
+    log = RecordedGameLog(games_path, csv_columns(config.players))
     check_log(log, schedule, lambda gid: TournamentError(
         f"{games_path} game {gid} does not belong to this schedule"))
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
@@ -324,9 +325,13 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     settings; the agents, game and variant replace them when given at all."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
+    from niwa.ext.registry import get_game
+
     saved = load_saved_config(out_dir)
     if saved is None:
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
+    if game and get_game(game).name != saved.game:
+        raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
     if not ({"games", "rounds"} & given):
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,

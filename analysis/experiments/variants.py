@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.game_log import csv_columns
+from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -318,7 +319,7 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     meta = check_out_dir(exp, out_dir, resume) or {}
     os.makedirs(out_dir, exist_ok=True)
     schedule = ExperimentSchedule(cells)
-    log = GameLog(os.path.join(out_dir, GAMES_CSV), game_columns(cells))
+    log = RecordedGameLog(os.path.join(out_dir, GAMES_CSV), game_columns(cells))
     check_log(log, schedule, lambda gid: AnalysisError(
         f"{GAMES_CSV} game {gid} does not belong to this experiment"))
     meta.update({"experiment": dataclasses.asdict(exp), "command": meta.get("command", command),

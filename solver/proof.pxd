@@ -1,0 +1,64 @@
+# Proof-number search (df-pn) over the game contract (see proof.pyx).
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+from niwa.ext.game cimport State
+
+cdef enum:
+    PN_BUCKET = 4           # entries per table bucket (probe and replacement stay in it)
+
+# One transposition-table entry: 24 bytes. pn/dn are in the perspective of the player to
+# move at that position (pn = 0: the mover wins; dn = 0: the mover loses).
+cdef struct PNEntry:
+    uint64_t key            # 0 = empty
+    uint32_t pn
+    uint32_t dn
+    uint32_t work           # positions expanded below this one, summed over visits (saturates)
+    int32_t best            # the proving move once pn = 0, else -1
+
+# Maps a position to the 64-bit value its table key is made from. The default is the game's
+# own hash; a game-specific hook may fold symmetric positions onto one key (see
+# proof_lotus.pyx), which is sound as long as symmetric positions have equal values.
+cdef class KeyHook:
+    cdef uint64_t key(self, State s) noexcept
+    cpdef bint accepts(self, State s)
+
+cdef class ProofSearch:
+    cdef KeyHook hook
+    cdef PNEntry* tt
+    cdef uint64_t nbuckets
+    cdef size_t tt_bytes
+    cdef readonly long long capacity, used
+    cdef readonly double tt_mb, eps
+    cdef readonly long long nodes, max_nodes
+    cdef readonly long long overwrites, overwritten_unproven, overwritten_big
+    cdef readonly long long big_work
+    cdef readonly unsigned int max_overwritten_work
+    cdef readonly int max_ply, deepest
+    cdef readonly bint reprobe
+    cdef readonly bint order, auto_symmetry
+    cdef readonly int init_mode
+    cdef readonly bint weak
+    cdef double deadline
+    cdef bint stop
+    cdef object error
+    cdef object stop_reason
+    cdef PyObject** states
+    cdef list state_refs
+    # per-ply child lists (max_ply x MAX_ACTIONS each)
+    cdef int* c_move
+    cdef uint64_t* c_key
+    cdef unsigned char* c_kind
+    cdef uint32_t* c_p
+    cdef uint32_t* c_d
+    cdef float* c_score
+    cdef int* scratch
+
+    cdef PNEntry* probe(self, uint64_t key) noexcept
+    cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept
+    cdef uint64_t key_of(self, State s, int mover) noexcept
+    cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
+                  uint32_t* out_pn, uint32_t* out_dn)
+    cdef int prove_at_root(self, State s)
+    cdef int _resolve(self, State s, int pov)
+    cdef int _known(self, State s, int pov)
+    cdef long long _work(self, State s)

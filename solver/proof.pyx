@@ -1,0 +1,744 @@
+# cython: language_level=3
+"""Depth-first proof-number search (df-pn) for two-player win/loss games, in Cython.
+
+What it decides. Whether the player to move wins (value 1) or loses (value 0) with perfect
+play, for any game behind the contract (ext/game.pxd) with two players, no chance, no
+simultaneous moves, nothing hidden, no draws, and an acyclic game graph (Lotus: stones only
+move forward, and two passes in a row cannot happen). It reads the game only through the
+`c_*` methods: legal actions, apply, copy, hash, terminal test, returns, mover, and the
+evaluation (for move ordering only).
+
+Proof numbers (Allis). For a position n with the mover to play, pn(n) is the least number of
+leaves that must still be shown won to prove "the mover wins", dn(n) the least to prove "the
+mover loses". A won position has (pn, dn) = (0, inf), a lost one (inf, 0), an unexplored one
+(1, 1). We keep both numbers in the mover's perspective (negamax form), so with c the child
+after a move and the other player to move there (its numbers seen from our side swapped):
+    pn(n) = min over c of dn(c)        (one winning move suffices)
+    dn(n) = sum over c of pn(c)        (every move must lose)
+A child with the *same* mover (Lotus pro opening: seat 0 moves twice) is taken unswapped.
+The most-proving child is the one with the smallest dn(c): expanding it moves pn(n) most.
+
+df-pn (Nagai 2002). Best-first proof-number search needs the whole tree in memory; df-pn
+gets the same expansion order depth-first: MID(n, thpn, thdn) keeps working below n only
+while pn(n) < thpn and dn(n) < thdn, i.e. while n stays on the most-proving path; the child
+c1 gets the thresholds that keep it most-proving (the second-best child's value, and our dn
+threshold minus what its siblings already contribute). Children are not kept: their numbers
+live in a transposition table and each MID call regenerates the moves (a "node" below is
+one such expansion).
+
+The 1+epsilon trick (Pawlewicz & Lew 2007). With the plain threshold (second best + 1) the
+search "seesaws" between two children of nearly equal value, re-expanding each subtree
+many times. We let c1 run until its value exceeds the second best by a factor 1+eps
+(eps = 1/4 by default), which cuts re-expansions sharply at a tiny cost in best-first
+accuracy.
+
+Move ordering. Expanding n first looks at every move: a move that ends the game in our
+favour proves n at once (the rest are not looked at), and a child already proven a win for
+us in the table does the same (an enhanced transposition cutoff, free since we probe every
+child anyway). The others are sorted by the game's evaluation of the child, best first,
+which only matters for ties of proof numbers (e.g. the (1, 1) of unexplored children).
+
+Transposition table. Buckets of PN_BUCKET entries (key, pn, dn, work, proving move); a
+position's bucket is chosen by the high bits of its 64-bit key, the full key is compared.
+`work` is the number of expansions spent below the position; when a bucket is full the
+entry with the least work is replaced (small-tree replacement: big subtrees are the
+expensive ones to redo). Replaced entries that held unfinished work are counted, and large
+ones (work >= big_work) are reported: that is the sign of a table too small for the
+problem, which df-pn otherwise suffers silently as re-search.
+
+Initial numbers (init="mobility"). An unexplored child gets pn 1 (one good move could
+prove it) and dn = its number of legal moves (every one must be refuted), instead of (1, 1):
+the search then prefers moves that leave the opponent few replies.
+
+Symmetry (symmetry="auto"). A KeyHook may map symmetric positions to one key; for Lotus,
+proof_lotus.pyx folds the mirror image (lanes a and b swapped) onto the same entry.
+
+Each step, measured in expansions on the standard board (towers 3..1, basic rule,
+trampoline optional / mandatory; reference C solver: 1.11M / 0.33M):
+    plain df-pn, (1, 1) initial numbers      27.96M / 12.89M
+    + 1+eps trick (eps = 1/4)                  3.26M /  1.22M
+    + mobility initial numbers                 1.67M /  0.77M
+    + lane symmetry                            1.06M /  0.31M
+(Ordering ties by the evaluation, weak proof numbers and evaluation-based initial numbers
+were tried and did not help: options order="evaluation", weak=True, init="evaluation".)
+
+Values are exact (no heuristic enters a proof); only hash collisions of two positions on
+all 64 bits could mislead it.
+"""
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
+from posix.mman cimport (MADV_DONTNEED, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ,
+                         PROT_WRITE, madvise, mmap, munmap)
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
+
+from niwa.ext.errors import NiwaError
+from niwa.solver.proof_result import MoveValue, ProofResult
+
+cdef enum:
+    KIND_FLIP = 0   # the other player moves in the child: its (pn, dn) swap in our view
+    KIND_SAME = 1   # the same player moves again (a two-action turn)
+    KIND_WIN = 2    # the move ends the game, won by the mover
+    KIND_LOSS = 3   # the move ends the game, lost by the mover
+
+cdef uint32_t INF = 0xFFFFFFFF      # an infinite proof/disproof number
+cdef uint32_t PN_MAX = 0xFFFFFFFE   # finite numbers saturate here (sums of disproof numbers)
+cdef uint32_t WORK_MAX = 0xFFFFFFFF
+cdef double EVAL_INIT_SCALE = 4.0   # init="evaluation": numbers 1..5 from the evaluation
+
+cdef enum:
+    INIT_UNIFORM = 0
+    INIT_MOBILITY = 1
+    INIT_EVALUATION = 2
+
+INIT_MODES = {"uniform": INIT_UNIFORM, "mobility": INIT_MOBILITY, "evaluation": INIT_EVALUATION}
+
+
+cdef extern from *:
+    void __builtin_prefetch(const void* addr) nogil
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class KeyHook:
+    """The identity hook: a position's key is the game's own hash. Subclass it to fold
+    symmetric positions together (override `key` and `accepts`)."""
+
+    cdef uint64_t key(self, State s) noexcept:
+        return s.c_hash()
+
+    cpdef bint accepts(self, State s):
+        return True
+
+
+def _available_bytes():
+    """MemAvailable from /proc/meminfo (Linux), or None where that is not known."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _variant(state):
+    try:
+        return state.variant
+    except NotImplementedError:
+        return None
+
+
+def _known_symmetry(state):
+    """The symmetry hook niwa knows for this game, or None (symmetry="auto")."""
+    if getattr(state, "game_name", None) == "lotus":
+        from niwa.solver.proof_lotus import LotusLaneSymmetry
+
+        hook = LotusLaneSymmetry()
+        return hook if hook.accepts(state) else None
+    return None
+
+
+def _hides_something(state) -> bool:
+    """True when some player cannot see the whole position (hidden information)."""
+    for p in range(state.num_players):
+        try:
+            if state.information_state(p) != state.to_notation():
+                return True
+        except NotImplementedError:
+            from niwa.ext.registry import spec_of
+
+            spec = spec_of(state)
+            return spec is not None and spec.traits.hidden_information
+    return False
+
+
+cdef class ProofSearch:
+    """df-pn with the 1+eps trick over a transposition table of `tt_mb` megabytes.
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> r = ProofSearch(tt_mb=16).solve(LotusState(towers=1, lane=1, shared=2, trampoline_at=3))
+    >>> r.proven, r.value, len(r.pv) > 0
+    (True, 0.0, True)
+    """
+
+    def __cinit__(self):
+        self.tt = NULL
+        self.states = NULL
+        self.c_move = NULL
+        self.c_key = NULL
+        self.c_kind = NULL
+        self.c_p = NULL
+        self.c_d = NULL
+        self.c_score = NULL
+        self.scratch = NULL
+
+    def __init__(self, double tt_mb=256, double eps=0.25, str init="mobility", str order="none",
+                 symmetry="auto", bint weak=False, int max_ply=1024, long long big_work=10000,
+                 bint reprobe=True, bint huge_pages=False):
+        """`tt_mb`: table size in MB (24 bytes an entry). `eps`: the 1+eps trick (0 = plain
+        df-pn). `init`: numbers of unexplored children: "mobility" (pn 1, dn = their number
+        of moves; on Lotus towers 3..1 it halves the nodes), "uniform" (1, 1) or
+        "evaluation" (from c_evaluate). `order`: tie-break among equal proof numbers,
+        "none" (move generation order) or "evaluation". `symmetry`: a KeyHook, None, or
+        "auto" (the game's known symmetry: Lotus lanes, proof_lotus.pyx). `weak`: weak
+        proof numbers (max + open children - 1 instead of the sum). `big_work`: the
+        expansions above which an overwritten unfinished entry counts as a sign of a table
+        too small. `reprobe`: re-read siblings from the table after each descent. `huge_pages`:
+        ask the kernel for 2 MB pages for the table."""
+        if init not in INIT_MODES:
+            raise ValueError(f"init must be one of {', '.join(INIT_MODES)}, got {init!r}")
+        if order not in ("none", "evaluation"):
+            raise ValueError(f"order must be 'none' or 'evaluation', got {order!r}")
+        if not (symmetry is None or symmetry == "auto" or isinstance(symmetry, KeyHook)):
+            raise ValueError("symmetry must be None, 'auto' or a KeyHook")
+        self.init_mode = INIT_MODES[init]
+        self.order = order == "evaluation"
+        self.auto_symmetry = symmetry == "auto"
+        self.hook = symmetry if isinstance(symmetry, KeyHook) else None
+        self.weak = weak
+        self.scratch = <int*>malloc(MAX_ACTIONS * sizeof(int))
+        if not tt_mb > 0:
+            raise ValueError("tt_mb must be positive")
+        if not 0 <= eps <= 4:
+            raise ValueError("eps must be in 0..4 (0 = plain df-pn thresholds)")
+        if not 16 <= max_ply <= 100000:
+            raise ValueError("max_ply must be in 16..100000")
+        self.tt_mb = tt_mb
+        self.eps = eps
+        self.max_ply = max_ply
+        self.big_work = big_work
+        self.reprobe = reprobe
+        self.nbuckets = <uint64_t>(tt_mb * 1048576.0 / (PN_BUCKET * sizeof(PNEntry)))
+        if self.nbuckets < 1:
+            self.nbuckets = 1
+        if self.nbuckets >= (<uint64_t>1) << 32:
+            raise ValueError("tt_mb too large (at most 2^32 buckets)")
+        self.capacity = self.nbuckets * PN_BUCKET
+        # The table is mapped (zero pages, committed only when touched). With huge_pages it
+        # is also asked for 2 MB pages: with 4 kB pages nearly every probe of a multi-GB
+        # table misses the TLB too. Measured on a busy 2-core machine: ~25% faster on a
+        # long run (towers 3..1 pro/mandatory), but the first touch of each 2 MB page may
+        # stall on memory compaction (a 1 s proof took 14 s), so it is off by default.
+        self.tt_bytes = self.capacity * sizeof(PNEntry)
+        avail = _available_bytes()
+        if avail is not None and self.tt_bytes > avail:
+            # the mapping itself would succeed (pages are committed lazily) and the process
+            # would be killed only once the table fills: refuse now instead
+            raise MemoryError(f"a {tt_mb:g} MB proof table does not fit in the "
+                              f"{avail / 1048576:.0f} MB of memory available")
+        cdef void* mem = mmap(NULL, self.tt_bytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        if mem == MAP_FAILED:
+            raise MemoryError(f"cannot map a {tt_mb:g} MB proof table")
+        if huge_pages:
+            madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
+        self.tt = <PNEntry*>mem
+        self.states = <PyObject**>calloc(max_ply + 1, sizeof(PyObject*))
+        cdef size_t slots = <size_t>max_ply * MAX_ACTIONS
+        self.c_move = <int*>malloc(slots * sizeof(int))
+        self.c_key = <uint64_t*>malloc(slots * sizeof(uint64_t))
+        self.c_kind = <unsigned char*>malloc(slots * sizeof(unsigned char))
+        self.c_p = <uint32_t*>malloc(slots * sizeof(uint32_t))
+        self.c_d = <uint32_t*>malloc(slots * sizeof(uint32_t))
+        self.c_score = <float*>malloc(slots * sizeof(float))
+        if self.states == NULL or self.c_move == NULL or self.c_key == NULL \
+                or self.c_kind == NULL or self.c_p == NULL or self.c_d == NULL or self.c_score == NULL \
+                or self.scratch == NULL:
+            raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
+        self.state_refs = None
+        self.used = 0
+
+    def __dealloc__(self):
+        if self.tt != NULL:
+            munmap(self.tt, self.tt_bytes)
+        free(self.states)
+        free(self.c_move)
+        free(self.c_key)
+        free(self.c_kind)
+        free(self.c_p)
+        free(self.c_d)
+        free(self.c_score)
+        free(self.scratch)
+
+    def clear(self):
+        """Forget every table entry (a new game or variant). The pages are handed back to
+        the kernel, which maps them as zero pages again when touched."""
+        if madvise(self.tt, self.tt_bytes, MADV_DONTNEED) != 0:
+            memset(self.tt, 0, self.tt_bytes)
+        self.used = 0
+
+    # ---- transposition table ------------------------------------------------------------
+    cdef inline uint64_t key_of(self, State s, int mover) noexcept:
+        # the mover is mixed in (pn/dn are in its perspective) even if the game's hash has it
+        cdef uint64_t k = (self.hook.key(s) if self.hook is not None else s.c_hash()) ^ ((<uint64_t>(mover + 1)) * 0x9E3779B97F4A7C15ULL)
+        return k if k != 0 else 1
+
+    cdef inline PNEntry* probe(self, uint64_t key) noexcept:
+        cdef PNEntry* b = self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET
+        cdef int i
+        for i in range(PN_BUCKET):
+            if b[i].key == key:
+                return &b[i]
+        return NULL
+
+    cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept:
+        cdef PNEntry* b = self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET
+        cdef PNEntry* e = NULL
+        cdef int i
+        for i in range(PN_BUCKET):
+            if b[i].key == key:
+                e = &b[i]
+                work += e.work
+                break
+        if e == NULL:
+            for i in range(PN_BUCKET):
+                if b[i].key == 0:
+                    e = &b[i]
+                    self.used += 1
+                    break
+        if e == NULL:
+            # small-tree replacement: evict the entry that cost the least to compute
+            e = &b[0]
+            for i in range(1, PN_BUCKET):
+                if b[i].work < e.work:
+                    e = &b[i]
+            self.overwrites += 1
+            if e.pn != 0 and e.dn != 0:
+                self.overwritten_unproven += 1
+                if e.work >= self.big_work:
+                    self.overwritten_big += 1
+                if e.work > self.max_overwritten_work:
+                    self.max_overwritten_work = e.work
+        e.key = key
+        e.pn = pn
+        e.dn = dn
+        e.work = <uint32_t>(work if work < WORK_MAX else WORK_MAX)
+        e.best = best
+
+    # ---- the search ---------------------------------------------------------------------
+    cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
+                  uint32_t* out_pn, uint32_t* out_dn):
+        """Work below the position at `ply` (key `key`) until its pn reaches thpn or its dn
+        reaches thdn (mover's perspective); store and return its numbers."""
+        cdef State s = <State>self.states[ply]
+        cdef State child = <State>self.states[ply + 1]
+        cdef int mover = s.c_current_player(), n, i, j, c1, cm, ti
+        cdef size_t base = <size_t>ply * MAX_ACTIONS
+        cdef int* mv = self.c_move + base
+        cdef uint64_t* ck = self.c_key + base
+        cdef unsigned char* kind = self.c_kind + base
+        cdef uint32_t* cp = self.c_p + base     # children's numbers in OUR perspective:
+        cdef uint32_t* cd = self.c_d + base     # cp = cost to prove we win through it
+        cdef float* sc = self.c_score + base
+        cdef uint64_t sum_d, max_d, p2, tp, td, tk
+        cdef int live
+        cdef uint32_t pn, dn, a_pn, a_dn, tu
+        cdef unsigned char tc
+        cdef float tf
+        cdef long long nodes0 = self.nodes
+        cdef double r[MAX_PLAYERS]
+        cdef double ev
+        cdef PNEntry* e
+        self.nodes += 1
+        if ply > self.deepest:
+            self.deepest = ply
+        if (self.nodes & 1023) == 0 and self.deadline > 0 and now() >= self.deadline:
+            self.stop = True
+            self.stop_reason = "time limit"
+        if self.max_nodes > 0 and self.nodes >= self.max_nodes and not self.stop:
+            self.stop = True
+            self.stop_reason = "node limit"
+        if ply + 1 >= self.max_ply and not self.stop:
+            self.stop = True
+            self.error = (f"the game went deeper than {self.max_ply} plies: proof search needs "
+                          f"an acyclic game (raise max_ply if the game is just long)")
+        if self.stop:
+            e = self.probe(key)
+            out_pn[0] = e.pn if e != NULL else 1
+            out_dn[0] = e.dn if e != NULL else 1
+            return
+        n = s.c_legal_actions(mv)
+        if n <= 0:
+            self.stop = True
+            self.error = "a position that is not over has no legal action"
+            out_pn[0] = out_dn[0] = 1
+            return
+        # -- expansion, pass 1: play every move; an immediate win ends it here. Other
+        # children get their key (its table bucket is prefetched) and initial numbers.
+        for i in range(n):
+            child.c_copy_from(s)
+            child.c_apply(mv[i])
+            cm = child.c_current_player()
+            if cm == TERMINAL:
+                child.c_returns(r)
+                if r[mover] == 1.0 and r[1 - mover] == 0.0:
+                    # an immediate win proves n without looking at the other moves
+                    self.store(key, 0, INF, self.nodes - nodes0, mv[i])
+                    out_pn[0] = 0
+                    out_dn[0] = INF
+                    return
+                if r[mover] != 0.0 or r[1 - mover] != 1.0:
+                    self.stop = True
+                    self.error = (f"a game ended with returns ({r[0]:g}, {r[1]:g}): proof search "
+                                  f"needs a win/loss game (one player 1, the other 0)")
+                    out_pn[0] = out_dn[0] = 1
+                    return
+                kind[i] = KIND_LOSS
+                cp[i] = INF
+                cd[i] = 0
+                sc[i] = -1.0
+                continue
+            if cm < 0:
+                self.stop = True
+                self.error = ("proof search met a chance node" if cm == CHANCE else
+                              "proof search met a simultaneous-move node" if cm == SIMULTANEOUS
+                              else f"proof search met an unknown node kind {cm}")
+                out_pn[0] = out_dn[0] = 1
+                return
+            ck[i] = self.key_of(child, cm)
+            __builtin_prefetch(self.tt + (((ck[i] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
+            sc[i] = <float>child.c_evaluate(mover) if self.order else 0.0
+            if self.init_mode == INIT_MOBILITY:
+                # mobility initialisation (child's view): one winning move proves it, but
+                # to disprove it every move there must be refuted
+                a_pn = 1
+                a_dn = child.c_legal_actions(self.scratch)
+            elif self.init_mode == INIT_EVALUATION:
+                # evaluation initialisation: the better the child looks for its mover,
+                # the cheaper it seems to prove
+                ev = child.c_evaluate(cm)
+                a_pn = 1 + <uint32_t>(EVAL_INIT_SCALE * (1.0 - ev))
+                a_dn = 1 + <uint32_t>(EVAL_INIT_SCALE * ev)
+            else:
+                a_pn = a_dn = 1
+            kind[i] = KIND_FLIP if cm != mover else KIND_SAME
+            cp[i] = a_dn if cm != mover else a_pn      # children's numbers in OUR view
+            cd[i] = a_pn if cm != mover else a_dn
+        # pass 2: what the table knows overrides the initial numbers; a child already
+        # proven good for us proves n at once (an enhanced transposition cutoff)
+        for i in range(n):
+            if kind[i] > KIND_SAME:
+                continue
+            e = self.probe(ck[i])
+            if e == NULL:
+                continue
+            cp[i] = e.dn if kind[i] == KIND_FLIP else e.pn
+            cd[i] = e.pn if kind[i] == KIND_FLIP else e.dn
+            if cp[i] == 0:
+                self.store(key, 0, INF, self.nodes - nodes0, mv[i])
+                out_pn[0] = 0
+                out_dn[0] = INF
+                return
+        # insertion sort by evaluation, best first (ties of proof numbers go to the first)
+        for i in range(1, n if self.order else 0):
+            j = i
+            while j > 0 and sc[j] > sc[j - 1]:
+                ti = mv[j]; mv[j] = mv[j - 1]; mv[j - 1] = ti
+                tk = ck[j]; ck[j] = ck[j - 1]; ck[j - 1] = tk
+                tc = kind[j]; kind[j] = kind[j - 1]; kind[j - 1] = tc
+                tu = cp[j]; cp[j] = cp[j - 1]; cp[j - 1] = tu
+                tu = cd[j]; cd[j] = cd[j - 1]; cd[j - 1] = tu
+                tf = sc[j]; sc[j] = sc[j - 1]; sc[j - 1] = tf
+                j -= 1
+        # -- the MID loop
+        while True:
+            pn = INF
+            p2 = INF
+            c1 = 0
+            sum_d = 0
+            max_d = 0
+            live = 0
+            for i in range(n):
+                if cp[i] < pn:
+                    p2 = pn
+                    pn = cp[i]
+                    c1 = i
+                elif cp[i] < p2:
+                    p2 = cp[i]
+                sum_d += cd[i]
+                if cd[i] > max_d:
+                    max_d = cd[i]
+                if cd[i] != 0:
+                    live += 1
+            if self.weak and live > 0:
+                # weak proof numbers (Ueda et al. 2008): max + (open children - 1) instead
+                # of the sum, which double-counts transposed subtrees in a DAG
+                sum_d = max_d + live - 1
+            if pn == 0:
+                dn = INF
+            else:
+                dn = <uint32_t>(sum_d if sum_d < PN_MAX else PN_MAX)
+            if pn == 0 or dn == 0 or pn >= thpn or dn >= thdn or self.stop:
+                break
+            # thresholds for c1, in our perspective: stay below the second best child
+            # (times 1+eps), and below our dn threshold minus the siblings' share
+            if p2 >= INF:
+                tp = thpn
+            else:
+                tp = p2 + <uint64_t>(p2 * self.eps)
+                if tp <= p2:
+                    tp = p2 + 1
+                if tp > thpn:
+                    tp = thpn
+            if thdn >= INF:
+                td = INF
+            else:
+                td = <uint64_t>thdn - dn + cd[c1]
+                if td >= INF:
+                    td = PN_MAX
+            child.c_copy_from(s)
+            child.c_apply(mv[c1])
+            if kind[c1] == KIND_FLIP:
+                self.mid(ply + 1, ck[c1], <uint32_t>td, <uint32_t>tp, &a_pn, &a_dn)
+                cp[c1] = a_dn
+                cd[c1] = a_pn
+            else:
+                self.mid(ply + 1, ck[c1], <uint32_t>tp, <uint32_t>td, &a_pn, &a_dn)
+                cp[c1] = a_pn
+                cd[c1] = a_dn
+            if self.reprobe and cp[c1] != 0:
+                # siblings may have changed meanwhile (transpositions inside c1's subtree)
+                for i in range(n):
+                    if i != c1 and kind[i] <= KIND_SAME and cp[i] != 0 and cd[i] != 0:
+                        e = self.probe(ck[i])
+                        if e != NULL:
+                            if kind[i] == KIND_FLIP:
+                                cp[i] = e.dn
+                                cd[i] = e.pn
+                            else:
+                                cp[i] = e.pn
+                                cd[i] = e.dn
+        self.store(key, pn, dn, self.nodes - nodes0, mv[c1] if pn == 0 else -1)
+        out_pn[0] = pn
+        out_dn[0] = dn
+
+    cdef int prove_at_root(self, State s):
+        """Prove or disprove `s` (non-terminal) with infinite thresholds; 1 the mover
+        wins, 0 it loses, -1 stopped (budget) or failed (self.error)."""
+        cdef uint32_t pn, dn
+        cdef int mover = s.c_current_player()
+        cdef uint64_t key = self.key_of(s, mover)
+        cdef PNEntry* e = self.probe(key)
+        if e != NULL and (e.pn == 0 or e.dn == 0):
+            return 1 if e.pn == 0 else 0
+        (<State>self.states[0]).c_copy_from(s)
+        self.mid(0, key, INF, INF, &pn, &dn)
+        if pn == 0:
+            return 1
+        if dn == 0:
+            return 0
+        return -1
+
+    # ---- driver -------------------------------------------------------------------------
+    def _prepare(self, State state):
+        if state.num_players != 2:
+            raise NiwaError(f"proof search solves two-player games; this position has "
+                            f"{state.num_players} players")
+        kind = state.c_current_player()
+        if kind == TERMINAL:
+            raise NiwaError("the position is already over: nothing to prove")
+        if kind == CHANCE:
+            raise NiwaError("proof search needs a deterministic game; this position is a chance node")
+        if kind == SIMULTANEOUS:
+            raise NiwaError("proof search needs alternating moves; this position is a "
+                            "simultaneous-move node")
+        if kind < 0:
+            raise NiwaError(f"unknown node kind {kind}")
+        if self.auto_symmetry:
+            self.hook = _known_symmetry(state)
+        if self.hook is not None and not self.hook.accepts(state):
+            raise NiwaError(f"the symmetry {type(self.hook).__name__} does not apply to this "
+                            f"{state.game_name} position")
+        if _hides_something(state):
+            raise NiwaError("proof search needs perfect information; this position hides "
+                            "something from a player")
+        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
+                _variant(self.state_refs[0]) != _variant(state):
+            if self.state_refs:
+                self.clear()        # another game or variant: its entries mean nothing here
+            self.state_refs = [state.c_clone() for _ in range(self.max_ply + 1)]
+            for i in range(self.max_ply + 1):
+                self.states[i] = <PyObject*>self.state_refs[i]
+
+    def _budget(self, double time_limit, long long max_nodes):
+        self.stop = False
+        self.error = None
+        self.stop_reason = None
+        self.deadline = now() + time_limit if time_limit > 0 else 0.0
+        self.max_nodes = self.nodes + max_nodes if max_nodes > 0 else 0
+
+    def _raise_error(self):
+        if self.error is not None:
+            msg = self.error
+            self.error = None
+            raise NiwaError(msg)
+
+    cdef int _resolve(self, State s, int pov):
+        """Value of position `s` for player `pov` (1 / 0 / -1 unknown), searching it if the
+        table does not know it (within the current budget)."""
+        cdef double r[MAX_PLAYERS]
+        cdef int v
+        if s.c_is_terminal():
+            s.c_returns(r)
+            return 1 if r[pov] == 1.0 else 0
+        v = self.prove_at_root(s)
+        if v < 0:
+            return -1
+        return v if s.c_current_player() == pov else 1 - v
+
+    cdef int _known(self, State s, int pov):
+        """Value of `s` for `pov` from the rules or the table only (1 / 0 / -1 unknown)."""
+        cdef double r[MAX_PLAYERS]
+        cdef int mover
+        cdef PNEntry* e
+        if s.c_is_terminal():
+            s.c_returns(r)
+            return 1 if r[pov] == 1.0 else 0
+        mover = s.c_current_player()
+        e = self.probe(self.key_of(s, mover))
+        if e == NULL or (e.pn != 0 and e.dn != 0):
+            return -1
+        return (1 if e.pn == 0 else 0) if mover == pov else (0 if e.pn == 0 else 1)
+
+    cdef long long _work(self, State s):
+        if s.c_is_terminal():
+            return 0
+        cdef PNEntry* e = self.probe(self.key_of(s, s.c_current_player()))
+        return e.work if e != NULL else 0
+
+    def solve(self, State state, double time_limit=0.0, long long max_nodes=0,
+              bint root_values=True, bint pv=True, followup_time_limit=None):
+        """Prove the value of `state` for the player to move.
+
+        `time_limit` (seconds) and `max_nodes` (expansions) bound the proof (0 = none); the
+        follow-up that values every root move and plays out the principal variation gets
+        the same budget again (or `followup_time_limit` seconds). Calling solve again on
+        the same position continues from what the table holds. Returns a ProofResult
+        (niwa.solver.proof_result).
+        """
+        self._prepare(state)
+        cdef int mover = state.c_current_player()
+        cdef uint64_t key = self.key_of(state, mover)
+        cdef long long nodes0
+        cdef double t0 = now(), t1
+        cdef int v
+        cdef PNEntry* e
+        self.nodes = 0
+        self.deepest = 0
+        self.overwrites = self.overwritten_unproven = self.overwritten_big = 0
+        self.max_overwritten_work = 0
+        self._budget(time_limit, max_nodes)
+        v = self.prove_at_root(state)
+        self._raise_error()
+        t1 = now()
+        proof_nodes = self.nodes
+        e = self.probe(key)
+        root_pn = e.pn if e != NULL else 1
+        root_dn = e.dn if e != NULL else 1
+        status = "proven" if v >= 0 else (self.stop_reason or "stopped")
+        result = ProofResult(
+            value=None if v < 0 else float(v), proven=v >= 0, player=mover, status=status,
+            nodes=proof_nodes, time_s=t1 - t0, tt_entries=self.used, tt_capacity=self.capacity,
+            tt_mb=self.tt_mb, root_pn=root_pn, root_dn=root_dn, deepest=self.deepest)
+        if v >= 0 and (root_values or pv):
+            self._budget(time_limit if followup_time_limit is None else followup_time_limit,
+                         max_nodes)
+            if root_values:
+                result.moves = self._root_values(state)
+            if pv:
+                result.pv_actions, result.pv = self._principal_variation(state)
+            self._raise_error()
+            result.followup_nodes = self.nodes - proof_nodes
+            result.followup_time_s = now() - t1
+        result.tt_entries = self.used
+        result.overwrites = self.overwrites
+        result.overwritten_unproven = self.overwritten_unproven
+        result.overwritten_big = self.overwritten_big
+        if self.overwritten_big:
+            result.table_warning = (
+                f"table too small: {self.overwritten_big:,} unproven entries with >= "
+                f"{self.big_work:,} expansions of work were overwritten (largest "
+                f"{self.max_overwritten_work:,}); give it more tt_mb")
+        elif self.used > 0.9 * self.capacity:
+            result.table_warning = f"table {100.0 * self.used / self.capacity:.0f}% full"
+        return result
+
+    def _root_values(self, State state):
+        cdef int mover = state.c_current_player(), v
+        cdef State child
+        out = []
+        for a in state.legal_actions():
+            child = state.c_clone()
+            child.c_apply(a)
+            v = self._resolve(child, mover)
+            if self.error is not None:
+                break
+            out.append(MoveValue(a, state.action_to_string(a), None if v < 0 else float(v)))
+        return out
+
+    def _principal_variation(self, State state):
+        """Winner: a proving move (the table's, else the first proven one found); loser: the
+        move whose proof cost the most work. Children the table lost are searched again."""
+        cdef State cur = state.c_clone(), child
+        cdef int mover, v, cv
+        cdef PNEntry* e
+        actions, names = [], []
+        while not cur.c_is_terminal() and len(actions) < self.max_ply:
+            mover = cur.c_current_player()
+            v = self._resolve(cur, mover)
+            if v < 0:
+                break
+            legal = cur.legal_actions()
+            choice = None
+            if v == 1:
+                e = self.probe(self.key_of(cur, mover))
+                order = legal
+                if e != NULL and e.best in legal:
+                    order = [e.best] + [a for a in legal if a != e.best]
+                # a move the table already knows to win (the stored one may belong to the
+                # mirror image of this position under a symmetry hook: verify it)
+                for a in order:
+                    child = cur.c_clone()
+                    child.c_apply(a)
+                    if self._known(child, mover) == 1:
+                        choice = a
+                        break
+                if choice is None:      # the table lost them: search the moves again
+                    for a in order:
+                        child = cur.c_clone()
+                        child.c_apply(a)
+                        cv = self._resolve(child, mover)
+                        if cv == 1:
+                            choice = a
+                            break
+                        if cv < 0:
+                            break
+            else:
+                most = -1
+                for a in legal:
+                    child = cur.c_clone()
+                    child.c_apply(a)
+                    cv = self._resolve(child, mover)
+                    if cv < 0:
+                        most = -1
+                        break
+                    if self._work(child) > most:
+                        most = self._work(child)
+                        choice = a
+                if most < 0:
+                    choice = None
+            if choice is None:
+                break
+            names.append(cur.action_to_string(choice))
+            actions.append(choice)
+            cur.c_apply(choice)
+        return actions, names

@@ -1,0 +1,263 @@
+"""df-pn proof search (solver/proof.pyx) against a plain exhaustive minimax written here
+from the engine's Python API, and against alpha-beta where that proves, on every small
+two-player Lotus set-up we can afford; plus the PV, root move values, budgets, the small
+table warning and the refusals (chance, simultaneous, hidden, 3 players)."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+
+from niwa.ext.errors import NiwaError
+from niwa.ext.lotus import LotusState
+from niwa.ext.toys import ChanceNimState, KuhnState, MatrixGameState
+from niwa.solver.alphabeta import AlphaBeta
+from niwa.solver.proof import ProofSearch
+
+RULES = [dict(rule=r, trampoline=t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
+
+
+def boards():
+    """Every shortened board: lanes 1..2, 2..5 shared spaces, the trampoline on any shared."""
+    for lane in (1, 2):
+        for shared in range(2, 6):
+            for at in range(lane + 1, lane + shared + 1):
+                yield dict(lane=lane, shared=shared, trampoline_at=at)
+
+
+def tag(v):
+    return "-".join(f"{k}{v[k]}" for k in v)
+
+
+TOWERS1 = [dict(b, towers=1, **r) for b in boards() for r in RULES]
+# towers 2..1: the boards whose minimax costs under ~0.2 s (lane 1 up to 4 shared spaces,
+# lane 2 up to 3), all rule combinations; 5 shared spaces are covered by random positions
+# and alpha-beta below
+TOWERS2 = [dict(b, towers=2, **r) for b in boards() if b["shared"] <= 5 - b["lane"] for r in RULES]
+
+
+# ---- the oracle: plain minimax over the Python API, memoised across calls -------------------
+MEMO: dict[tuple, float] = {}
+
+
+def minimax(state) -> float:
+    """Value for the player to move: 1.0 if some move wins, else 0.0, evaluating every move.
+    (Memoised on the variant and the engine's 64-bit hash, as tests/test_solver.py does.)"""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    variant = tuple(sorted(state.variant.items()))
+
+    def value(s) -> float:
+        key = (variant, s.hash())
+        if key not in MEMO:
+            p = s.current_player()
+            vals = []
+            for a in s.legal_actions():
+                c = s.clone()
+                c.apply(a)
+                if c.is_terminal():
+                    vals.append(c.returns()[p])
+                else:
+                    cv = value(c)
+                    vals.append(cv if c.current_player() == p else 1.0 - cv)
+            MEMO[key] = max(vals)
+        return MEMO[key]
+
+    return value(state)
+
+
+def move_values(state) -> dict[int, float]:
+    p = state.current_player()
+    out = {}
+    for a in state.legal_actions():
+        c = state.clone()
+        c.apply(a)
+        if c.is_terminal():
+            out[a] = c.returns()[p]
+        else:
+            out[a] = minimax(c) if c.current_player() == p else 1.0 - minimax(c)
+    return out
+
+
+def check_pv(state, r):
+    """The PV is legal, ends the game, and the winner is the side the value names."""
+    s = state.clone()
+    for a, name in zip(r.pv_actions, r.pv, strict=True):
+        assert a in s.legal_actions()
+        assert s.action_to_string(a) == name
+        s.apply(a)
+    assert s.is_terminal(), f"PV {r.pv} stops before the end"
+    winner = s.returns().index(1.0)
+    mover = state.current_player()
+    assert (winner == mover) == (r.value == 1.0)
+
+
+SEARCHERS = {}
+
+
+def searcher(symmetry="auto"):
+    """One table per configuration, reused across set-ups (it is cleared per variant)."""
+    if symmetry not in SEARCHERS:
+        SEARCHERS[symmetry] = ProofSearch(tt_mb=32, symmetry=None if symmetry == "none" else "auto")
+    return SEARCHERS[symmetry]
+
+
+# (the lane symmetry is on by default; the plain keys are checked on the towers-1 boards and
+# the lane-1 towers-2 boards)
+GRID = [(v, "auto") for v in TOWERS1 + TOWERS2] + \
+    [(v, "none") for v in TOWERS1 + TOWERS2 if v["towers"] == 1 or v["lane"] == 1]
+
+
+@pytest.mark.parametrize(("variant", "symmetry"), GRID, ids=[f"{tag(v)}-{s}" for v, s in GRID])
+def test_dfpn_equals_minimax_on_every_small_setup(variant, symmetry):
+    s = LotusState(**variant)
+    r = searcher(symmetry).solve(s)
+    assert r.proven and r.status == "proven"
+    assert r.value == minimax(s)
+    check_pv(s, r)
+    truth = move_values(s)
+    assert {m.action: m.value for m in r.moves} == truth
+    assert r.winning_moves == [s.action_to_string(a) for a in s.legal_actions() if truth[a] == 1.0]
+
+
+def random_positions(count, seed, **variant):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = LotusState(**variant)
+        for _ in range(rng.randrange(0, 14)):
+            if s.is_terminal():
+                break
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            out.append(s)
+    return out
+
+
+MIDGAME = [dict(towers=2, lane=2, shared=5, trampoline_at=5, **r) for r in RULES] + \
+    [dict(towers=2, lane=1, shared=5, trampoline_at=6, **r) for r in RULES]
+
+
+@pytest.mark.parametrize("variant", MIDGAME, ids=tag)
+def test_dfpn_equals_minimax_from_random_positions(variant):
+    ps = ProofSearch(tt_mb=16)
+    seen = set()
+    for s in random_positions(12, seed=sum(map(ord, tag(variant))), **variant):
+        r = ps.solve(s)
+        assert r.proven and r.value == minimax(s), s.to_notation()
+        check_pv(s, r)
+        seen.add(r.value)
+        for m in r.moves:
+            c = s.clone()
+            c.apply(m.action)
+            assert m.value == (c.returns()[s.current_player()] if c.is_terminal()
+                               else minimax(c) if c.current_player() == s.current_player()
+                               else 1.0 - minimax(c))
+    assert seen == {0.0, 1.0}, "the positions should include wins and losses"
+
+
+AB_SETUPS = [dict(towers=2, lane=2, shared=5, trampoline_at=5, **r) for r in RULES] + \
+    [dict(towers=2, lane=2, shared=5, trampoline_at=at, **RULES[i]) for at, i in ((3, 0), (7, 3))]
+
+
+@pytest.mark.parametrize("variant", AB_SETUPS, ids=tag)
+def test_dfpn_equals_alphabeta_where_it_proves(variant):
+    s = LotusState(**variant)
+    ab = AlphaBeta(2, tt_bits=18).search(s, depth=200, time_limit=2.0)
+    r = ProofSearch(tt_mb=16).solve(s)
+    assert r.proven
+    if ab["proven"]:
+        assert ab["value"] == r.value
+    assert r.value == minimax(s)
+
+
+def test_longer_board_against_alphabeta():
+    # a longer track than minimax here can afford (8 shared spaces; alpha-beta: 0.4 s)
+    s = LotusState(towers=2, lane=1, shared=8, trampoline_at=5)
+    ab = AlphaBeta(2, tt_bits=20).search(s, depth=200, time_limit=10.0)
+    r = ProofSearch(tt_mb=64).solve(s)
+    assert ab["proven"] and r.proven and ab["value"] == r.value
+    check_pv(s, r)
+
+
+def test_pro_opening_same_mover_twice():
+    # seat 0 takes two actions in the pro opening: the child keeps the mover (no swap)
+    s = LotusState(towers=2, lane=1, shared=3, trampoline_at=3, rule="pro")
+    s.apply(s.legal_actions()[0])
+    assert s.current_player() == 0 and s.opening == "second"
+    r = ProofSearch(tt_mb=8).solve(s)
+    assert r.value == minimax(s)
+    check_pv(s, r)
+
+
+def test_budgets_stop_cleanly_and_say_how_far():
+    s = LotusState(towers=3)
+    ps = ProofSearch(tt_mb=16)
+    r = ps.solve(s, max_nodes=5000)
+    assert not r.proven and r.value is None and r.status == "node limit"
+    assert r.nodes <= 5001 and r.root_pn > 0 and r.root_dn > 0 and r.moves == [] and r.pv == []
+    r = ps.solve(s, time_limit=0.05)
+    assert not r.proven and r.status == "time limit" and r.time_s < 1.0
+    # the same searcher still proves small games afterwards
+    t = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+    assert ps.solve(t).value == minimax(t)
+
+
+def test_a_tiny_table_still_proves_and_says_it_is_too_small():
+    s = LotusState(towers=2, lane=2, shared=5, trampoline_at=5)
+    ps = ProofSearch(tt_mb=0.002, big_work=20)      # 20 entries
+    r = ps.solve(s)
+    assert r.proven and r.value == minimax(s)
+    assert r.tt_capacity < 100 and r.overwrites > 0 and r.overwritten_unproven > 0
+    assert r.table_warning and "too small" in r.table_warning
+    check_pv(s, r)
+    big = ProofSearch(tt_mb=8).solve(s)
+    assert big.table_warning is None and big.overwrites == 0
+
+
+@pytest.mark.parametrize("options", [dict(eps=0.0), dict(eps=1.0), dict(init="uniform"),
+                                     dict(init="evaluation"), dict(order="evaluation"),
+                                     dict(weak=True), dict(reprobe=False)], ids=str)
+def test_every_search_option_gives_the_same_values(options):
+    for variant in (dict(towers=2, lane=2, shared=4, trampoline_at=4, rule="pro"),
+                    dict(towers=2, lane=1, shared=5, trampoline_at=3, trampoline="mandatory")):
+        s = LotusState(**variant)
+        r = ProofSearch(tt_mb=8, **options).solve(s)
+        assert r.value == minimax(s)
+        check_pv(s, r)
+
+
+def test_lane_symmetry_saves_nodes_and_refuses_other_games():
+    from niwa.solver.proof_lotus import LotusLaneSymmetry
+
+    s = LotusState(towers=2)
+    plain = ProofSearch(tt_mb=64, symmetry=None).solve(s)
+    sym = ProofSearch(tt_mb=64, symmetry=LotusLaneSymmetry()).solve(s)
+    assert plain.value == sym.value and sym.nodes < 0.8 * plain.nodes
+    assert {m.name: m.value for m in plain.moves} == {m.name: m.value for m in sym.moves}
+    with pytest.raises(NiwaError, match="does not apply"):
+        ProofSearch(tt_mb=1, symmetry=LotusLaneSymmetry()).solve(ChanceNimState(pile=5))
+
+
+def test_refuses_what_it_cannot_prove():
+    ps = ProofSearch(tt_mb=1)
+    with pytest.raises(NiwaError, match="two-player"):
+        ps.solve(LotusState(players=3, towers=1))
+    with pytest.raises(NiwaError, match="chance"):
+        ps.solve(ChanceNimState(pile=5))        # the chance node lies below the root
+    with pytest.raises(NiwaError, match="simultaneous"):
+        ps.solve(MatrixGameState())
+    kuhn = KuhnState()
+    kuhn.apply(kuhn.legal_actions()[0])         # the deal: now each player hides a card
+    with pytest.raises(NiwaError, match="perfect information"):
+        ps.solve(kuhn)
+    done = LotusState(towers=1, lane=1, shared=2, trampoline_at=3)
+    while not done.is_terminal():
+        done.apply(done.legal_actions()[0])
+    with pytest.raises(NiwaError, match="already over"):
+        ps.solve(done)
+    with pytest.raises(ValueError):
+        ProofSearch(tt_mb=0)
+    with pytest.raises(MemoryError, match="does not fit"):
+        ProofSearch(tt_mb=300_000)      # 300 GB: refused up front, not killed when it fills
