@@ -13,16 +13,20 @@ import json
 import os
 import time
 
+from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
 
 
 def csv_columns(n_players: int) -> list[str]:
+    """The columns of games.csv; `termination` and the finishing order (`place_<seat>`,
+    `points_<seat>`, see arena.finish) come last: older logs without them still load."""
     return (["game_id", "round", "table", "game", "variant", "deal_seed"]
             + [f"agent_{s}" for s in range(n_players)]
             + [f"result_{s}" for s in range(n_players)]
-            + ["plies", "capped", "error_seat", "error", "scores", "duration_s"])
+            + ["plies", "capped", "error_seat", "error", "scores", "duration_s"]
+            + ["termination"] + finish_column_names(n_players))
 
 
 def play_task(task: GameTask) -> dict:
@@ -37,7 +41,8 @@ def play_task(task: GameTask) -> dict:
         result = agents
     else:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
-                      time_limits=task.time_limits, labels=task.labels)
+                      time_limits=task.time_limits, labels=task.labels,
+                      clocks=task.time_controls or None)
     # the game's record rides along with its row, for games.jsonl (arena.record_log)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
@@ -61,6 +66,8 @@ def _make_agents(task: GameTask):
 
 def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
     """The games.csv row of a played game."""
+    from niwa.ext.registry import find_game
+
     n = len(task.labels)
     stats = {}
     if not result.forfeited:
@@ -79,6 +86,8 @@ def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
         "error": result.error,
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{seconds:.4f}",
+        "termination": result.termination or ("forfeit" if result.forfeited else "normal"),
+        **finish_columns(result, find_game(task.game)),
         **dict(task.extra),
     }
 
@@ -119,12 +128,31 @@ class GameLog:
         if not lines:
             return
         reader = csv.DictReader(lines)
+        if reader.fieldnames != self.columns and self._older(reader.fieldnames):
+            self._upgrade(reader)
+            return
         if reader.fieldnames != self.columns:
             raise TournamentError(
                 f"{self.path} has columns {reader.fieldnames}, not those of this tournament")
         for row in reader:
             gid = int(row["game_id"])
             self.rows.setdefault(gid, row)   # a duplicate could only be a replay: keep one
+
+    def _older(self, fieldnames) -> bool:
+        """A log of this tournament written before some columns existed."""
+        missing = set(self.columns) - set(fieldnames)
+        return set(fieldnames) < set(self.columns) and all(map(added_later, missing))
+
+    def _upgrade(self, reader) -> None:
+        """Rewrite an older log with today's columns (the new ones empty), atomically."""
+        for row in reader:
+            self.rows.setdefault(int(row["game_id"]), {c: row.get(c, "") for c in self.columns})
+        tmp = self.path + ".tmp"
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=self.columns, lineterminator="\n")
+            w.writeheader()
+            w.writerows(self.rows.values())
+        os.replace(tmp, self.path)
 
     def append(self, row: dict) -> None:
         if row["game_id"] in self.rows:
