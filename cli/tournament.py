@@ -59,6 +59,11 @@ def register(main: click.Group) -> None:
 @click.option("--move-time", type=Number(float, 0, MAX_MOVE_SECONDS, low_open=True),
               default=None,
               help="Seconds allowed per move; an agent over it forfeits the game.")
+@click.option("--tc", "time_control", default=None, metavar="[MOVES/]SECONDS[+INC]",
+              help="Clock for every agent, cutechess syntax: 60+0.5 (60 s a game, 0.5 s "
+                   "added per move) or 40/60+0.5 (60 s per 40 moves). A spec's own tc= "
+                   "(e.g. mcts:tc=2+0.05) overrides it; a flag that falls loses on time. "
+                   "Searchers without time=/iters= pace themselves on it.")
 @click.option("--time-margin", type=Number(float, 0, MAX_MOVE_SECONDS), default=0.5,
               show_default=True,
               help="Slack (s) over an agent's own time= budget before it forfeits.")
@@ -70,8 +75,8 @@ def register(main: click.Group) -> None:
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
-                   seed, out_dir, resume, sprt, max_plies, move_time, time_margin, progress,
-                   on_bad_rows):
+                   seed, out_dir, resume, sprt, max_plies, move_time, time_control, time_margin,
+                   progress, on_bad_rows):
     """Play agents against each other on GAME with fair seating and write the results.
 
     \b
@@ -98,13 +103,13 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     if not resume and len(agents) < 2:
         raise UserError("give at least two agents: --agents A B [C ...]")
     given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
-                               "move_time", "time_margin", "sprt")
+                               "move_time", "time_control", "time_margin", "sprt")
              if given_on_command_line(name)}
     config, notes = resume_or_make_config(
         game, agents, given=given, out_dir=out_dir, resume=resume,
         variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
         rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
-        time_margin=time_margin, sprt=sprt)
+        time_margin=time_margin, sprt=sprt, time_control=time_control)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
     ex = make_executor(executor, workers)
@@ -144,8 +149,12 @@ def _report(outcome) -> None:
         click.echo("\n" + _match_line(outcome.config.labels, tables))
     seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
     click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
+    if tables.fit.extra.get("model") == "plackett-luce":
+        click.echo("ratings from finishing order (Plackett-Luce; see analysis/TOURNAMENT.md)")
     if meta.get("forfeits"):
-        click.echo(f"forfeits: {meta['forfeits']} (e.g. {meta['forfeit_examples'][0]})")
+        on_time = f", {meta['lost_on_time']} on time" if meta.get("lost_on_time") else ""
+        click.echo(f"forfeits: {meta['forfeits']}{on_time} (e.g. "
+                   f"{meta['forfeit_examples'][0]})")
     if meta.get("capped"):
         click.echo(f"games stopped by --max-plies (scored as draws): {meta['capped']}")
     sprt = outcome.sprt

@@ -167,8 +167,8 @@ def test_dfpn_equals_alphabeta_where_it_proves(variant):
     ab = AlphaBeta(2, tt_bits=18).search(s, depth=200, time_limit=2.0)
     r = ProofSearch(tt_mb=16).solve(s)
     assert r.proven
-    if ab["proven"]:
-        assert ab["value"] == r.value
+    if ab.proven:
+        assert ab.value == r.value
     assert r.value == minimax(s)
 
 
@@ -177,7 +177,7 @@ def test_longer_board_against_alphabeta():
     s = LotusState(towers=2, lane=1, shared=8, trampoline_at=5)
     ab = AlphaBeta(2, tt_bits=20).search(s, depth=200, time_limit=10.0)
     r = ProofSearch(tt_mb=64).solve(s)
-    assert ab["proven"] and r.proven and ab["value"] == r.value
+    assert ab.proven and r.proven and ab.value == r.value
     check_pv(s, r)
 
 

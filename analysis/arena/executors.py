@@ -163,7 +163,8 @@ class _Worker:
         self.conn.close()
 
 
-def _lost_game_row(task: GameTask, clock, what: str, seconds: float) -> dict:
+def _lost_game_row(task: GameTask, clock, what: str, seconds: float,
+                   termination: str = "forfeit") -> dict:
     """The row of a game its worker could not finish: a forfeit of the seat that was
     moving, or, if no move was in progress, a game without a winner (1/N each)."""
     n = len(task.labels)
@@ -171,9 +172,11 @@ def _lost_game_row(task: GameTask, clock, what: str, seconds: float) -> dict:
     if clock[_STARTED] > 0:
         seat = int(clock[_SEAT])
         result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], plies, False, seat,
-                            f"seat {seat} ({task.labels[seat]}) {what}")
+                            f"seat {seat} ({task.labels[seat]}) {what}",
+                            termination=termination)
     else:
-        result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}")
+        result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}",
+                            termination="forfeit")
     # its record (the moves a lost worker played are unknown: the start position only)
     return {**game_row(task, result, seconds), **task_record_line(task, result)}
 
@@ -250,7 +253,7 @@ class LocalExecutor:
         limit = task.time_limits[int(clock[_SEAT])] or 0.0
         return _lost_game_row(task, clock, f"exceeded its time budget: no move after "
                               f"{now - clock[_STARTED]:.1f}s > {limit:.3f}s per move "
-                              "(stopped)", now - w.game_started)
+                              "(stopped)", now - w.game_started, termination="time")
 
     @staticmethod
     def _died(w: _Worker, replay: deque, deaths: dict, now: float) -> dict | None:

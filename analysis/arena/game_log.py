@@ -15,22 +15,27 @@ import bisect
 import csv
 import hashlib
 import heapq
+import io
 import json
 import math
 import os
 import time
 from collections.abc import Iterator
 
+from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError, variant_text
 
 
 def csv_columns(n_players: int) -> list[str]:
+    """The columns of games.csv; `termination` and the finishing order (`place_<seat>`,
+    `points_<seat>`, see arena.finish) come last: older logs without them still load."""
     return (["game_id", "round", "table", "game", "variant", "deal_seed"]
             + [f"agent_{s}" for s in range(n_players)]
             + [f"result_{s}" for s in range(n_players)]
-            + ["plies", "capped", "error_seat", "error", "scores", "duration_s"])
+            + ["plies", "capped", "error_seat", "error", "scores", "duration_s"]
+            + ["termination"] + finish_column_names(n_players))
 
 
 def play_task(task: GameTask, move_clock=None) -> dict:
@@ -47,7 +52,7 @@ def play_task(task: GameTask, move_clock=None) -> dict:
     else:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
                       time_limits=task.time_limits, labels=task.labels,
-                      move_clock=move_clock)
+                      clocks=task.time_controls or None, move_clock=move_clock)
     # the game's record rides along with its row, for games.jsonl (arena.record_log)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
@@ -71,6 +76,8 @@ def _make_agents(task: GameTask):
 
 def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
     """The games.csv row of a played game."""
+    from niwa.ext.registry import find_game
+
     n = len(task.labels)
     stats = {}
     if not result.forfeited:
@@ -89,6 +96,8 @@ def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
         "error": result.error,
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{seconds:.4f}",
+        "termination": result.termination or ("forfeit" if result.forfeited else "normal"),
+        **finish_columns(result, find_game(task.game)),
         **dict(task.extra),
     }
 
@@ -183,6 +192,7 @@ class GameLog:
         self.file = None
         if os.path.exists(path):
             _drop_torn_last_line(path)
+            self._upgrade_older_log()
             for _ in self.read_rows(note_dropped=True):
                 pass
         self.file = open(path, "a", newline="", encoding="utf-8")  # noqa: SIM115
@@ -244,6 +254,38 @@ class GameLog:
         return row
 
     # -- writing ----------------------------------------------------------------------
+    def _upgrade_older_log(self) -> None:
+        """A log of this run written before some columns existed (termination, the
+        finishing order, the checksum): rewritten with today's columns, the new ones empty
+        and the checksum computed, atomically and streaming. A line that cannot be
+        upgraded is copied as it is, for the validation to report with its number."""
+        with open(self.path, "rb") as f:
+            header = f.readline()
+        try:
+            fieldnames = next(csv.reader([header.decode("utf-8").rstrip("\r\n")]), [])
+        except (UnicodeDecodeError, csv.Error):
+            return
+        missing = set(self.columns) - set(fieldnames)
+        if fieldnames == self.columns or not set(fieldnames) < set(self.columns) or not all(
+                c == CHECK_COLUMN or added_later(c) for c in missing):
+            return
+        tmp = self.path + ".tmp"
+        with open(self.path, "rb") as f, open(tmp, "wb") as out:
+            f.readline()
+            out.write(_csv_line(self.columns))
+            for line in f:
+                try:
+                    fields = next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])
+                except (UnicodeDecodeError, csv.Error):
+                    fields = []
+                if len(fields) != len(fieldnames):
+                    out.write(line)
+                    continue
+                old = dict(zip(fieldnames, fields, strict=True))
+                values = [old.get(c, "") for c in self.columns[:-1]]
+                out.write(_csv_line([*values, row_check(values, self.columns)]))
+        os.replace(tmp, self.path)
+
     def append(self, row: dict) -> None:
         gid = int(row["game_id"])
         if gid in self.done:
@@ -282,6 +324,12 @@ class GameLog:
         finally:
             for c in chunks:
                 os.remove(c)
+
+
+def _csv_line(fields: list[str]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(fields)
+    return buffer.getvalue().encode("utf-8")
 
 
 def _game_id(fields: list[str]) -> int:

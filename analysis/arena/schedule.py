@@ -68,6 +68,7 @@ class TournamentConfig:
     max_plies: int | None = None
     move_time: float | None = None      # seconds per move for every agent
     time_margin: float = 0.5            # slack over an agent's own `time=` budget
+    time_control: str | None = None     # --tc for every agent (a spec's tc= overrides it)
     sprt: dict | None = None            # SprtSpec.as_dict()
 
     def identity(self) -> dict:
@@ -102,6 +103,7 @@ class GameTask:
     time_limits: tuple      # seconds per move by seat, or None
     max_plies: int | None
     extra: tuple = ()       # (column, value) pairs the game log adds to the row
+    time_controls: tuple = ()   # arena.clock.TimeControl (or None) by seat; () = no clocks
 
 
 def seat_orders(n: int) -> list[tuple[int, ...]]:
@@ -127,12 +129,27 @@ def time_limit_for(spec: str, move_time: float | None, margin: float) -> float |
     """Per-move limit: --move-time, else the agent's own `time=` budget plus the margin."""
     if move_time is not None:
         return float(move_time)
+    from niwa.analysis.arena.clock import split_time_control
     from niwa.solver.agents import parse_spec
 
-    _, params = parse_spec(spec)
+    _, params = parse_spec(split_time_control(spec)[0])
     if isinstance(params.get("time"), int | float) and params["time"] > 0:
         return float(params["time"]) + margin
     return None
+
+
+def agent_clocks(config: TournamentConfig) -> tuple[list[str], list]:
+    """Each agent's spec as its constructor sees it (without `tc=`) and its time control:
+    its own `tc=`, else --tc, else None."""
+    from niwa.analysis.arena.clock import parse_time_control, split_time_control
+
+    common = parse_time_control(config.time_control)
+    specs, controls = [], []
+    for spec in config.agents:
+        bare, own = split_time_control(spec)
+        specs.append(bare)
+        controls.append(own or common)
+    return specs, controls
 
 
 class Schedule(Sequence):
@@ -153,6 +170,7 @@ class Schedule(Sequence):
         self.limits = [time_limit_for(s, config.move_time, config.time_margin)
                        for s in config.agents]
         self.labels = config.labels
+        self.agent_specs, self.controls = agent_clocks(config)
 
     @property
     def per_round(self) -> int:
@@ -178,12 +196,13 @@ class Schedule(Sequence):
         return GameTask(
             game_id=self.first_id + index, round=rnd, table=t, game=cfg.game,
             variant=self.variant, deal_seed=derive_seed(cfg.seed, "deal", rnd), seats=seats,
-            specs=tuple(cfg.agents[a] for a in seats),
+            specs=tuple(self.agent_specs[a] for a in seats),
             labels=tuple(self.labels[a] for a in seats),
             agent_seeds=tuple(derive_seed(cfg.seed, "agent", index, s)
                               for s in range(cfg.players)),
             time_limits=tuple(self.limits[a] for a in seats),
-            max_plies=cfg.max_plies, extra=self.extra)
+            max_plies=cfg.max_plies, extra=self.extra,
+            time_controls=tuple(self.controls[a] for a in seats) if any(self.controls) else ())
 
     def __iter__(self) -> Iterator[GameTask]:
         return (self._task(i) for i in range(len(self)))

@@ -70,9 +70,19 @@ def load_saved_config(out_dir: str) -> TournamentConfig | None:
 
 def _agent_settings(config) -> dict:
     """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
+    from niwa.analysis.arena.clock import split_time_control
     from niwa.solver.agents import agent_settings
 
-    return {spec: agent_settings(spec, config.game) for spec in config.agents}
+    return {spec: agent_settings(split_time_control(spec)[0], config.game)
+            for spec in config.agents}
+
+
+def _time_controls(config) -> dict:
+    """Each agent's time control as text (None: no clock), for tournament.json."""
+    from niwa.analysis.arena.schedule import agent_clocks
+
+    return {label: None if tc is None else str(tc)
+            for label, tc in zip(config.labels, agent_clocks(config)[1], strict=True)}
 
 
 def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: str):
@@ -209,6 +219,7 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
                      "games_per_round": games_per_round(config),
                      "seat_orders": math.factorial(config.players)},
         "agent_settings": _agent_settings(config),
+        "time_controls": _time_controls(config),
         "versions": versions(isinstance(executor, DaskExecutor)),
     })
     run_record = start_run(meta, command, executor, len(log.done) if log else 0)
@@ -277,6 +288,7 @@ def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: R
                    else "interrupted"),
         "games_recorded": len(rows),
         "forfeits": len(errors), "forfeit_examples": errors[:5],
+        "lost_on_time": sum(r.get("termination") == "time" for r in rows),
         "capped": sum(r["capped"] == "1" for r in rows),
     })
     if sprt:
@@ -291,10 +303,11 @@ def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: R
 def make_config(game: str, agents, *, variant: dict | None = None, players: int | None = None,
                 fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
                 seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
-                time_margin: float = 0.5, sprt: str | dict | None = None
-                ) -> tuple[TournamentConfig, list[str]]:
+                time_margin: float = 0.5, sprt: str | dict | None = None,
+                time_control: str | None = None) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
+    from niwa.analysis.arena.clock import parse_time_control, split_time_control
     from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
     from niwa.ext.registry import get_game
     from niwa.solver.agents import make_agent, parse_spec
@@ -313,9 +326,12 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     if n_players < 2:
         raise TournamentError(f"a tournament needs games of 2 or more players, not {n_players}")
     agents = [a.strip() for a in agents]
+    if time_control is not None:
+        time_control = str(parse_time_control(time_control) or "") or None  # normal form
     for spec in agents:
-        make_agent(spec, seed=0)      # unknown agent or bad parameter: AgentError here
-        if parse_spec(spec)[0] == "human":
+        bare, _ = split_time_control(spec)     # a bad tc= raises TimeControlError here
+        make_agent(bare, seed=0)      # unknown agent or bad parameter: AgentError here
+        if parse_spec(bare)[0] == "human":
             raise TournamentError("the human agent cannot sit in a tournament; "
                                   "play it with `niwa play`")
     if fmt not in FORMATS:
@@ -348,7 +364,8 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     config = TournamentConfig(
         game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
         format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
-        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None)
+        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None,
+        time_control=time_control)
     tables = tables_for(len(agents), n_players, fmt)
     orders = math.factorial(n_players)
     if rounds is None:
@@ -388,7 +405,8 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,
             "max_plies": saved.max_plies, "move_time": saved.move_time,
-            "time_margin": saved.time_margin, "sprt": saved.sprt}
+            "time_margin": saved.time_margin, "sprt": saved.sprt,
+            "time_control": saved.time_control}
     for name, value in kept.items():
         if name not in given:
             options[name] = value
