@@ -58,6 +58,13 @@ cdef class ProofSearch:
     cdef uint64_t key_of(self, State s, int mover) noexcept
     cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
                   uint32_t* out_pn, uint32_t* out_dn)
+    cdef bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn)
+    cdef int expand_children(self, int ply, uint64_t key, long long nodes0,
+                             uint32_t* out_pn, uint32_t* out_dn)
+    cdef int init_child(self, State child, int mover, size_t k)
+    cdef int probe_children(self, size_t base, int n) noexcept
+    cdef void sort_children(self, size_t base, int n) noexcept
+    cdef void reprobe_siblings(self, size_t base, int n, int c1) noexcept
     cdef int prove_at_root(self, State s)
     cdef int _resolve(self, State s, int pov)
     cdef int _known(self, State s, int pov)

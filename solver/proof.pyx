@@ -107,6 +107,70 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef enum:
+    CHILD_OPEN = 0      # init_child: the child is in the lists
+    CHILD_WINS = 1      # the move ends the game, won by the mover: the position is proven
+    CHILD_FAILS = 2     # the game is not one proof search handles (self.error is set)
+
+
+cdef inline uint32_t select_best(const uint32_t* cp, const uint32_t* cd, int n, bint weak,
+                                 int* c1_out, uint64_t* p2_out, uint32_t* dn_out) noexcept nogil:
+    """The numbers of a position from its children's (cp, cd), in our perspective: returns
+    pn (the least cp), sets dn (the sum, or weak: max + open - 1, of cd), the most-proving
+    child c1 (the first with the least cp) and p2 (the second least cp)."""
+    cdef uint32_t pn = INF
+    cdef uint64_t p2 = INF, sum_d = 0, max_d = 0
+    cdef int c1 = 0, live = 0, i
+    for i in range(n):
+        if cp[i] < pn:
+            p2 = pn
+            pn = cp[i]
+            c1 = i
+        elif cp[i] < p2:
+            p2 = cp[i]
+        sum_d += cd[i]
+        if cd[i] > max_d:
+            max_d = cd[i]
+        if cd[i] != 0:
+            live += 1
+    if weak and live > 0:
+        # weak proof numbers (Ueda et al. 2008): max + (open children - 1) instead
+        # of the sum, which double-counts transposed subtrees in a DAG
+        sum_d = max_d + live - 1
+    if pn == 0:
+        dn_out[0] = INF
+    else:
+        dn_out[0] = <uint32_t>(sum_d if sum_d < PN_MAX else PN_MAX)
+    c1_out[0] = c1
+    p2_out[0] = p2
+    return pn
+
+
+cdef inline void child_thresholds(uint64_t p2, uint32_t dn, uint32_t cd1, uint32_t thpn,
+                                  uint32_t thdn, double eps, uint64_t* tp_out,
+                                  uint64_t* td_out) noexcept nogil:
+    """Thresholds (our perspective) for the most-proving child, whose cd is cd1: stay below
+    the second best child p2 (times 1+eps), and below our dn threshold minus the siblings'
+    share of dn."""
+    cdef uint64_t tp, td
+    if p2 >= INF:
+        tp = thpn
+    else:
+        tp = p2 + <uint64_t>(p2 * eps)
+        if tp <= p2:
+            tp = p2 + 1
+        if tp > thpn:
+            tp = thpn
+    if thdn >= INF:
+        td = INF
+    else:
+        td = <uint64_t>thdn - dn + cd1
+        if td >= INF:
+            td = PN_MAX
+    tp_out[0] = tp
+    td_out[0] = td
+
+
 cdef class KeyHook:
     """The identity hook: a position's key is the game's own hash. Subclass it to fold
     symmetric positions together (override `key` and `accepts`)."""
@@ -331,22 +395,45 @@ cdef class ProofSearch:
         reaches thdn (mover's perspective); store and return its numbers."""
         cdef State s = <State>self.states[ply]
         cdef State child = <State>self.states[ply + 1]
-        cdef int mover = s.c_current_player(), n, i, j, c1, cm, ti
         cdef size_t base = <size_t>ply * MAX_ACTIONS
-        cdef int* mv = self.c_move + base
-        cdef uint64_t* ck = self.c_key + base
-        cdef unsigned char* kind = self.c_kind + base
         cdef uint32_t* cp = self.c_p + base     # children's numbers in OUR perspective:
         cdef uint32_t* cd = self.c_d + base     # cp = cost to prove we win through it
-        cdef float* sc = self.c_score + base
-        cdef uint64_t sum_d, max_d, p2, tp, td, tk
-        cdef int live
-        cdef uint32_t pn, dn, a_pn, a_dn, tu
-        cdef unsigned char tc
-        cdef float tf
         cdef long long nodes0 = self.nodes
-        cdef double r[MAX_PLAYERS]
-        cdef double ev
+        cdef uint64_t p2, tp, td
+        cdef uint32_t pn, dn, a_pn, a_dn
+        cdef int n, c1
+        if not self.enter_node(ply, key, out_pn, out_dn):
+            return
+        n = self.expand_children(ply, key, nodes0, out_pn, out_dn)
+        if n == 0:
+            return
+        # -- the MID loop: descend into the most-proving child c1 while n stays below its
+        # thresholds
+        while True:
+            pn = select_best(cp, cd, n, self.weak, &c1, &p2, &dn)
+            if pn == 0 or dn == 0 or pn >= thpn or dn >= thdn or self.stop:
+                break
+            child_thresholds(p2, dn, cd[c1], thpn, thdn, self.eps, &tp, &td)
+            child.c_copy_from(s)
+            child.c_apply(self.c_move[base + c1])
+            if self.c_kind[base + c1] == KIND_FLIP:
+                self.mid(ply + 1, self.c_key[base + c1], <uint32_t>td, <uint32_t>tp, &a_pn, &a_dn)
+                cp[c1] = a_dn
+                cd[c1] = a_pn
+            else:
+                self.mid(ply + 1, self.c_key[base + c1], <uint32_t>tp, <uint32_t>td, &a_pn, &a_dn)
+                cp[c1] = a_pn
+                cd[c1] = a_dn
+            if self.reprobe and cp[c1] != 0:
+                # siblings may have changed meanwhile (transpositions inside c1's subtree)
+                self.reprobe_siblings(base, n, c1)
+        self.store(key, pn, dn, self.nodes - nodes0, self.c_move[base + c1] if pn == 0 else -1)
+        out_pn[0] = pn
+        out_dn[0] = dn
+
+    cdef inline bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn):
+        """Count the node and check the budgets and the depth limit. False if the search
+        stops here; the position's numbers (the table's, else (1, 1)) are then returned."""
         cdef PNEntry* e
         self.nodes += 1
         if ply > self.deepest:
@@ -365,66 +452,111 @@ cdef class ProofSearch:
             e = self.probe(key)
             out_pn[0] = e.pn if e != NULL else 1
             out_dn[0] = e.dn if e != NULL else 1
-            return
+            return False
+        return True
+
+    cdef inline int expand_children(self, int ply, uint64_t key, long long nodes0,
+                             uint32_t* out_pn, uint32_t* out_dn):
+        """Generate and initialise the children of the position at `ply` in the per-ply
+        lists; their number, or 0 if the position is settled here (an immediate win, a child
+        the table proves good for us: stored) or the search fails (self.error), its numbers
+        then in out_pn/out_dn."""
+        cdef State s = <State>self.states[ply]
+        cdef State child = <State>self.states[ply + 1]
+        cdef int mover = s.c_current_player(), n, i, how
+        cdef size_t base = <size_t>ply * MAX_ACTIONS
+        cdef int* mv = self.c_move + base
         n = s.c_legal_actions(mv)
         if n <= 0:
             self.stop = True
             self.error = "a position that is not over has no legal action"
             out_pn[0] = out_dn[0] = 1
-            return
-        # -- expansion, pass 1: play every move; an immediate win ends it here. Other
-        # children get their key (its table bucket is prefetched) and initial numbers.
+            return 0
+        # pass 1: play every move; an immediate win ends it here. Other children get their
+        # key (its table bucket is prefetched) and initial numbers.
         for i in range(n):
             child.c_copy_from(s)
             child.c_apply(mv[i])
-            cm = child.c_current_player()
-            if cm == TERMINAL:
-                child.c_returns(r)
-                if r[mover] == 1.0 and r[1 - mover] == 0.0:
-                    # an immediate win proves n without looking at the other moves
-                    self.store(key, 0, INF, self.nodes - nodes0, mv[i])
-                    out_pn[0] = 0
-                    out_dn[0] = INF
-                    return
-                if r[mover] != 0.0 or r[1 - mover] != 1.0:
-                    self.stop = True
-                    self.error = (f"a game ended with returns ({r[0]:g}, {r[1]:g}): proof search "
-                                  f"needs a win/loss game (one player 1, the other 0)")
-                    out_pn[0] = out_dn[0] = 1
-                    return
-                kind[i] = KIND_LOSS
-                cp[i] = INF
-                cd[i] = 0
-                sc[i] = -1.0
-                continue
-            if cm < 0:
-                self.stop = True
-                self.error = ("proof search met a chance node" if cm == CHANCE else
-                              "proof search met a simultaneous-move node" if cm == SIMULTANEOUS
-                              else f"proof search met an unknown node kind {cm}")
+            how = self.init_child(child, mover, base + i)
+            if how == CHILD_WINS:
+                # an immediate win proves n without looking at the other moves
+                self.store(key, 0, INF, self.nodes - nodes0, mv[i])
+                out_pn[0] = 0
+                out_dn[0] = INF
+                return 0
+            if how == CHILD_FAILS:
                 out_pn[0] = out_dn[0] = 1
-                return
-            ck[i] = self.key_of(child, cm)
-            __builtin_prefetch(self.tt + (((ck[i] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
-            sc[i] = <float>child.c_evaluate(mover) if self.order else 0.0
-            if self.init_mode == INIT_MOBILITY:
-                # mobility initialisation (child's view): one winning move proves it, but
-                # to disprove it every move there must be refuted
-                a_pn = 1
-                a_dn = child.c_legal_actions(self.scratch)
-            elif self.init_mode == INIT_EVALUATION:
-                # evaluation initialisation: the better the child looks for its mover,
-                # the cheaper it seems to prove
-                ev = child.c_evaluate(cm)
-                a_pn = 1 + <uint32_t>(EVAL_INIT_SCALE * (1.0 - ev))
-                a_dn = 1 + <uint32_t>(EVAL_INIT_SCALE * ev)
-            else:
-                a_pn = a_dn = 1
-            kind[i] = KIND_FLIP if cm != mover else KIND_SAME
-            cp[i] = a_dn if cm != mover else a_pn      # children's numbers in OUR view
-            cd[i] = a_pn if cm != mover else a_dn
+                return 0
         # pass 2: what the table knows overrides the initial numbers; a child already
         # proven good for us proves n at once (an enhanced transposition cutoff)
+        i = self.probe_children(base, n)
+        if i >= 0:
+            self.store(key, 0, INF, self.nodes - nodes0, mv[i])
+            out_pn[0] = 0
+            out_dn[0] = INF
+            return 0
+        if self.order:
+            self.sort_children(base, n)
+        return n
+
+    cdef inline int init_child(self, State child, int mover, size_t k):
+        """Fill slot `k` of the child lists for `child` (the move already played):
+        CHILD_OPEN, or CHILD_WINS (the game ended in the mover's favour) or CHILD_FAILS (a
+        game the search cannot handle: self.error)."""
+        cdef int cm = child.c_current_player()
+        cdef double r[MAX_PLAYERS]
+        cdef double ev
+        cdef uint32_t a_pn, a_dn
+        if cm == TERMINAL:
+            child.c_returns(r)
+            if r[mover] == 1.0 and r[1 - mover] == 0.0:
+                return CHILD_WINS
+            if r[mover] != 0.0 or r[1 - mover] != 1.0:
+                self.stop = True
+                self.error = (f"a game ended with returns ({r[0]:g}, {r[1]:g}): proof search "
+                              f"needs a win/loss game (one player 1, the other 0)")
+                return CHILD_FAILS
+            self.c_kind[k] = KIND_LOSS
+            self.c_p[k] = INF
+            self.c_d[k] = 0
+            self.c_score[k] = -1.0
+            return CHILD_OPEN
+        if cm < 0:
+            self.stop = True
+            self.error = ("proof search met a chance node" if cm == CHANCE else
+                          "proof search met a simultaneous-move node" if cm == SIMULTANEOUS
+                          else f"proof search met an unknown node kind {cm}")
+            return CHILD_FAILS
+        self.c_key[k] = self.key_of(child, cm)
+        __builtin_prefetch(self.tt + (((self.c_key[k] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
+        self.c_score[k] = <float>child.c_evaluate(mover) if self.order else 0.0
+        if self.init_mode == INIT_MOBILITY:
+            # mobility initialisation (child's view): one winning move proves it, but
+            # to disprove it every move there must be refuted
+            a_pn = 1
+            a_dn = child.c_legal_actions(self.scratch)
+        elif self.init_mode == INIT_EVALUATION:
+            # evaluation initialisation: the better the child looks for its mover,
+            # the cheaper it seems to prove
+            ev = child.c_evaluate(cm)
+            a_pn = 1 + <uint32_t>(EVAL_INIT_SCALE * (1.0 - ev))
+            a_dn = 1 + <uint32_t>(EVAL_INIT_SCALE * ev)
+        else:
+            a_pn = a_dn = 1
+        self.c_kind[k] = KIND_FLIP if cm != mover else KIND_SAME
+        self.c_p[k] = a_dn if cm != mover else a_pn      # children's numbers in OUR view
+        self.c_d[k] = a_pn if cm != mover else a_dn
+        return CHILD_OPEN
+
+    cdef inline int probe_children(self, size_t base, int n) noexcept:
+        """Read the children's numbers from the table where it has them; the index of the
+        first child proven good for us, else -1."""
+        cdef uint64_t* ck = self.c_key + base
+        cdef unsigned char* kind = self.c_kind + base
+        cdef uint32_t* cp = self.c_p + base
+        cdef uint32_t* cd = self.c_d + base
+        cdef PNEntry* e
+        cdef int i
         for i in range(n):
             if kind[i] > KIND_SAME:
                 continue
@@ -434,12 +566,24 @@ cdef class ProofSearch:
             cp[i] = e.dn if kind[i] == KIND_FLIP else e.pn
             cd[i] = e.pn if kind[i] == KIND_FLIP else e.dn
             if cp[i] == 0:
-                self.store(key, 0, INF, self.nodes - nodes0, mv[i])
-                out_pn[0] = 0
-                out_dn[0] = INF
-                return
-        # insertion sort by evaluation, best first (ties of proof numbers go to the first)
-        for i in range(1, n if self.order else 0):
+                return i
+        return -1
+
+    cdef inline void sort_children(self, size_t base, int n) noexcept:
+        """Insertion sort of the child lists by evaluation, best first (ties of proof
+        numbers go to the first)."""
+        cdef int* mv = self.c_move + base
+        cdef uint64_t* ck = self.c_key + base
+        cdef unsigned char* kind = self.c_kind + base
+        cdef uint32_t* cp = self.c_p + base
+        cdef uint32_t* cd = self.c_d + base
+        cdef float* sc = self.c_score + base
+        cdef int i, j, ti
+        cdef uint64_t tk
+        cdef unsigned char tc
+        cdef uint32_t tu
+        cdef float tf
+        for i in range(1, n):
             j = i
             while j > 0 and sc[j] > sc[j - 1]:
                 ti = mv[j]; mv[j] = mv[j - 1]; mv[j - 1] = ti
@@ -449,77 +593,25 @@ cdef class ProofSearch:
                 tu = cd[j]; cd[j] = cd[j - 1]; cd[j - 1] = tu
                 tf = sc[j]; sc[j] = sc[j - 1]; sc[j - 1] = tf
                 j -= 1
-        # -- the MID loop
-        while True:
-            pn = INF
-            p2 = INF
-            c1 = 0
-            sum_d = 0
-            max_d = 0
-            live = 0
-            for i in range(n):
-                if cp[i] < pn:
-                    p2 = pn
-                    pn = cp[i]
-                    c1 = i
-                elif cp[i] < p2:
-                    p2 = cp[i]
-                sum_d += cd[i]
-                if cd[i] > max_d:
-                    max_d = cd[i]
-                if cd[i] != 0:
-                    live += 1
-            if self.weak and live > 0:
-                # weak proof numbers (Ueda et al. 2008): max + (open children - 1) instead
-                # of the sum, which double-counts transposed subtrees in a DAG
-                sum_d = max_d + live - 1
-            if pn == 0:
-                dn = INF
-            else:
-                dn = <uint32_t>(sum_d if sum_d < PN_MAX else PN_MAX)
-            if pn == 0 or dn == 0 or pn >= thpn or dn >= thdn or self.stop:
-                break
-            # thresholds for c1, in our perspective: stay below the second best child
-            # (times 1+eps), and below our dn threshold minus the siblings' share
-            if p2 >= INF:
-                tp = thpn
-            else:
-                tp = p2 + <uint64_t>(p2 * self.eps)
-                if tp <= p2:
-                    tp = p2 + 1
-                if tp > thpn:
-                    tp = thpn
-            if thdn >= INF:
-                td = INF
-            else:
-                td = <uint64_t>thdn - dn + cd[c1]
-                if td >= INF:
-                    td = PN_MAX
-            child.c_copy_from(s)
-            child.c_apply(mv[c1])
-            if kind[c1] == KIND_FLIP:
-                self.mid(ply + 1, ck[c1], <uint32_t>td, <uint32_t>tp, &a_pn, &a_dn)
-                cp[c1] = a_dn
-                cd[c1] = a_pn
-            else:
-                self.mid(ply + 1, ck[c1], <uint32_t>tp, <uint32_t>td, &a_pn, &a_dn)
-                cp[c1] = a_pn
-                cd[c1] = a_dn
-            if self.reprobe and cp[c1] != 0:
-                # siblings may have changed meanwhile (transpositions inside c1's subtree)
-                for i in range(n):
-                    if i != c1 and kind[i] <= KIND_SAME and cp[i] != 0 and cd[i] != 0:
-                        e = self.probe(ck[i])
-                        if e != NULL:
-                            if kind[i] == KIND_FLIP:
-                                cp[i] = e.dn
-                                cd[i] = e.pn
-                            else:
-                                cp[i] = e.pn
-                                cd[i] = e.dn
-        self.store(key, pn, dn, self.nodes - nodes0, mv[c1] if pn == 0 else -1)
-        out_pn[0] = pn
-        out_dn[0] = dn
+
+    cdef inline void reprobe_siblings(self, size_t base, int n, int c1) noexcept:
+        """Re-read the open siblings of child c1 from the table."""
+        cdef uint64_t* ck = self.c_key + base
+        cdef unsigned char* kind = self.c_kind + base
+        cdef uint32_t* cp = self.c_p + base
+        cdef uint32_t* cd = self.c_d + base
+        cdef PNEntry* e
+        cdef int i
+        for i in range(n):
+            if i != c1 and kind[i] <= KIND_SAME and cp[i] != 0 and cd[i] != 0:
+                e = self.probe(ck[i])
+                if e != NULL:
+                    if kind[i] == KIND_FLIP:
+                        cp[i] = e.dn
+                        cd[i] = e.pn
+                    else:
+                        cp[i] = e.pn
+                        cd[i] = e.dn
 
     cdef int prove_at_root(self, State s):
         """Prove or disprove `s` (non-terminal) with infinite thresholds; 1 the mover
