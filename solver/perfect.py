@@ -36,7 +36,7 @@ class PerfectAgent(Agent):
         self.refusal = None     # why the proof search cannot play this game (then: fallback)
 
     def step(self, state, player):
-        from niwa.solver.solve import proof_refusal, solve_by_proof
+        from niwa.solver.solve import proof_refusal, proof_to_search_result
 
         actions = state.legal_actions(player)
         if len(actions) == 1:
@@ -48,10 +48,14 @@ class PerfectAgent(Agent):
                 from niwa.solver.proof import ProofSearch
 
                 self.searcher = ProofSearch(tt_mb=self.tt_mb)
-            result, proof = solve_by_proof(state, self.time, searcher=self.searcher)
+            # Only the PV's first move is wanted: a proving move (win) or the loser's move
+            # with the largest refutation (loss), both read from the table. Playing the PV
+            # out to the end (and valuing every root move) could cost more than the proof
+            # (3M nodes a move on towers 3..1), so the follow-up gets a tenth of the time.
+            proof = self.searcher.solve(state, time_limit=self.time, root_values=False,
+                                        followup_time_limit=0.1 * self.time)
+            result = proof_to_search_result(state, proof)
             self._last = result
-            # a proven root: the PV's first move is a proving move (win) or the loser's
-            # move with the largest refutation (loss)
             if proof.proven and result.best in actions:
                 return result.best
         return self._fallback().step(state, player)

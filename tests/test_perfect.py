@@ -31,13 +31,20 @@ def test_perfect_wins_every_game_from_the_winning_seat_of_towers_2(opponent):
     assert all(r == 1.0 for seat, r in results if seat == 1), results
 
 
+def test_perfect_wins_every_game_from_the_winning_seat_of_towers_3():
+    # basic/mandatory towers 3..1: a 0.3M-node proof on the first move, then table hits
+    results = play_games("lotus towers=3 trampoline=mandatory", "perfect:time=2,tt_mb=64",
+                         "mcts:iters=200", 4)
+    assert all(r == 1.0 for seat, r in results if seat == 1), results
+
+
 def test_perfect_reports_the_proof_and_falls_back_without_one():
     agent = make_agent("perfect:time=0.05,tt_mb=16,fallback=mcts:iters=50", seed=0)
     state = load_position("lotus")         # the full game: no proof in 0.05 s
     assert agent.step(state, 0) in state.legal_actions()
     assert agent.analysis().algo in ("mcts", "proof")
     small = load_position("lotus towers=2")
-    agent.reset()
+    agent = make_agent("perfect:time=2,tt_mb=16", seed=0)
     agent.step(small, 0)
     assert agent.analysis().algo == "proof" and agent.analysis().value == 0.0
 
