@@ -1,4 +1,5 @@
-"""`niwa solve`: search one position (or a batch) with alpha-beta or MCTS and report."""
+"""`niwa solve`: search one position (or a batch) with the df-pn proof search, alpha-beta
+or MCTS and report."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def _mixed_strategy(state, r):
 
 def _value_text(state, r) -> str:
     who = f"player {r.player}"
+    if r.value is None:
+        return f"value unknown for {who}, the player to move"
     kind = "proven" if r.proven else "estimate"
     if r.episode is not None:
         return (f"value {r.value:.4f} ({kind}) = value of the rest of round {r.episode} "
@@ -51,6 +54,13 @@ def print_report(state, r) -> None:
                    f"for player {r.player}: winning line {' '.join(r.pv) or '-'}")
     elif r.proven and r.value <= 1e-9:
         click.echo(f"proven loss for player {r.player}")
+    if r.status and not r.proven:
+        estimate = ("alpha-beta's estimate in the time left" if r.algo != "proof" else
+                    "no estimate: the root's proof (pn) and disproof (dn) numbers say how "
+                    "near each answer the proof got")
+        click.echo(f"{r.status}; the value is {estimate}")
+    if r.table_warning:
+        click.echo(f"proof table: {r.table_warning}")
     click.echo(f"best   {r.best_name or '-'}")
     click.echo(f"algo   {r.algo}")
     if r.actions:
@@ -86,6 +96,10 @@ def json_report(state, r) -> dict:
     out["best"] = r.best_name
     out["actions"] = [{k: v for k, v in a.items() if v is not None or k == "value"}
                       for a in full["actions"]]
+    if r.status and (not r.proven or r.table_warning):
+        out["status"] = r.status
+        out["table_warning"] = r.table_warning
+        out["proof_numbers"] = r.proof_numbers
     if r.episode is not None:
         out["round"] = r.episode
         out["strategy"] = _mixed_strategy(state, r)
@@ -94,14 +108,19 @@ def json_report(state, r) -> dict:
 
 @click.command("solve")
 @click.argument("position", required=False)
-@click.option("--algo", type=click.Choice(["auto", "alphabeta", "mcts"]), default="auto",
-              show_default=True,
-              help="auto: alpha-beta unless something is hidden (then ISMCTS). alphabeta on "
+@click.option("--algo", type=click.Choice(["auto", "proof", "alphabeta", "mcts"]),
+              default="auto", show_default=True,
+              help="auto: the df-pn proof search where it applies (two players, no chance, "
+                   "alternating moves, nothing hidden; unless --depth/--iters is given), "
+                   "else alpha-beta unless something is hidden (then ISMCTS). A proof that "
+                   "does not finish in 80% of --time leaves the rest to alpha-beta's "
+                   "estimate. alphabeta on "
                    "a position with hidden parts searches it with everything open (Haru "
                    "open-hands analysis: draws by expectation, each simultaneous choice "
                    "solved as a matrix game, the mixed strategy printed).")
 @click.option("--time", "time_s", type=Number(float, 0.001, MAX_MOVE_SECONDS), default=None,
-              help="Seconds of search (alpha-beta default 10 s when --depth is not given).")
+              help="Seconds of search (default 10 s for the proof, and for alpha-beta when "
+                   "--depth is not given).")
 @click.option("--depth", type=Number(int, 1, 500), default=None,
               help="Alpha-beta plies (iterative deepening stops earlier when proven).")
 @click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
@@ -109,6 +128,9 @@ def json_report(state, r) -> dict:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="MCTS seed.")
 @click.option("--tt", "tt_bits", type=Number(int, 10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
+@click.option("--tt-mb", "tt_mb", type=click.FloatRange(min=1), default=256, show_default=True,
+              help="Proof-search table in MB (24 bytes an entry); the full standard "
+                   "Lotus game needs about 6000.")
 @click.option("--round", "round_only", is_flag=True,
               help="Search only the rest of the current round (Haru), hands open: the value "
                    "is the value of the rest of the round, exact when proven; each "
@@ -120,8 +142,8 @@ def json_report(state, r) -> dict:
 @click.option("--out", type=click.File("w"), default="-", show_default=True,
               help="Where --batch writes its CSV.")
 @user_errors
-def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, as_json, batch,
-              out):
+def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only, as_json,
+              batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -143,14 +165,15 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, a
             try:
                 state = load_position(line)
                 r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits,
-                                   round_only)
+                                   round_only, tt_mb)
             except (NiwaError, click.ClickException) as e:
                 # one bad line should not cost the rest of a long batch: say which, go on
                 message = e.format_message() if isinstance(e, click.ClickException) else str(e)
                 click.echo(f"line {number}: {message.splitlines()[0]}", err=True)
                 failed += 1
                 continue
-            writer.writerow([line, f"{r.value:.6f}", r.proven, r.best_name or "",
+            value = "" if r.value is None else f"{r.value:.6f}"
+            writer.writerow([line, value, r.proven, r.best_name or "",
                              " ".join(r.pv), r.depth, r.nodes, f"{r.time_s:.4f}",
                              f"{r.nps:.0f}", f"{r.tt_fill:.6f}"])
             out.flush()
@@ -160,7 +183,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, round_only, a
                             "(their line numbers are above); the others are in the CSV")
         return
     state = load_position(position)
-    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only)
+    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb)
     if as_json:
         click.echo(json.dumps(json_report(state, r)))
     else:

@@ -3,7 +3,7 @@ analysis). A spec is `name` or `name:key=value,key=value`, e.g. `mcts:iters=2000
 
 Agents: `random`, `greedy` (one ply with the game's evaluation), `mcts:iters=2000,c=1.4`
 (UCT + MCTS-Solver, chance and simultaneous nodes; ISMCTS where something is hidden),
-`ismcts:...`, `alphabeta:depth=8` or `alphabeta:time=1s`, `human`.
+`ismcts:...`, `alphabeta:depth=8` or `alphabeta:time=1s`, `perfect:time=1s` (df-pn proofs), `human`.
 `describe_agents()` lists every parameter with its default.
 
 An agent is asked for one action at a time:
@@ -305,6 +305,13 @@ def mcts_settings(state, params: dict) -> dict:
     return {**{k: v[1] for k, v in _MCTS_PARAMS.items()}, **game_mcts_defaults(state), **params}
 
 
+def _perfect_agent(seed=None, **params):
+    """solver.perfect.PerfectAgent, imported when first built (it builds on this module)."""
+    from niwa.solver.perfect import PerfectAgent
+
+    return PerfectAgent(seed=seed, **params)
+
+
 @dataclass
 class AgentSpec:
     factory: type
@@ -326,6 +333,13 @@ REGISTRY: dict[str, AgentSpec] = {
         "dets": (int, 1, "determinizations when something is hidden"),
     }, "iterative-deepening alpha-beta, e.g. alphabeta:depth=8 or alphabeta:time=1s"),
     "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
+    "perfect": AgentSpec(_perfect_agent, {
+        "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
+        "tt_mb": (float, 256.0, "proof table in MB, kept across the moves of a game"),
+        "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
+                                  "(one parameter at most: fallback=mcts:iters=500)"),
+    }, "plays proven wins from df-pn proofs (two-player perfect-information games), "
+       "else the hardest-to-refute move, else its fallback, e.g. perfect:time=1s"),
 }
 
 

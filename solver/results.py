@@ -54,3 +54,6 @@ class SearchResult:
     strategies: list | None = None  # MCTS at a simultaneous root: per seat, rows of
     #                                 (action, probability, visits, mean)
     episode: int | None = None      # alpha-beta search(episode=True): the episode searched
+    status: str | None = None       # proof: "proven", or why the value is only an estimate
+    table_warning: str | None = None    # proof: the table was too small (give more --tt-mb)
+    proof_numbers: tuple[int, int] | None = None    # proof: the root's (pn, dn) at the end

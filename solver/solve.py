@@ -9,9 +9,11 @@ asks, without any command-line concerns.
 
 from __future__ import annotations
 
+import dataclasses
+
 from niwa.ext.errors import NiwaError
 from niwa.solver.agents import hides_something_from, mcts_settings
-from niwa.solver.results import SearchResult
+from niwa.solver.results import ActionStat, SearchResult
 
 
 class SolveError(NiwaError):
@@ -23,12 +25,64 @@ def has_hidden_information(state) -> bool:
     return any(hides_something_from(state, p) for p in range(state.num_players))
 
 
+def proof_refusal(state) -> str | None:
+    """Why the df-pn proof search cannot decide `state` (None: it can): it needs two
+    players, no chance, alternating moves and nothing hidden (the game's spec says so
+    for the whole game, the position itself for this node)."""
+    from niwa.ext.registry import spec_of
+
+    if state.num_players != 2:
+        return f"proof search is for two players; this position has {state.num_players}"
+    spec = spec_of(state)
+    traits = spec.traits if spec is not None else None
+    if traits is not None and (traits.chance or traits.deals):
+        return "proof search needs a deterministic game; this game has chance"
+    if traits is not None and traits.simultaneous:
+        return "proof search needs alternating moves; this game has simultaneous moves"
+    if (traits is not None and traits.hidden_information) or has_hidden_information(state):
+        return "proof search needs perfect information; this position hides something"
+    return None
+
+
+def proof_to_search_result(state, proof) -> SearchResult:
+    """A ProofResult as the SearchResult `niwa solve` prints: every root move's proven
+    value, the PV to the end of the game; an unproven root keeps value None."""
+    actions = [ActionStat(m.action, m.name, m.value, proven=m.value is not None)
+               for m in proof.moves]
+    best = proof.pv_actions[0] if proof.pv_actions else None
+    total_nodes = proof.nodes + proof.followup_nodes
+    total_time = proof.time_s + proof.followup_time_s
+    return SearchResult(
+        algo="proof", value=proof.value, player=proof.player, proven=proof.proven,
+        best=best, best_name=proof.pv[0] if proof.pv else None, actions=actions,
+        pv=list(proof.pv), depth=len(proof.pv), nodes=total_nodes, time_s=total_time,
+        nps=total_nodes / total_time if total_time > 0 else 0.0, tt_fill=proof.tt_fill,
+        status=proof.status, table_warning=proof.table_warning,
+        proof_numbers=(proof.root_pn, proof.root_dn))
+
+
+def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None):
+    """The df-pn proof of `state` within `time_s` seconds (default 10): (SearchResult,
+    ProofResult). Once proven, the follow-up that values every root move and plays the
+    PV out may take as long again (it re-searches only what the table lost)."""
+    from niwa.solver.proof import ProofSearch
+
+    budget = 10.0 if time_s is None else time_s
+    searcher = searcher or ProofSearch(tt_mb=tt_mb)
+    proof = searcher.solve(state, time_limit=budget, followup_time_limit=budget)
+    return proof_to_search_result(state, proof), proof
+
+
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                   tt_bits=22, round_only=False) -> SearchResult:
+                   tt_bits=22, round_only=False, tt_mb=256) -> SearchResult:
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
-    `algo`: alphabeta, mcts, or auto (alpha-beta unless something is hidden: then ISMCTS).
+    `algo`: proof (df-pn, two-player perfect-information win/loss games), alphabeta, mcts,
+    or auto (proof where it applies, else alpha-beta unless something is hidden: then
+    ISMCTS). A proof that does not finish in `time_s` hands the time it did not use to
+    alpha-beta (or, with none left, reports the root's proof/disproof numbers): the
+    result's `status` says why the value is an estimate. `tt_mb`: the proof table.
     `round_only`: open-hands alpha-beta of the rest of the current round only (the game's
     episode, State.episode()); the value is then the round's outcome as the game's
     evaluation at the round's end defines it, and the result's `episode` names the round."""
@@ -43,7 +97,13 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
         if state.episode() == 0:
             raise SolveError(f"--round: {state.game_name} has no rounds")
         algo = "alphabeta"
-    if algo == "auto":
+    if algo in ("auto", "proof"):
+        refusal = proof_refusal(state) if depth is None and iters is None else \
+            "a --depth or --iters budget asks for alpha-beta or MCTS"
+        if refusal is None:
+            return _proof_or_estimate(state, time_s, tt_mb, tt_bits)
+        if algo == "proof":
+            raise SolveError(refusal)
         algo = "mcts" if has_hidden_information(state) else "alphabeta"
     if algo == "alphabeta":
         ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
@@ -61,3 +121,23 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
         iters = 100_000
     return tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)
 
+
+
+def _proof_or_estimate(state, time_s, tt_mb, tt_bits) -> SearchResult:
+    """The proof in 80% of the budget or, when it does not finish, alpha-beta's estimate
+    in the rest (the proof's own figures kept in `status` and `proof_numbers`)."""
+    from niwa.solver.alphabeta import AlphaBeta
+
+    budget = 10.0 if time_s is None else time_s
+    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb)
+    if proof.proven:
+        return result
+    why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "
+           f"table {proof.tt_fill:.1%} full, root pn={proof.root_pn} dn={proof.root_dn}")
+    estimate = AlphaBeta(state.num_players, tt_bits=tt_bits).search(
+        state, depth=200, time_limit=max(0.2 * budget, 0.05), root_values=True)
+    if estimate.value is None:
+        return dataclasses.replace(result, status=why)
+    return dataclasses.replace(
+        estimate, algo="proof+alphabeta", status=why, table_warning=proof.table_warning,
+        proof_numbers=(proof.root_pn, proof.root_dn))
