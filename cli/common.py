@@ -31,32 +31,6 @@ def user_errors(fn):
     return wrapper
 
 
-class BoundedInt(click.ParamType):
-    """An integer option in lo..hi whose bad value is one 'Error: ...' line (click's own
-    IntRange prints the usage block too)."""
-
-    name = "integer"
-
-    def __init__(self, lo: int, hi: int):
-        self.lo, self.hi = lo, hi
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            number = value
-        else:
-            try:
-                number = int(str(value).strip())
-            except ValueError:
-                number = None
-        if number is None or not self.lo <= number <= self.hi:
-            name = param.opts[0] if param is not None and param.opts else "value"
-            raise UserError(f"{name} must be an integer {self.lo}..{self.hi}, got {value!s:.30}")
-        return number
-
-    def get_metavar(self, param, ctx=None):
-        return f"{self.lo}..{self.hi}"
-
-
 def load_position(text: str):
     from niwa.ext.registry import parse_position
 

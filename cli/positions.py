@@ -6,7 +6,7 @@ import json
 
 import click
 
-from niwa.cli.common import BoundedInt, UserError, load_position, user_errors, variant_option
+from niwa.cli.common import Number, UserError, load_position, user_errors, variant_option
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options
 
@@ -137,7 +137,7 @@ def moves_cmd(position, as_json):
 
 @click.command("perft")
 @click.argument("position")
-@click.option("--depth", "-d", type=BoundedInt(0, 64), required=True, help="Plies to count.")
+@click.option("--depth", "-d", type=Number(int, 0, 64), required=True, help="Plies to count.")
 @click.option("--divide", is_flag=True, help="Also print the count below each first action.")
 @user_errors
 def perft_cmd(position, depth, divide):

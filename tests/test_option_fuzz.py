@@ -43,8 +43,9 @@ def stubs(monkeypatch):
         seen["experiment"], seen["executor"] = exp, executor
         raise Accepted
 
-    def solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only):
-        seen["solve"] = dict(time_s=time_s, depth=depth, iters=iters, seed=seed, tt=tt_bits)
+    def solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb):
+        seen["solve"] = dict(time_s=time_s, depth=depth, iters=iters, seed=seed, tt=tt_bits,
+                             tt_mb=tt_mb)
         raise Accepted
 
     monkeypatch.setattr(tournament_mod, "run_tournament", run_tournament)
@@ -107,7 +108,7 @@ def test_analyse_numbers(option, stubs, tmp_path):
             assert 1 <= exp.games <= 1_000_000 and 0 <= exp.seed <= MAX_SEED
 
 
-@pytest.mark.parametrize("option", ["--time", "--depth", "--iters", "--seed", "--tt"])
+@pytest.mark.parametrize("option", ["--time", "--depth", "--iters", "--seed", "--tt", "--tt-mb"])
 def test_solve_numbers(option, stubs, tmp_path):
     for value in NUMBERS:
         if invoke(["solve", "lotus", option, value], tmp_path) is ACCEPTED:
@@ -116,6 +117,7 @@ def test_solve_numbers(option, stubs, tmp_path):
             assert got["iters"] is None or 1 <= got["iters"] <= 10**9
             assert got["depth"] is None or 1 <= got["depth"] <= 500
             assert 0 <= got["seed"] <= MAX_SEED and 10 <= got["tt"] <= 28
+            assert 1 <= got["tt_mb"] <= 1 << 20
 
 
 def test_sprt_numbers(stubs, tmp_path):
