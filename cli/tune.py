@@ -30,14 +30,16 @@ def register(main: click.Group) -> None:
               metavar="NAME=LOW:HIGH", help="A numeric parameter and its range (repeatable).")
 @click.option("--iterations", "-n", type=int, default=100, show_default=True,
               help="SPSA iterations.")
-@click.option("--games-per-iteration", type=int, default=2, show_default=True,
-              help="Games per iteration: seat-swapped pairs, theta+ against theta-.")
+@click.option("--games-per-iteration", type=int, default=None,
+              help="Games per iteration: seat-swapped pairs, theta+ against theta- (default "
+                   "2), or a multiple of 4 with --opponent (default 4).")
 @click.option("--opponent", default=None, metavar="SPEC",
-              help="Not supported yet (SPSA plays theta+ against theta-).")
+              help="Play theta+ and theta- each against this agent (4 games a deal) "
+                   "instead of against each other.")
 @click.option("--c-frac", type=float, default=None,
-              help="Final perturbation as a fraction of each range (default 0.1).")
+              help="Final perturbation as a fraction of each range (default 0.2).")
 @click.option("--step-frac", type=float, default=None,
-              help="Final move per unit score as a fraction of each range (default 0.02).")
+              help="Final move per unit score as a fraction of each range (default 0.04).")
 @variant_option
 @runner_options
 @click.option("--seed", type=int, default=1, show_default=True,

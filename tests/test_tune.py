@@ -142,6 +142,21 @@ def _games(out_dir):
                 for row in csv.DictReader(f)]
 
 
+def test_against_an_opponent(tmp_path):
+    config = _config(opponent="random", iterations=2)
+    assert config.games_per_iteration == 4
+    with pytest.raises(TuneError, match="multiple of 4"):
+        _config(opponent="random", games_per_iteration=2)
+    tune.run_tune(config, str(tmp_path / "o"), executor=LocalExecutor(1))
+    with open(os.path.join(tmp_path, "o", "games.csv"), encoding="utf-8") as f:
+        games = list(csv.DictReader(f))
+    assert [g["side"] for g in games[:4]] == ["+", "+", "-", "-"]
+    assert all("random" in (g["agent_0"], g["agent_1"]) for g in games)
+    assert len({g["deal_seed"] for g in games[:4]}) == 1
+    assert tune.pair_score([{**g, "plus_seat": g["plus_seat"]} for g in games[:4]]) in \
+        (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)
+
+
 def test_cli_prints_the_final_spec(tmp_path):
     from click.testing import CliRunner
 
@@ -158,15 +173,16 @@ def test_cli_prints_the_final_spec(tmp_path):
 
 @pytest.mark.slow
 def test_spsa_improves_a_mis_set_exploration_constant(tmp_path):
-    """See the report: a run from c=5 on Lotus, then 200 games of the result against c=5."""
+    """A run from c=5 on Lotus (about 2 min on 2 cores; c=1.15 with seed 1), then 200
+    seat-swapped games of the result against c=5 (about 1 min): at least 55%."""
     from niwa.analysis.arena.tournament import make_config, run_tournament
     from niwa.analysis.stats.intervals import wilson_interval
 
     config = tune.make_tune_config("lotus", SLOW_AGENT, ["c=0.1:5"],
                                    iterations=SLOW_ITERATIONS, seed=1)
     out = tune.run_tune(config, str(tmp_path / "tune"), executor=LocalExecutor(2))
-    assert out.theta[0] < 4.0
-    tconfig, _ = make_config("lotus", [out.final_spec, SLOW_AGENT], games=200, seed=99)
+    assert out.theta[0] < 2.5
+    tconfig, _ = make_config("lotus", [out.final_spec, SLOW_AGENT], games=200, seed=7)
     result = run_tournament(tconfig, str(tmp_path / "check"), executor=LocalExecutor(2),
                             progress=False)
     first = result.tables.standings.set_index("agent").loc[out.final_spec]
@@ -176,5 +192,5 @@ def test_spsa_improves_a_mis_set_exploration_constant(tmp_path):
     assert points / n >= 0.55, (points / n, low, high)
 
 
-SLOW_AGENT = "mcts:iters=100,c=5"
+SLOW_AGENT = "mcts:iters=400,c=5"      # c matters at 400 iterations (not at 100)
 SLOW_ITERATIONS = 150

@@ -19,17 +19,22 @@ Model. theta holds p parameters, each in [low_i, high_i]. Iteration k = 0..N-1:
                cancels): deal seed derive_seed(seed, 'tune', k, 'deal', pair).
     theta_i <- clip_i(theta_i + a_k,i * score_k / (c_k,i * delta_i))
 
+With an opponent (--opponent SPEC) each deal is played four times instead, theta+ and
+theta- each in both seats against the opponent, and score_k = theta+'s mean points against
+it minus theta-'s (again in [-1, 1]).
+
 (fishtest writes the step r_k c_k result delta with r_k = a_k / c_k^2: the same thing; 1/delta
 = delta.) Integer parameters move as reals and are rounded only when a spec is built.
 
 Defaults, fishtest's: alpha = 0.602, gamma = 0.101, A = 10% of the iterations. The gains are
 set from the parameter range, like fishtest's autofill, by their values at the last
-iteration: c_end = c_frac (high - low) (fishtest's c_end is a twentieth of the range; the
-default here, a tenth, suits runs of a hundred or so iterations rather than fishtest's tens
-of thousands), and a_end = step_frac (high - low) c_end, so that a unit score moves theta by
-step_frac of the range at the end (default 0.02: fishtest's r_end = a_end / c_end^2 = 0.002
-is for its tens of thousands of game pairs). Then c = c_end N^gamma and
-a = a_end (A + N)^alpha.
+iteration: c_end = c_frac (high - low) and a_end = step_frac (high - low) c_end, so that a
+unit score moves theta by step_frac of the range at the end; then c = c_end N^gamma and
+a = a_end (A + N)^alpha. fishtest's autofill takes c_end = (high - low) / 20 and
+r_end = a_end / c_end^2 = 0.002, for runs of tens of thousands of game pairs; for runs of a
+hundred or two iterations the defaults here are larger, c_frac = 0.2 and step_frac = 0.04
+(measured on Lotus MCTS's c: fishtest-like 0.1 / 0.02 moved c=5 only to 3.6 in 150
+iterations, 0.2 / 0.04 to about 1; see tests/test_tune.py's slow test).
 
 The run: each iteration's games are a schedule fed to the run engine (arena.runner), played
 in parallel on the executor (local pool or Dask), appended to games.csv as they end. theta
@@ -49,7 +54,7 @@ from niwa.analysis.arena.schedule import GameTask, TournamentError, derive_seed
 
 ALPHA, GAMMA = 0.602, 0.101
 A_FRACTION = 0.1
-C_FRACTION, STEP_FRACTION = 0.1, 0.02
+C_FRACTION, STEP_FRACTION = 0.2, 0.04
 
 TRAJECTORY_CSV, GAMES_CSV, META_JSON, PLOT_PNG = (
     "trajectory.csv", "games.csv", "tune.json", "trajectory.png")
@@ -175,14 +180,21 @@ def spec_with(agent_spec: str, params, theta, digits: int | None = None) -> str:
     return f"{name}:{','.join(out)}" if out else name
 
 
+def _outcome(row) -> float:
+    """+1 / 0 / -1: the agent in seat plus_seat did better / as well / worse."""
+    s = int(row["plus_seat"])
+    mine, theirs = float(row[f"result_{s}"]), float(row[f"result_{1 - s}"])
+    return 1.0 if mine > theirs else -1.0 if mine < theirs else 0.0
+
+
 def pair_score(rows) -> float:
-    """score_k: the mean over the games of (points of theta+ - points of theta-)."""
-    total = 0.0
-    for row in rows:
-        s = int(row["plus_seat"])
-        mine, theirs = float(row[f"result_{s}"]), float(row[f"result_{1 - s}"])
-        total += 1.0 if mine > theirs else -1.0 if mine < theirs else 0.0
-    return total / len(rows)
+    """score_k: the mean over the games of (points of theta+ - points of theta-); with an
+    opponent (rows with side '+' / '-'), theta+'s mean points against it minus theta-'s."""
+    if any(row.get("side") in ("+", "-") for row in rows):
+        plus = [_outcome(r) for r in rows if r["side"] == "+"]
+        minus = [_outcome(r) for r in rows if r["side"] == "-"]
+        return (sum(plus) / len(plus) - sum(minus) / len(minus)) / 2
+    return sum(_outcome(r) for r in rows) / len(rows)
 
 
 # --- the run --------------------------------------------------------------------------------
@@ -197,7 +209,7 @@ class TuneConfig:
     start: list                     # theta_0
     iterations: int
     pairs: int = 1                  # seat-swapped game pairs per iteration
-    opponent: str | None = None     # reserved: SPSA here plays theta+ against theta-
+    opponent: str | None = None     # None: theta+ against theta-; else both against it
     variant: dict = field(default_factory=dict)
     seed: int = 1
     c_frac: float = C_FRACTION
@@ -217,11 +229,11 @@ class TuneConfig:
 
     @property
     def games_per_iteration(self) -> int:
-        return 2 * self.pairs
+        return (4 if self.opponent else 2) * self.pairs
 
 
 def make_tune_config(game: str, agent: str, params: list[str], *, iterations: int = 100,
-                     games_per_iteration: int = 2, variant: dict | None = None, seed: int = 1,
+                     games_per_iteration: int | None = None, variant: dict | None = None, seed: int = 1,
                      c_frac: float = C_FRACTION, step_frac: float = STEP_FRACTION,
                      max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
@@ -243,14 +255,19 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
         raise TuneError("a parameter is given twice in --param")
     if iterations < 1:
         raise TuneError(f"--iterations must be at least 1, got {iterations}")
-    if games_per_iteration < 2 or games_per_iteration % 2:
-        raise TuneError("--games-per-iteration must be a positive even number (seat-swapped "
-                        f"pairs), got {games_per_iteration}")
+    unit = 4 if opponent else 2
+    if games_per_iteration is None:
+        games_per_iteration = unit
+    if games_per_iteration < unit or games_per_iteration % unit:
+        raise TuneError(f"--games-per-iteration must be a positive multiple of {unit} "
+                        f"(seat-swapped pairs{', for theta+ and theta-' if opponent else ''})"
+                        f", got {games_per_iteration}")
     for label, x in (("--c-frac", c_frac), ("--step-frac", step_frac)):
         if not (math.isfinite(x) and x > 0):
             raise TuneError(f"{label} must be positive, got {x}")
     if opponent:
-        raise TuneError("--opponent is not supported yet: SPSA plays theta+ against theta-")
+        opponent = opponent.strip()
+        make_agent(opponent, seed=0)
     settings = agent_settings(agent, info.name)
     start = clip(plist, [float(settings[p.name]) for p in plist])
     for p, x in zip(plist, start, strict=True):   # the clipped start must still be valid
@@ -258,14 +275,16 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
     return TuneConfig(game=info.name, agent=agent.strip(),
                       params=[[p.name, p.low, p.high, p.integer] for p in plist],
                       start=list(start), iterations=int(iterations),
-                      pairs=games_per_iteration // 2, variant=dict(state.variant),
+                      pairs=games_per_iteration // unit, opponent=opponent or None,
+                      variant=dict(state.variant),
                       seed=int(seed), c_frac=float(c_frac), step_frac=float(step_frac),
                       max_plies=max_plies)
 
 
 class IterationSchedule:
     """The games of iteration k: `pairs` deals, each played twice with the seats swapped,
-    theta+ against theta-. Game ids k*G .. k*G+G-1 (G games per iteration)."""
+    theta+ against theta- (or four times: theta+, then theta-, against the opponent).
+    Game ids k*G .. k*G+G-1 (G games per iteration)."""
 
     def __init__(self, config: TuneConfig, k: int, plus_spec: str, minus_spec: str):
         self.config, self.k = config, k
@@ -279,9 +298,15 @@ class IterationSchedule:
 
     def _task(self, j: int) -> GameTask:
         cfg = self.config
-        pair, swap = divmod(j, 2)
-        plus_seat = swap
-        specs = (self.plus, self.minus) if plus_seat == 0 else (self.minus, self.plus)
+        if cfg.opponent:        # per deal: theta+ in seat 0, 1, then theta- in seat 0, 1
+            pair, r = divmod(j, 4)
+            side, plus_seat = "+-"[r // 2], r % 2
+            tuned = self.plus if side == "+" else self.minus
+            other = cfg.opponent
+        else:
+            pair, plus_seat = divmod(j, 2)
+            side, tuned, other = "", self.plus, self.minus
+        specs = (tuned, other) if plus_seat == 0 else (other, tuned)
         return GameTask(
             game_id=self.first_id + j, round=self.k, table=pair, game=cfg.game,
             variant=self.variant, deal_seed=derive_seed(cfg.seed, "tune", self.k, "deal", pair),
@@ -289,7 +314,7 @@ class IterationSchedule:
             agent_seeds=tuple(derive_seed(cfg.seed, "tune", self.k, "agent", j, s)
                               for s in range(2)),
             time_limits=(None, None), max_plies=cfg.max_plies,
-            extra=(("iteration", self.k), ("plus_seat", plus_seat)))
+            extra=(("iteration", self.k), ("plus_seat", plus_seat), ("side", side)))
 
     def __iter__(self):
         return (self._task(j) for j in range(self.n))
@@ -319,7 +344,7 @@ class _KeepOpen:
 def games_columns() -> list[str]:
     from niwa.analysis.arena.game_log import csv_columns
 
-    return csv_columns(2) + ["iteration", "plus_seat"]
+    return csv_columns(2) + ["iteration", "plus_seat", "side"]
 
 
 def trajectory_columns(params) -> list[str]:
