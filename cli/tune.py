@@ -21,7 +21,15 @@ def register(main: click.Group) -> None:
     main.add_command(tune_cmd)
 
 
-@click.command("tune")
+class _RecordedCommand(click.Command):
+    """Keeps the arguments as typed for the run's record (cli.common.recorded_command)."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["niwa_raw_args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+@click.command("tune", cls=_RecordedCommand)
 @click.argument("game")
 @click.option("--agent", "-a", required=True, metavar="SPEC",
               help="The agent tuned; its values of the tuned parameters are the start, "
