@@ -4,8 +4,7 @@ Method: simultaneous perturbation stochastic approximation (J. C. Spall, "Multiv
 stochastic approximation using a simultaneous perturbation gradient approximation", IEEE
 Trans. Autom. Control 37(3), 1992; "Implementation of the simultaneous perturbation
 algorithm for stochastic optimization", IEEE Trans. Aerosp. Electron. Syst. 34(3), 1998),
-in the form of fishtest's SPSA tuner (github.com/official-stockfish/fishtest,
-server/fishtest/spsa_handler.py).
+in the form of fishtest's SPSA tuner (github.com/official-stockfish/fishtest).
 
 Model. theta holds p parameters, each in [low_i, high_i]. Iteration k = 0..N-1:
 
@@ -27,14 +26,14 @@ it minus theta-'s (again in [-1, 1]).
 = delta.) Integer parameters move as reals and are rounded only when a spec is built.
 
 Defaults, fishtest's: alpha = 0.602, gamma = 0.101, A = 10% of the iterations. The gains are
-set from the parameter range, like fishtest's autofill, by their values at the last
-iteration: c_end = c_frac (high - low) and a_end = step_frac (high - low) c_end, so that a
-unit score moves theta by step_frac of the range at the end; then c = c_end N^gamma and
-a = a_end (A + N)^alpha. fishtest's autofill takes c_end = (high - low) / 20 and
-r_end = a_end / c_end^2 = 0.002, for runs of tens of thousands of game pairs; for runs of a
-hundred or two iterations the defaults here are larger, c_frac = 0.2 and step_frac = 0.04
-(measured on Lotus MCTS's c: fishtest-like 0.1 / 0.02 moved c=5 only to 3.6 in 150
-iterations, 0.2 / 0.04 to about 1; see tests/test_tune.py's slow test).
+set from the parameter range, as in fishtest, by their values at the last iteration:
+c_end = c_frac (high - low) and a_end = step_frac (high - low) c_end, so that a unit score
+moves theta by step_frac of the range at the end; then c = c_end N^gamma and
+a = a_end (A + N)^alpha. fishtest's usual choice, c_end about (high - low) / 20 and
+r_end = a_end / c_end^2 = 0.002, suits its runs of tens of thousands of game pairs; for runs
+of a hundred or two iterations the defaults here are larger, c_frac = 0.2 and
+step_frac = 0.04 (measured on Lotus MCTS's c from 5 in 150 iterations of 2 games: 0.1 / 0.02
+reached only 3.6, 0.2 / 0.04 reached 1.15; see tests/test_tune.py's slow test).
 
 The run: each iteration's games are a schedule fed to the run engine (arena.runner), played
 in parallel on the executor (local pool or Dask), appended to games.csv as they end. theta
