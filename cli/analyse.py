@@ -9,13 +9,18 @@ import time
 import click
 
 from niwa.cli.common import (
+    SEED,
     AgentsCommand,
+    Number,
     UserError,
     given_on_command_line,
     recorded_command,
     runner_options,
     user_errors,
 )
+
+# experiments.variants.STRIDE (not imported here: it would load scipy for every command)
+MAX_GAMES_PER_VARIANT = 1_000_000
 
 
 def register(main: click.Group) -> None:
@@ -35,21 +40,27 @@ def register(main: click.Group) -> None:
 @click.option("--strengths", multiple=True, metavar="NAME:KEY=V1,V2,...",
               help="Sweep self-play strength, e.g. mcts:iters=100,1000,10000 (repeatable; "
                    "weakest first).")
-@click.option("--games", "-n", type=int, default=1000, show_default=True,
+@click.option("--games", "-n", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=1000, show_default=True,
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
-@click.option("--players", type=int, default=None, help="Players per game (a fixed setting).")
+@click.option("--players", type=Number(int, 1, 64), default=None,
+              help="Players per game (a fixed setting).")
 @runner_options
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Experiment seed: fixes every game (each variant gets its own seed from it).")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: analysis-GAME-DATE-TIME).")
 @click.option("--resume", is_flag=True,
               help="Continue the experiment in --out (options default to the saved ones; "
-                   "given ones must match, except --games, which may grow it).")
+                   "given ones must match, except --games, which may grow it). With GAME it "
+                   "starts the experiment if --out holds none yet.")
+@click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
+              show_default=True,
+              help="On --resume, a games.csv row that is corrupt or contradicts the "
+                   "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, executor, seed,
-                out_dir, resume):
+                out_dir, resume, on_bad_rows):
     """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
     first-player advantage, balance, game length, running-score and game-specific
     metrics, tests between variants and plain-language verdicts.
@@ -89,7 +100,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
     click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
                f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
     try:
-        outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan)
+        outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan,
+                          on_bad_rows=on_bad_rows)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa analyse "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)

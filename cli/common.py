@@ -117,10 +117,44 @@ def given_on_command_line(name: str) -> bool:
     return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
 
 
-def _positive_workers(ctx, param, value):
-    if value is not None and value < 1:
-        raise UserError(f"--workers must be at least 1, got {value}")
-    return value
+class Number(click.ParamType):
+    """An int or float option checked where it is parsed: a number of the right kind,
+    finite, within [low, high] (`low_open`: strictly above low). Anything else is a
+    one-line error (exit 2), never a value a searcher or a schedule chokes on later."""
+
+    def __init__(self, kind: type, low: float, high: float, low_open: bool = False):
+        self.kind, self.low, self.high, self.low_open = kind, low, high, low_open
+        self.name = "integer" if kind is int else "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        option = param.opts[0] if param is not None and param.opts else "value"
+        text = str(value).strip()
+        if self.kind is int:
+            try:
+                number = value if isinstance(value, int) and not isinstance(value, bool) \
+                    else int(text, 10)
+            except ValueError:
+                raise UserError(f"{option} must be a whole number, got {text!r}") from None
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise UserError(f"{option} must be a number of seconds, got {text!r}") from None
+            if not math.isfinite(number):
+                raise UserError(f"{option} must be a finite number, got {text}")
+        too_low = number <= self.low if self.low_open else number < self.low
+        if too_low or number > self.high:
+            fmt = (lambda x: str(int(x))) if self.kind is int else (lambda x: f"{x:g}")
+            low = f"above {fmt(self.low)}" if self.low_open else f"at least {fmt(self.low)}"
+            raise UserError(f"{option} must be {low} and at most {fmt(self.high)}, got {text}")
+        return number
+
+
+# the ranges of the options shared by several commands
+SEED = Number(int, 0, 2**64 - 1)
+WORKERS = Number(int, 1, 4096)
 
 
 def recorded_command(name: str) -> str:
@@ -137,6 +171,6 @@ def runner_options(fn):
     fn = click.option("--executor", default="local", show_default=True,
                       metavar="local|dask://HOST:PORT",
                       help="Where games run: a local process pool or a Dask scheduler.")(fn)
-    return click.option("--workers", "-j", type=int, default=None, callback=_positive_workers,
+    return click.option("--workers", "-j", type=WORKERS, default=None,
                         help="Parallel games (default: all cores; with dask: the cluster's "
                              "threads).")(fn)

@@ -9,9 +9,12 @@ import sys
 
 import click
 
-from niwa.cli.common import UserError, load_position, user_errors
+from niwa.cli.common import SEED, Number, UserError, load_position, user_errors
 from niwa.ext.errors import NiwaError
 from niwa.solver.solve import solve_position
+
+MAX_MOVE_SECONDS = 86_400.0     # a day of search: the longest budget that means anything
+MAX_ITERATIONS = 10**9          # about an hour of MCTS at the fastest playouts
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
 
@@ -97,14 +100,14 @@ def json_report(state, r) -> dict:
                    "a position with hidden parts searches it with everything open (Haru "
                    "open-hands analysis: draws by expectation, each simultaneous choice "
                    "solved as a matrix game, the mixed strategy printed).")
-@click.option("--time", "time_s", type=click.FloatRange(min=0.001), default=None,
+@click.option("--time", "time_s", type=Number(float, 0.001, MAX_MOVE_SECONDS), default=None,
               help="Seconds of search (alpha-beta default 10 s when --depth is not given).")
-@click.option("--depth", type=click.IntRange(1, 500), default=None,
+@click.option("--depth", type=Number(int, 1, 500), default=None,
               help="Alpha-beta plies (iterative deepening stops earlier when proven).")
-@click.option("--iters", type=click.IntRange(min=1), default=None,
+@click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
               help="MCTS iterations (default 100000 when --time is not given).")
-@click.option("--seed", type=int, default=0, show_default=True, help="MCTS seed.")
-@click.option("--tt", "tt_bits", type=click.IntRange(10, 28), default=22, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True, help="MCTS seed.")
+@click.option("--tt", "tt_bits", type=Number(int, 10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
 @click.option("--round", "round_only", is_flag=True,
               help="Search only the rest of the current round (Haru), hands open: the value "

@@ -8,8 +8,11 @@ import time
 
 import click
 
+from niwa.analysis.arena.schedule import MAX_GAME_ID, MAX_MOVE_SECONDS, MAX_PLIES
 from niwa.cli.common import (
+    SEED,
     AgentsCommand,
+    Number,
     UserError,
     given_on_command_line,
     recorded_command,
@@ -28,37 +31,52 @@ def register(main: click.Group) -> None:
 @click.option("--agents", "-a", "agents", multiple=True, metavar="SPEC [SPEC ...]",
               help="Agent specs (`niwa agents` lists them), e.g. random mcts:iters=200. "
                    "Repeat a spec to field it twice.")
-@click.option("--games", "-n", type=int, default=None,
+@click.option("--games", "-n", type=Number(int, 1, MAX_GAME_ID), default=None,
               help="Games per table (pairing), rounded up to whole rounds. Default 10 "
                    "(2000 with --sprt, which stops earlier).")
-@click.option("--rounds", "-r", type=int, default=None,
+@click.option("--rounds", "-r", type=Number(int, 1, MAX_GAME_ID), default=None,
               help="Rounds; each plays every table once in every seat order on one deal.")
 @click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]),
               default="round-robin", show_default=True,
               help="gauntlet: the first agent against each of the others.")
 @variant_option
-@click.option("--players", type=int, default=None, help="Players per game (a variant).")
+@click.option("--players", type=Number(int, 1, 64), default=None,
+              help="Players per game (a variant).")
 @runner_options
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Tournament seed: fixes every deal, chance event and agent seed.")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: tournament-GAME-DATE-TIME).")
 @click.option("--resume", is_flag=True,
               help="Finish the tournament recorded in --out (options default to the saved "
-                   "ones; any given option must match).")
+                   "ones; any given option must match). With GAME and --agents it starts "
+                   "the tournament if --out holds none yet, so one command can be repeated "
+                   "until the run ends.")
 @click.option("--sprt", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
               help="Two agents only: stop when the SPRT (first agent stronger?) decides.")
-@click.option("--max-plies", type=int, default=None,
+@click.option("--max-plies", type=Number(int, 1, MAX_PLIES), default=None,
               help="Stop a game after this many plies and score it a draw.")
-@click.option("--move-time", type=float, default=None,
+@click.option("--move-time", type=Number(float, 0, MAX_MOVE_SECONDS, low_open=True),
+              default=None,
               help="Seconds allowed per move; an agent over it forfeits the game.")
-@click.option("--time-margin", type=float, default=0.5, show_default=True,
+@click.option("--tc", "time_control", default=None, metavar="[MOVES/]SECONDS[+INC]",
+              help="Clock for every agent, cutechess syntax: 60+0.5 (60 s a game, 0.5 s "
+                   "added per move) or 40/60+0.5 (60 s per 40 moves). A spec's own tc= "
+                   "(e.g. mcts:tc=2+0.05) overrides it; a flag that falls loses on time. "
+                   "Searchers without time=/iters= pace themselves on it.")
+@click.option("--time-margin", type=Number(float, 0, MAX_MOVE_SECONDS), default=0.5,
+              show_default=True,
               help="Slack (s) over an agent's own time= budget before it forfeits.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
+@click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
+              show_default=True,
+              help="On --resume, a games.csv row that is corrupt or contradicts the "
+                   "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
-                   seed, out_dir, resume, sprt, max_plies, move_time, time_margin, progress):
+                   seed, out_dir, resume, sprt, max_plies, move_time, time_control, time_margin,
+                   progress, on_bad_rows):
     """Play agents against each other on GAME with fair seating and write the results.
 
     \b
@@ -85,13 +103,13 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     if not resume and len(agents) < 2:
         raise UserError("give at least two agents: --agents A B [C ...]")
     given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
-                               "move_time", "time_margin", "sprt")
+                               "move_time", "time_control", "time_margin", "sprt")
              if given_on_command_line(name)}
     config, notes = resume_or_make_config(
         game, agents, given=given, out_dir=out_dir, resume=resume,
         variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
         rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
-        time_margin=time_margin, sprt=sprt)
+        time_margin=time_margin, sprt=sprt, time_control=time_control)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
     ex = make_executor(executor, workers)
@@ -102,7 +120,8 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     command = recorded_command("tournament")
     try:
         outcome = run_tournament(config, out_dir, executor=ex, resume=resume,
-                                 progress=progress, command=command)
+                                 progress=progress, command=command,
+                                 on_bad_rows=on_bad_rows)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tournament "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
@@ -130,8 +149,12 @@ def _report(outcome) -> None:
         click.echo("\n" + _match_line(outcome.config.labels, tables))
     seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
     click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
+    if tables.fit.extra.get("model") == "plackett-luce":
+        click.echo("ratings from finishing order (Plackett-Luce; see analysis/TOURNAMENT.md)")
     if meta.get("forfeits"):
-        click.echo(f"forfeits: {meta['forfeits']} (e.g. {meta['forfeit_examples'][0]})")
+        on_time = f", {meta['lost_on_time']} on time" if meta.get("lost_on_time") else ""
+        click.echo(f"forfeits: {meta['forfeits']}{on_time} (e.g. "
+                   f"{meta['forfeit_examples'][0]})")
     if meta.get("capped"):
         click.echo(f"games stopped by --max-plies (scored as draws): {meta['capped']}")
     sprt = outcome.sprt

@@ -1893,4 +1893,5 @@ SPEC = GameSpec(
     score_parts=("leaves", "flowers", "fruits", "parchments", "goals", "total"),
     solo_thresholds=SOLO_THRESHOLDS,
     check_variant=_check_variant,
+    placement=lambda state: [float(x) for x in state.scores()],   # final points
 )

@@ -1503,6 +1503,35 @@ def playouts(HaruState start, long long games, seed=0):
     return games, actions, [wins[0], wins[1]]
 
 
+def complete_information_state(str text):
+    """A full Haru notation consistent with an information state: the opponent's hidden
+    hand (`R:???`) and pending pick (`choose Y=?`) are taken from their unplayed set
+    (`?{...}`), the rest becomes their pile. Which values is irrelevant: the searcher is
+    handed `resample_hidden(seat)` of it, a uniform draw of everything hidden."""
+    parts = text.split("; ")
+    sections = {p.split(" ", 1)[0]: i for i, p in enumerate(parts)}
+    if not {"phase", "hands", "piles"} <= sections.keys():
+        return text
+    hands = dict(w.split(":", 1) for w in parts[sections["hands"]].split()[1:])
+    piles = dict(w.split(":", 1) for w in parts[sections["piles"]].split()[1:])
+    phase = parts[sections["phase"]]
+    for colour, pile in piles.items():
+        if not pile.startswith("?{"):
+            continue
+        unplayed = [v for v in pile[2:-1].split(",") if v]
+        hidden_hand = hands.get(colour, "-").count("?")
+        pending = 1 if phase == f"phase choose {colour}=?" else 0
+        if pending:
+            phase = f"phase choose {colour}={unplayed[0]}"
+        hand = unplayed[pending:pending + hidden_hand]
+        hands[colour] = "".join(hand) or "-"
+        piles[colour] = "{" + ",".join(unplayed[pending + hidden_hand:]) + "}"
+    parts[sections["phase"]] = phase
+    parts[sections["hands"]] = "hands " + " ".join(f"{c}:{h}" for c, h in hands.items())
+    parts[sections["piles"]] = "piles " + " ".join(f"{c}:{p}" for c, p in piles.items())
+    return "; ".join(parts)
+
+
 def max_game_length(dict v):
     """HARU_ROUND_CAP rounds of at most 8 turns; a turn is at most 2 draws, 2 picks, a croak
     and 7 frog/pad steps; + 6 draws to fill both hands at each round start."""
@@ -1521,6 +1550,7 @@ SPEC = GameSpec(
     simultaneous_when=lambda v: v["view"] == "simultaneous",
     create=lambda variant, seed: new_initial(seed, **variant),
     parse_notation=from_notation,
+    complete_information_state=complete_information_state,
     max_game_length=max_game_length,
     num_distinct_actions=lambda v: A_CROAK + 2,
     batch_playouts=playouts,

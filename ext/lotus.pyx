@@ -705,6 +705,17 @@ def playouts(LotusState start, long long games, seed=0):
     return games, actions, [wins[p] for p in range(start.d.nplayers)]
 
 
+def placement(LotusState state):
+    """Finishing order below the winner: stones in goal, plus the share of the route
+    distance covered as a fraction below 1 (it only breaks ties in stones)."""
+    start = LotusState(**state.variant)
+    out = []
+    for p in range(state.d.nplayers):
+        total = start.remaining_distance(p)
+        out.append(state.goal_count(p) + (total - state.remaining_distance(p)) / (total + 1))
+    return out
+
+
 SPEC = GameSpec(
     name="lotus",
     reference="niwa.ext.reference.lotus",
@@ -720,4 +731,5 @@ SPEC = GameSpec(
     stats=(StatField("goal", "int", True, "stones in the player's goal"),
            StatField("remaining", "int", True, "route positions the player's stones still have to cover")),
     check_variant=_check_variant,
+    placement=placement,
 )

@@ -105,6 +105,8 @@ class GameSpec:
     and `num_distinct_actions(variant)` bound plies and action ids for that variant.
     `batch_playouts(start, games, seed, policy)` runs playouts entirely in C and returns
     (games, actions, wins by seat); `policy` is one of `playout_policies`.
+    `placement(final_state)` gives each seat's score for the finishing order (the game's
+    returns come first, so the winner is always placed first).
     """
 
     name: str
@@ -124,6 +126,13 @@ class GameSpec:
     check_variant: Callable[[dict], None] | None = None   # cross-key rules, raises VariantError
     simultaneous_when: Callable[[dict], bool] | None = None   # per variant, if not always
     reference: str | None = None    # dotted module of the plain-Python reference rules
+    # A full notation consistent with an information_state(p) text (hidden parts filled
+    # with any values they could have; resample_hidden(p) then draws them properly), for
+    # games whose information states do not parse as positions.
+    complete_information_state: Callable[[str], str] | None = None
+    # Finishing order of a multiplayer game: each seat's score at the end (higher is better,
+    # e.g. final points), used to order the players below the winner; None: by returns only.
+    placement: Callable[[Any], list[float]] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))

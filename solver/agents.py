@@ -11,16 +11,23 @@ An agent is asked for one action at a time:
 `player` is the seat to act for; at a SIMULTANEOUS node it says whose choice is wanted
 (agents must not read the other players' pending choices). Agents that keep a tree may
 implement `observe(state, action)` / `reset()`; the defaults do nothing.
+
+Clocks: before each move a game loop with time controls sets `agent.clock` to the seat's
+`ClockReading` (seconds left, increment, moves to go; None without a clock). Agents may
+ignore it; the built-in searchers given no `time=` and no `iters=`/`depth=` then choose
+their own time per move from it (niwa.solver.budget).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_SIMULTANEOUS, Rng
 from niwa.ext.registry import find_game
+from niwa.solver.budget import ClockReading, Pacer
 from niwa.solver.results import SearchResult
 
 
@@ -30,6 +37,7 @@ class AgentError(NiwaError):
 
 class Agent:
     name = "agent"
+    clock: ClockReading | None = None    # set by a game loop with clocks before each step
     _last: SearchResult | None = None
 
     def __init__(self, seed: int | None = None, **params):
@@ -123,6 +131,7 @@ class MCTSAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.tree = None
+        self.pacer = Pacer()
 
     def _tree(self, state):
         from niwa.solver.mcts import MCTS
@@ -142,10 +151,16 @@ class MCTSAgent(Agent):
         if len(actions) == 1 and not _is_simultaneous(state):
             return actions[0]
         iters = self.params.get("iters", 0 if self.params.get("time") else 2000)
+        time_limit = self.params.get("time", 0.0)
+        paced = self.clock is not None and "iters" not in self.params and not time_limit
+        if paced:
+            iters, time_limit = 0, self.pacer.time_limit(self.clock, state)
         self._player = player
-        result = self._tree(state).search(state, iterations=iters,
-                                          time_limit=self.params.get("time", 0.0),
+        t0 = time.perf_counter()
+        result = self._tree(state).search(state, iterations=iters, time_limit=time_limit,
                                           observer=player)
+        if paced:
+            self.pacer.took(time_limit, time.perf_counter() - t0)
         self._last = result
         if _is_simultaneous(state):
             return self.tree.sample_strategy(player, self.rng)
@@ -174,6 +189,7 @@ class AlphaBetaAgent(Agent):
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
         self.searcher = None
+        self.pacer = Pacer()
 
     def step(self, state, player):
         from niwa.solver.alphabeta import AlphaBeta
@@ -184,7 +200,11 @@ class AlphaBetaAgent(Agent):
         if self.searcher is None or self.searcher.num_players != state.num_players:
             self.searcher = AlphaBeta(state.num_players, tt_bits=self.params.get("tt", 20))
         time_limit = self.params.get("time", 0.0)
+        paced = self.clock is not None and "depth" not in self.params and not time_limit
+        if paced:
+            time_limit = self.pacer.time_limit(self.clock, state)
         depth = self.params.get("depth", 64 if time_limit else 8)
+        t0 = time.perf_counter()
         dets = max(1, self.params.get("dets", 1))
         votes = {}
         for _ in range(dets):
@@ -197,6 +217,8 @@ class AlphaBetaAgent(Agent):
             else:
                 choice = r.best if r.best in actions else self.rng.choice(actions)
             votes[choice] = votes.get(choice, 0) + 1
+        if paced:
+            self.pacer.took(time_limit, time.perf_counter() - t0)
         return max(votes, key=lambda a: (votes[a], -actions.index(a)))
 
     def _sample_row(self, r, actions):
@@ -350,6 +372,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if key not in entry.params:
             known = ", ".join(entry.params) or "none"
             raise AgentError(f"agent {name!r} has no parameter {key!r}; parameters: {known}")
+        if key in params:
+            raise AgentError(f"agent {name!r} parameter {key} is given twice in {spec!r}")
         typ = entry.params[key][0]
         try:
             params[key] = _convert(typ, value.strip())
@@ -361,13 +385,40 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if allowed and params[key] not in allowed:
             raise AgentError(f"agent {name!r} parameter {key}={value!r} should be one of "
                              f"{', '.join(allowed)}")
-        if typ in (int, float) and key in _POSITIVE and params[key] <= 0:
-            raise AgentError(f"agent {name!r} parameter {key}={value!r} should be positive")
+        if typ in (int, float):
+            _check_range(name, key, value.strip(), params[key])
     return name, params
 
 
 _CHOICES = {"playout": ("random", "heuristic"), "sim": ("ucb", "rm", "exp3")}
-_POSITIVE = {"iters", "depth", "nodes", "dets", "gamma"}
+# what each number means bounds it (low, high, low excluded?): a value outside could only
+# hang a searcher (time=inf, nan), overflow its C types (iters=1e20) or mean nothing (c=-1)
+_RANGES = {
+    "iters": (1, 10**9, False),         # ~an hour of MCTS at the fastest playouts
+    "time": (0.0, 86_400.0, False),     # seconds per move; 0 = no time budget
+    "c": (0.0, 100.0, False),
+    "cutoff": (-1, 10**6, False),       # -1 = play out to the end
+    "gamma": (0.0, 1.0, True),
+    "nodes": (2, 10**9, False),
+    "depth": (1, 500, False),
+    "tt": (10, 28, False),              # as `niwa solve --tt`: 2^28 entries of 24 bytes
+    "dets": (1, 10_000, False),
+}
+_INT64 = 2**63 - 1      # any other integer parameter of a registered agent fits a C long long
+
+
+def _check_range(agent: str, key: str, text: str, value) -> None:
+    """A number parameter must be finite and within its meaning (one-line AgentError)."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        raise AgentError(f"agent {agent!r} parameter {key}={text} should be a finite number")
+    low, high, low_open = _RANGES.get(key, (-_INT64, _INT64, False))
+    if value < low or value > high or (low_open and value == low):
+        lowest = ("positive" if (low_open and low == 0) or low == 1
+                  else f"above {low}" if low_open else f"at least {low}")
+        raise AgentError(f"agent {agent!r} parameter {key}={text} should be {lowest} and at "
+                         f"most {high}")
 
 
 def _convert(typ, value: str):

@@ -385,48 +385,13 @@ def parse_info(words: list[str]) -> dict:
 
 
 # ---- the server: a niwa agent as an external program -------------------------------------
-def _haru_hidden_guess(text: str) -> str:
-    """A full Haru notation consistent with an information state: the opponent's hidden
-    hand (`R:???`) and pending pick (`choose Y=?`) are taken from their unplayed set
-    (`?{...}`), the rest becomes their pile. Which values is irrelevant: the searcher is
-    handed `resample_hidden(seat)` of it, a uniform draw of everything hidden."""
-    parts = text.split("; ")
-    sections = {p.split(" ", 1)[0]: i for i, p in enumerate(parts)}
-    if not {"phase", "hands", "piles"} <= sections.keys():
-        return text
-    hands = dict(w.split(":", 1) for w in parts[sections["hands"]].split()[1:])
-    piles = dict(w.split(":", 1) for w in parts[sections["piles"]].split()[1:])
-    phase = parts[sections["phase"]]
-    for colour, pile in piles.items():
-        if not pile.startswith("?{"):
-            continue
-        unplayed = [v for v in pile[2:-1].split(",") if v]
-        hidden_hand = hands.get(colour, "-").count("?")
-        pending = 1 if phase == f"phase choose {colour}=?" else 0
-        if pending:
-            phase = f"phase choose {colour}={unplayed[0]}"
-        hand = unplayed[pending:pending + hidden_hand]
-        hands[colour] = "".join(hand) or "-"
-        piles[colour] = "{" + ",".join(unplayed[pending + hidden_hand:]) + "}"
-    parts[sections["phase"]] = phase
-    parts[sections["hands"]] = "hands " + " ".join(f"{c}:{h}" for c, h in hands.items())
-    parts[sections["piles"]] = "piles " + " ".join(f"{c}:{p}" for c, p in piles.items())
-    return "; ".join(parts)
-
-
-# Reading an information state back is game knowledge; it belongs in each GameSpec (as a
-# `parse_information_state`), which this module may not edit yet. Games missing here must
-# have parseable information states (perfect information, or Bonsai's deck-as-a-set).
-HIDDEN_GUESSES = {"haru": _haru_hidden_guess}
-
-
 def parse_information_state(text: str):
     """(state, hidden): a full state consistent with an information state, and whether
     anything in it was guessed (then resample it for the seat before searching)."""
-    from niwa.ext.registry import parse_position
+    from niwa.ext.registry import find_game, parse_position
 
-    game = text.split(None, 1)[0].lower() if text.strip() else ""
-    guess = HIDDEN_GUESSES.get(game)
+    game = find_game(text.split(None, 1)[0]) if text.strip() else None
+    guess = game.complete_information_state if game is not None else None
     full = guess(text) if guess is not None else text
     return parse_position(full), full != text
 

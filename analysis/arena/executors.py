@@ -1,7 +1,9 @@
-"""Where scheduled games are played: a local process pool or a Dask cluster.
+"""Where scheduled games are played: local worker processes or a Dask cluster.
 
 An executor's `run(tasks)` plays the tasks (sized, but generated lazily as taken) and yields
-each game's row as soon as it ends, in any order. Games are sent in batches sized to a
+each game's row as soon as it ends, in any order. The local executor keeps a watchdog on
+every move (LocalExecutor), so a move that never returns or a native crash costs one game,
+never the run. Games are sent in batches sized to a
 fraction of a second of play from the durations seen so far (`BatchSizer`), so short
 games do not drown in messaging and the tail of a run stays balanced.
 """
@@ -11,10 +13,12 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import deque
 from collections.abc import Collection, Iterator
 
-from niwa.analysis.arena.game_log import play_batch, play_task
-from niwa.analysis.arena.game_loop import first_line
+from niwa.analysis.arena.game_log import game_row, play_batch, play_task
+from niwa.analysis.arena.game_loop import GameResult, first_line
+from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
 
 
@@ -40,44 +44,6 @@ class BatchSizer:
         return max(size, 1)
 
 
-_RESULT_QUEUE = None
-
-
-def _worker_init(queue, parent_pid):
-    """Stream rows back one game at a time; die with the parent (even after its SIGKILL)."""
-    import signal
-    import threading
-
-    global _RESULT_QUEUE
-    _RESULT_QUEUE = queue
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
-
-    def watch():
-        while True:
-            if os.getppid() != parent_pid:
-                os._exit(1)
-            time.sleep(0.5)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _worker_batch(tasks: list[GameTask]) -> int:
-    # Each row goes back as soon as its game ends; only games shorter than SEND_EVERY_S
-    # are grouped (so a kill can lose at most that much finished play per worker).
-    rows, last = [], time.monotonic()
-    for task in tasks:
-        rows.append(play_task(task))
-        if time.monotonic() - last >= SEND_EVERY_S:
-            _RESULT_QUEUE.put(rows)
-            rows, last = [], time.monotonic()
-    if rows:
-        _RESULT_QUEUE.put(rows)
-    return len(tasks)
-
-
-SEND_EVERY_S = 0.02
-
-
 class _Pending:
     """The tasks still to send: taken lazily from an iterator, with a count of what is
     left (for batch sizing) known without materialising them."""
@@ -99,8 +65,131 @@ class _Pending:
         return batch
 
 
+# ---- the local pool: worker processes under a per-move watchdog -------------------------
+WATCHDOG_GRACE_S = 1.0      # a move is stopped this long after its limit has passed
+POLL_S = 0.05               # how often the parent looks at its workers' clocks
+
+# the shared move clock of a worker: [deadline, seat, ply, move_started] (time.monotonic()
+# seconds, which every process on the machine shares; deadline 0 = no limit, move_started
+# 0 = no move in progress)
+_DEADLINE, _SEAT, _PLY, _STARTED = range(4)
+
+
+class SharedMoveClock:
+    """The game loop's move clock, written to memory the parent process reads: so a
+    watchdog there can stop a move that never returns, without any message from the
+    (possibly stuck) worker."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def started(self, seat: int, limit: float | None, ply: int) -> None:
+        a, now = self.array, time.monotonic()
+        a[_SEAT], a[_PLY], a[_STARTED] = seat, ply, now
+        a[_DEADLINE] = now + limit if limit is not None else 0.0
+
+    def finished(self) -> None:
+        self.array[_DEADLINE] = 0.0
+        self.array[_STARTED] = 0.0
+
+
+def _worker_main(conn, clock_array, parent_pid: int) -> None:
+    """Play the batches the parent sends, one row back per game as it ends; die with the
+    parent (even after its SIGKILL)."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
+
+    def watch():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True).start()
+    clock = SharedMoveClock(clock_array)
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        for task in batch:
+            conn.send(play_task(task, clock))
+
+
+class _Worker:
+    """One worker process, its pipe, its move clock and the tasks it holds (in order; the
+    first is being played)."""
+
+    def __init__(self, ctx):
+        self.clock = ctx.RawArray("d", 4)
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.clock, os.getpid()),
+                                daemon=True)
+        self.proc.start()
+        child.close()
+        self.tasks: deque[GameTask] = deque()
+        self.game_started = 0.0
+
+    def send(self, batch: list[GameTask]) -> None:
+        self.tasks.extend(batch)
+        self.game_started = time.monotonic()
+        self.conn.send(batch)
+
+    def rows(self) -> Iterator[dict]:
+        """The rows that arrived (the worker may have died after sending them)."""
+        while self.tasks:
+            try:
+                if not self.conn.poll():
+                    return
+                row = self.conn.recv()
+            except (EOFError, OSError):
+                return
+            self.tasks.popleft()
+            self.game_started = time.monotonic()
+            yield row
+
+    def overdue(self, now: float) -> bool:
+        deadline = self.clock[_DEADLINE]
+        return deadline > 0 and now > deadline + WATCHDOG_GRACE_S
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+def _lost_game_row(task: GameTask, clock, what: str, seconds: float,
+                   termination: str = "forfeit") -> dict:
+    """The row of a game its worker could not finish: a forfeit of the seat that was
+    moving, or, if no move was in progress, a game without a winner (1/N each)."""
+    n = len(task.labels)
+    plies = int(clock[_PLY])
+    if clock[_STARTED] > 0:
+        seat = int(clock[_SEAT])
+        result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], plies, False, seat,
+                            f"seat {seat} ({task.labels[seat]}) {what}",
+                            termination=termination)
+    else:
+        result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}",
+                            termination="forfeit")
+    # its record (the moves a lost worker played are unknown: the start position only)
+    return {**game_row(task, result, seconds), **task_record_line(task, result)}
+
+
 class LocalExecutor:
-    """A process pool on this machine (workers=1 plays in this process)."""
+    """Worker processes on this machine, under a per-move watchdog.
+
+    A move that runs past its limit (--move-time, or the agent's own time= plus the
+    margin) by more than WATCHDOG_GRACE_S has its worker killed; the game is recorded as a
+    forfeit of the moving seat and a new worker takes over. A worker that dies by itself
+    (a native crash) has its game played again once; if it dies again the game is recorded
+    with the reason. So one faulty agent costs exactly its own games, and every run ends.
+    """
 
     name = "local"
 
@@ -110,69 +199,96 @@ class LocalExecutor:
     def describe(self) -> str:
         return f"local, {self.workers} worker{'s' * (self.workers != 1)}"
 
-
     def run(self, tasks: Collection[GameTask]) -> Iterator[dict]:
         """Rows of the games of `tasks` (sized, generated lazily), as each game ends."""
-        pending = _Pending(tasks)
-        if self.workers == 1 or pending.count <= 1:
-            for t in pending.tasks:
-                yield play_task(t)
-            return
-        yield from self._run_pool(pending)
-
-    def _run_pool(self, pending: _Pending):
         import multiprocessing as mp
-        import queue as queue_mod
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-        from concurrent.futures.process import BrokenProcessPool
 
+        pending = _Pending(tasks)
+        if not pending:
+            return
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() \
             else mp.get_context("spawn")
-        results = ctx.Queue()
         sizer = BatchSizer(self.workers)
-        outstanding: dict = {}          # future -> set of game ids still to arrive
-        waiting_ids: set[int] = set()
-        pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(results, os.getpid()))
+        workers = [_Worker(ctx) for _ in range(min(self.workers, pending.count))]
+        replay: deque[GameTask] = deque()     # games whose worker died: played first
+        deaths: dict[int, int] = {}
         try:
-            while pending or waiting_ids:
-                while pending and len(outstanding) < 2 * self.workers:
-                    batch = pending.take(sizer.next_size(pending.count))
-                    if not batch:
-                        break
-                    fut = pool.submit(_worker_batch, batch)
-                    outstanding[fut] = {t.game_id for t in batch}
-                    waiting_ids.update(t.game_id for t in batch)
-                try:
-                    rows = results.get(timeout=0.2)
-                except queue_mod.Empty:
-                    rows = []
-                for row in rows:
-                    sizer.record(row)
-                    waiting_ids.discard(row["game_id"])
-                    for ids in outstanding.values():
-                        if row["game_id"] in ids:
-                            ids.discard(row["game_id"])
-                            break
-                    yield row
-                done, _ = wait(list(outstanding), timeout=0, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    fut.result()        # re-raises a worker's failure (BrokenProcessPool)
-                    if not outstanding[fut]:
-                        del outstanding[fut]
-        except BrokenProcessPool:
-            raise TournamentError(
-                "a worker process died (killed or crashed in native code); finished games "
-                "are saved: rerun with --resume") from None
+            while pending or replay or any(w.tasks for w in workers):
+                for i, w in enumerate(workers):
+                    if not w.tasks and (replay or pending):
+                        if not w.proc.is_alive():     # died between games: a fresh one
+                            w.stop()
+                            workers[i] = w = _Worker(ctx)
+                        w.send([replay.popleft()] if replay
+                               else pending.take(sizer.next_size(pending.count)))
+                busy = [w for w in workers if w.tasks]
+                wait_for([x for w in busy for x in (w.conn, w.proc.sentinel)], POLL_S)
+                for i, w in enumerate(workers):
+                    for row in w.rows():
+                        sizer.record(row)
+                        yield row
+                    if not w.tasks:
+                        continue
+                    now = time.monotonic()
+                    if w.overdue(now):
+                        yield self._stopped(w, replay, now)
+                    elif not w.proc.is_alive():
+                        lost = self._died(w, replay, deaths, now)
+                        if lost is not None:
+                            yield lost
+                    else:
+                        continue
+                    workers[i] = _Worker(ctx)
         finally:
-            procs = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in procs:          # our own workers, possibly mid-game: stop them
-                if proc.is_alive():
-                    proc.terminate()
-            for proc in procs:
-                proc.join(timeout=5)
-            results.close()
+            for w in workers:
+                w.stop()
+
+    @staticmethod
+    def _stopped(w: _Worker, replay: deque, now: float) -> dict:
+        """Kill a worker whose move is past its limit: that game is the mover's forfeit."""
+        task = w.tasks.popleft()
+        clock = list(w.clock)
+        w.stop()
+        replay.extend(w.tasks)          # the rest of its batch was never started
+        limit = task.time_limits[int(clock[_SEAT])] or 0.0
+        return _lost_game_row(task, clock, f"exceeded its time budget: no move after "
+                              f"{now - clock[_STARTED]:.1f}s > {limit:.3f}s per move "
+                              "(stopped)", now - w.game_started, termination="time")
+
+    @staticmethod
+    def _died(w: _Worker, replay: deque, deaths: dict, now: float) -> dict | None:
+        """A worker died by itself: its game is played again once, then recorded."""
+        task = w.tasks.popleft()
+        clock = list(w.clock)
+        code = w.proc.exitcode
+        w.stop()
+        replay.extend(w.tasks)          # the rest of its batch was never started
+        deaths[task.game_id] = deaths.get(task.game_id, 0) + 1
+        if deaths[task.game_id] < 2:
+            replay.appendleft(task)
+            return None
+        return _lost_game_row(task, clock, f"crashed the worker process twice "
+                              f"({_exit_reason(code)})", now - w.game_started)
+
+
+def _exit_reason(code: int | None) -> str:
+    import signal
+
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def wait_for(handles: list, timeout: float) -> None:
+    from multiprocessing.connection import wait
+
+    if handles:
+        wait(handles, timeout)
+    else:
+        time.sleep(timeout)
 
 
 class DaskExecutor:

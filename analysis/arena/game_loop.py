@@ -9,7 +9,12 @@ tells every agent what happened (`observe`), and ends on a terminal state, at `m
 
 Forfeits (with `forfeits=True`, the default): an agent that fails to start, crashes, plays
 an illegal action or overruns its per-move time limit loses the game; everyone else is
-credited the win over it. With `forfeits=False` an agent's exception propagates instead
+credited the win over it.
+
+Clocks (`clocks`, a TimeControl or None per seat, see arena.clock): each clocked seat's
+agent is told its clock before its move (`agent.clock`, a ClockReading), the move's wall
+time is charged to it, and a clock that goes negative loses the game on time (a forfeit
+with termination "time"). With `forfeits=False` an agent's exception propagates instead
 (an interactive game shows the traceback rather than scoring it).
 
 People: an agent may raise `UndoRequest` at its prompt; the loop then takes back that
@@ -22,6 +27,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from niwa.analysis.arena.clock import Clock
 from niwa.ext.game import PLAYER_CHANCE as CHANCE
 from niwa.ext.game import PLAYER_SIMULTANEOUS as SIMULTANEOUS
 from niwa.ext.game import PLAYER_TERMINAL as TERMINAL
@@ -45,9 +51,9 @@ class QuitRequest(PlayerRequest):
 class _Forfeit(Exception):
     """An agent lost the game (internal: ends the loop)."""
 
-    def __init__(self, seat: int, what: str):
+    def __init__(self, seat: int, what: str, termination: str = "forfeit"):
         super().__init__(what)
-        self.seat, self.what = seat, what
+        self.seat, self.what, self.termination = seat, what, termination
 
 
 def first_line(exc: BaseException) -> str:
@@ -66,6 +72,12 @@ def hidden_from(state, player: int) -> bool:
 def hidden_from_anyone(state) -> bool:
     """True when some player cannot see the whole position."""
     return any(hidden_from(state, q) for q in range(state.num_players))
+
+
+# How a game ended: by its rules, at the ply cap, left unfinished, lost on time (clock or
+# per-move limit), or forfeited otherwise (crash, illegal action, failure to start). The
+# game records (arena.game_record) say "forfeit" with the reason "time" for the fourth.
+TERMINATIONS = ("normal", "capped", "quit", "time", "forfeit")
 
 
 @dataclass
@@ -94,6 +106,7 @@ class GameResult:
     quit: bool = False
     notes: list[PlyNote] = field(default_factory=list)   # one per ply of `actions`
     start: object = None                          # a clone of the start position
+    termination: str = ""                         # one of TERMINATIONS ("" if not given)
 
     @property
     def forfeited(self) -> bool:
@@ -112,11 +125,18 @@ class Watcher:
     def undone(self, done: bool) -> None:
         """After an undo request (done=False: there was nothing to take back)."""
 
+    def move_started(self, seat: int, limit: float | None) -> None:
+        """An agent was asked for its move and has `limit` seconds before it loses (its
+        per-move limit or its clock, whichever is less; None: no limit): what a watchdog
+        of runaway moves needs."""
+
 
 class _Game:
     """One running game: the state, the agents, the record of actions for undo."""
 
-    def __init__(self, state, agents, chance_rng, time_limits, labels, forfeits, watcher):
+    def __init__(self, state, agents, chance_rng, time_limits, labels, forfeits, watcher,
+                 clocks=None, move_clock=None):
+        self.move_clock = move_clock
         self.start = state.clone()
         self.state = state
         self.agents = agents
@@ -126,6 +146,7 @@ class _Game:
         self.labels = labels or [str(q) for q in range(self.n)]
         self.forfeits = forfeits
         self.watcher = watcher or Watcher()
+        self.clocks = [None if tc is None else Clock(tc) for tc in (clocks or [None] * self.n)]
         self.actions: list = []
         self.notes: list[PlyNote] = []
         self.thinking: dict[int, tuple[float, dict | None]] = {}   # seat -> this ply's
@@ -145,7 +166,14 @@ class _Game:
 
     def ask(self, seat: int):
         """The seat's action; a crash or a time overrun forfeits."""
+        clock = self.clocks[seat]
+        if clock is not None:
+            _tell_clock(self.agents[seat], clock.reading(len(self.actions)))
+        on_clock = clock.remaining if clock is not None else None
+        self.watcher.move_started(seat, self.move_limit(seat))
         start = time.perf_counter()
+        if self.move_clock is not None:     # a watchdog outside may stop a move that hangs
+            self.move_clock.started(seat, self.move_limit(seat), len(self.actions))
         try:
             action = self.agents[seat].step(self.state.clone(), seat)
         except PlayerRequest as request:
@@ -153,14 +181,30 @@ class _Game:
             raise
         except Exception as e:
             self.fail(seat, "crashed", e)
+        finally:
+            if self.move_clock is not None:
+                self.move_clock.finished()
         spent = time.perf_counter() - start
         limit = self.time_limits[seat]
         if limit is not None and spent > limit:
             raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) exceeded its time budget: "
-                                 f"{spent:.3f}s > {limit:.3f}s per move")
+                                 f"{spent:.3f}s > {limit:.3f}s per move", "time")
+        if clock is not None and not clock.punch(spent):
+            raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) lost on time: the move "
+                                 f"took {spent:.3f}s with {on_clock:.3f}s on its clock "
+                                 f"({clock.control})", "time")
         self.decisions.append((len(self.actions), seat))
         self.thinking[seat] = (spent, agent_comment(self.agents[seat]))
         return action
+
+    def move_limit(self, seat: int) -> float | None:
+        """The longest `seat`'s next move may run before it has lost: the smaller of its
+        per-move limit and the time on its clock (None: no limit). A watchdog that stops
+        runaway moves adds its margin to this."""
+        limits = [x for x in (self.time_limits[seat],
+                              self.clocks[seat] and max(0.0, self.clocks[seat].remaining))
+                  if x is not None]
+        return min(limits) if limits else None
 
     def apply(self, player: int, action) -> None:
         try:
@@ -235,6 +279,13 @@ class _Game:
         self.watcher.undone(True)
 
 
+def _tell_clock(agent, reading) -> None:
+    try:
+        agent.clock = reading
+    except AttributeError:   # an agent object that takes no attributes plays unaware
+        pass
+
+
 def replay(start, actions):
     """A clone of `start` with the recorded (player, action) plies applied."""
     state = start.clone()
@@ -280,19 +331,24 @@ def _illegal_seat(state, joint) -> int:
 
 
 def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits=None,
-         labels=None, forfeits: bool = True, watcher: Watcher | None = None) -> GameResult:
+         labels=None, forfeits: bool = True, watcher: Watcher | None = None,
+         clocks=None, move_clock=None) -> GameResult:
     """Play `state` to the end with one agent per seat; the final state is
     `GameResult.state` (`state` itself unless a move was undone, which replays a clone).
 
     `chance_rng` samples chance outcomes (a niwa Rng); `time_limits` are seconds per move
-    by seat (None: no limit); `labels` name the seats in forfeit messages.
+    by seat (None: no limit); `labels` name the seats in forfeit messages; `clocks` are
+    time controls by seat (None: no clock). `move_clock` (optional) is told
+    `started(seat, limit, ply)` and `finished()` around every move, so that a watchdog in
+    another process can stop a move that never returns (arena.executors).
     """
-    game = _Game(state, agents, chance_rng, time_limits, labels, forfeits, watcher)
+    game = _Game(state, agents, chance_rng, time_limits, labels, forfeits, watcher, clocks,
+                 move_clock)
     failed = None
     try:
         game.start_agents()
     except _Forfeit as f:
-        failed = (f.seat, f.what)
+        failed = (f.seat, f.what, f.termination)
     capped = quit_ = False
     while failed is None:
         if game.state.current_player() == TERMINAL:
@@ -304,7 +360,7 @@ def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits
         try:
             game.ply()
         except _Forfeit as f:
-            failed = (f.seat, f.what)
+            failed = (f.seat, f.what, f.termination)
         except UndoRequest as request:
             game.undo(request.seat)
         except QuitRequest:
@@ -316,13 +372,14 @@ def play(state, agents, *, chance_rng, max_plies: int | None = None, time_limits
 def _result(game: _Game, failed, capped: bool, quit_: bool) -> GameResult:
     n, plies = game.n, len(game.actions)
     if failed is not None:
-        seat, error = failed
+        seat, error, termination = failed
         results = [0.0 if q == seat else 1.0 for q in range(n)]
         return GameResult(results, plies, False, seat, error, game.actions, game.state,
-                          notes=game.notes, start=game.start)
+                          notes=game.notes, start=game.start, termination=termination)
     if capped or quit_:
         results = [1.0 / n] * n
     else:
         results = [float(r) for r in game.state.returns()]
+    termination = "capped" if capped else "quit" if quit_ else "normal"
     return GameResult(results, plies, capped, None, "", game.actions, game.state, quit_,
-                      notes=game.notes, start=game.start)
+                      notes=game.notes, start=game.start, termination=termination)

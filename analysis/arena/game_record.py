@@ -232,7 +232,8 @@ def forfeit_reason(message: str) -> str:
     FORFEIT_REASONS: the loop's phrase that comes first (the agent's own exception text
     follows it and may contain anything)."""
     phrases = {"failed to start": "start", "played an illegal action": "illegal",
-               "exceeded its time budget": "time", "crashed": "crash"}
+               "exceeded its time budget": "time", "lost on time": "time",
+               "crashed": "crash"}
     found = [(message.find(p), reason) for p, reason in phrases.items() if p in message]
     return min(found)[1] if found else "crash"
 

@@ -4,16 +4,20 @@
 `RecordedGameLog` takes it out, appends it to games.jsonl *before* the row reaches
 games.csv, and flushes. So a kill can leave a record without its row (the game is played
 again on resume and its stale record dropped) but never a row without its record. On
-resume the records of games absent from games.csv are dropped; at the end of a run the
-file is rewritten in schedule order with the games that count, like games.csv.
+resume the records of games absent from games.csv (or whose row was dropped as bad) are
+dropped; at the end of a run the file is rewritten in schedule order with the games that
+count, like games.csv. Like the log, it is streamed: nothing but ids is held in memory.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
+from collections.abc import Iterator
 
-from niwa.analysis.arena.game_log import GameLog
+from niwa.analysis.arena import game_log
+from niwa.analysis.arena.game_log import GameLog, IdSet
 from niwa.analysis.arena.game_record import RECORD_FIELD
 
 RECORDS_FILE = "games.jsonl"
@@ -26,52 +30,88 @@ def records_path(games_csv: str) -> str:
 class RecordedGameLog(GameLog):
     """A GameLog that also keeps each game's record in games.jsonl."""
 
-    def __init__(self, path: str, columns: list[str]):
-        super().__init__(path, columns)
+    def __init__(self, path: str, columns: list[str], check_row=None,
+                 on_bad_rows: str = "stop"):
+        self.records_file = None
+        super().__init__(path, columns, check_row, on_bad_rows)
         self.records_path = records_path(path)
-        self.lines: dict[int, str] = self._load_records()
-        self._rewrite_records()         # drop partial lines and games absent from the csv
+        self._rewrite_records()         # drop torn lines and games absent from the csv
         self.records_file = open(self.records_path, "a", encoding="utf-8")  # noqa: SIM115
 
-    def _load_records(self) -> dict[int, str]:
+    def _record_lines(self) -> Iterator[tuple[int, str]]:
+        """(game id, line) of each readable record of a logged game, in file order."""
         if not os.path.exists(self.records_path):
-            return {}
-        with open(self.records_path, encoding="utf-8") as f:
-            data = f.read()
-        lines = {}
-        for line in data.split("\n")[:-1]:    # the part after the last newline is a torn write
-            try:
-                gid = int(json.loads(line)["event"]["game_id"])
-            except (ValueError, KeyError, TypeError):
-                continue
-            if gid in self.rows:
-                lines.setdefault(gid, line)
-        return lines
+            return
+        with open(self.records_path, "rb") as f:
+            for raw in f:
+                if not raw.endswith(b"\n"):     # the part after the last newline: torn
+                    return
+                try:
+                    line = raw.decode("utf-8").rstrip("\n")
+                    gid = int(json.loads(line)["event"]["game_id"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if gid in self.done:
+                    yield gid, line
 
-    def _rewrite_records(self, keep: set[int] | None = None) -> None:
+    def _rewrite_records(self, keep=None, in_order: bool = False) -> None:
+        records = ((gid, line) for gid, line in self._record_lines()
+                   if keep is None or keep(gid))
+        if in_order:
+            records = _sorted_by_id(records, self.records_path + ".sort")
+        seen = IdSet()
         tmp = self.records_path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            for gid in sorted(self.lines):
-                if keep is None or gid in keep:
-                    f.write(self.lines[gid] + "\n")
+            for gid, line in records:
+                if gid not in seen:
+                    seen.add(gid)
+                    f.write(line + "\n")
         os.replace(tmp, self.records_path)
 
     def append(self, row: dict) -> None:
         row = dict(row)
         line = row.pop(RECORD_FIELD, None)
-        gid = int(row["game_id"])
-        if line is not None and gid not in self.rows:
+        if line is not None and int(row["game_id"]) not in self.done:
             self.records_file.write(line + "\n")
             self.records_file.flush()
-            self.lines[gid] = line
         super().append(row)
 
     def close(self):
-        if not self.records_file.closed:
+        if self.records_file is not None and not self.records_file.closed:
             self.records_file.close()
         super().close()
 
-    def rewrite_sorted(self, keep: set[int] | None = None) -> None:
+    def rewrite_sorted(self, keep=None) -> None:
         super().rewrite_sorted(keep)        # closes both files
-        self._rewrite_records(keep)
+        self._rewrite_records(keep, in_order=True)
 
+
+def _sorted_by_id(records: Iterator[tuple[int, str]], prefix: str):
+    """The records in game-id order (a stable external merge sort: at most
+    game_log.SORT_CHUNK_ROWS of them in memory)."""
+    chunks, batch = [], []
+
+    def spill():
+        path = f"{prefix}{len(chunks)}"
+        batch.sort(key=lambda r: r[0])
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(f"{gid}\t{line}\n" for gid, line in batch)
+        chunks.append(path)
+        batch.clear()
+
+    def read(path):
+        with open(path, encoding="utf-8") as f:
+            for text in f:
+                gid, _, line = text.rstrip("\n").partition("\t")
+                yield int(gid), line
+
+    try:
+        for record in records:
+            batch.append(record)
+            if len(batch) >= game_log.SORT_CHUNK_ROWS:
+                spill()
+        batch.sort(key=lambda r: r[0])
+        yield from heapq.merge(*(read(c) for c in chunks), batch, key=lambda r: r[0])
+    finally:
+        for c in chunks:
+            os.remove(c)

@@ -19,6 +19,8 @@ def read_record(path: str, parse, error: type[NiwaError], what: str):
     try:
         with open(path, encoding="utf-8") as f:
             return parse(json.load(f))
+    except NiwaError:
+        raise
     except (ValueError, KeyError, TypeError) as e:
         raise error(f"{path} is not a niwa {what} record: {first_line(e)}") from None
 

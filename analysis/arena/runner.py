@@ -1,25 +1,25 @@
 """The run engine: plays a schedule's missing games into its game log.
 
 Tournaments and variant experiments are two schedules fed to `run_schedule`. It resumes
-(rows already in the log are kept once `check_log` has validated them, and only missing
-games are played), appends each game to the log as it completes, runs the games on an
+(rows already in the log are kept once the log has validated them against the schedule,
+and only missing games are played), appends each game to the log as it completes, runs the games on an
 executor (local pool or Dask), shows a tqdm bar, and on Ctrl-C stops the executor while
 keeping every finished game (`RunResult.interrupted`; the caller records the run, then
 re-raises KeyboardInterrupt).
 
 A stop rule is a plug-in: an object the runner asks after each finished game whether to
-stop (`should_stop(rows)`), and which then names the games that count (`keep`). The SPRT
+stop (`add(row)`, `should_stop()`), and which then says which games count (`keep`). The SPRT
 of a two-agent tournament is one.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from niwa.analysis.arena.game_log import GameLog
+from niwa.analysis.arena.game_log import GameLog, IdSet
 from niwa.analysis.arena.schedule import GameTask
 
 
@@ -28,19 +28,25 @@ class RunSchedule(Protocol):
 
     def __len__(self) -> int: ...
 
-    def __iter__(self) -> Iterator[GameTask]: ...
+    def id_ranges(self) -> list[tuple[int, int]]: ...
+
+    def task_for(self, game_id: int) -> GameTask: ...
 
     def includes(self, game_id: int) -> bool: ...
 
-    def owns(self, game_id: int, row: dict) -> bool: ...
+    def check_row(self, game_id: int, row: dict) -> str | None: ...
 
 
 class StopRule(Protocol):
-    """Asked after every finished game (and once when a run resumes)."""
+    """Told every logged game (those of the log first, when a run resumes), and asked
+    after each whether to stop."""
 
-    keep: set[int] | None      # once stopped: the game ids that count (None: all)
+    def add(self, row: dict) -> None: ...
 
-    def should_stop(self, rows: dict[int, dict]) -> bool: ...
+    def should_stop(self) -> bool: ...
+
+    def keep(self, game_id: int) -> bool:
+        """Once stopped: whether a game counts."""
 
 
 class Status(Protocol):
@@ -62,31 +68,36 @@ class RunResult:
 
 
 class _Todo:
-    """The schedule's games missing from the log, generated as the executor takes them;
-    len() is known without generating them."""
+    """The schedule's games missing from the log, generated as the executor takes them
+    (skipping the logged ranges without generating them); len() is known at once."""
 
-    def __init__(self, schedule: RunSchedule, rows: dict, count: int):
-        self.schedule, self.rows, self.count = schedule, rows, count
+    def __init__(self, schedule: RunSchedule, done: IdSet, count: int):
+        self.schedule, self.done, self.count = schedule, done, count
 
     def __len__(self) -> int:
         return self.count
 
     def __iter__(self) -> Iterator[GameTask]:
-        if self.count:
-            yield from (t for t in self.schedule if t.game_id not in self.rows)
-
-
-def check_log(log: GameLog, schedule: RunSchedule, foreign: Callable[[int], Exception]) -> None:
-    """Every row already logged must be a game of this schedule; `foreign(game_id)` is
-    raised (log closed) for the first that is not."""
-    for gid, row in log.rows.items():
-        if not schedule.owns(gid, row):
-            log.close()
-            raise foreign(gid)
+        if not self.count:
+            return
+        for start, end in self.schedule.id_ranges():
+            gid = start
+            while True:
+                gid = self.done.next_missing(gid)
+                if gid >= end:
+                    break
+                yield self.schedule.task_for(gid)
+                gid += 1
 
 
 def recorded_in(log: GameLog, schedule: RunSchedule) -> int:
-    return sum(1 for gid in log.rows if schedule.includes(gid))
+    """How many of the schedule's games the log holds (from the id ranges, no rows)."""
+    done = log.done
+    total = 0
+    for start, end in schedule.id_ranges():
+        for a, b in zip(done.starts, done.ends, strict=True):
+            total += max(0, min(b, end) - max(a, start))
+    return total
 
 
 def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
@@ -96,12 +107,14 @@ def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
 
     progress=None shows a bar only on a terminal (tqdm's disable=None).
     """
+    if stop_rule is not None or status is not None:
+        for row in log.read_rows():
+            for listener in (stop_rule, status):
+                if listener is not None:
+                    listener.add(row)
     done_before = recorded_in(log, schedule)
-    stopped = stop_rule.should_stop(log.rows) if stop_rule else False
-    todo = _Todo(schedule, log.rows, 0 if stopped else len(schedule) - done_before)
-    if status is not None:
-        for row in log.rows.values():
-            status.add(row)
+    stopped = stop_rule.should_stop() if stop_rule else False
+    todo = _Todo(schedule, log.done, 0 if stopped else len(schedule) - done_before)
     bar = _progress_bar(len(schedule), done_before, desc, progress)
     played, interrupted = 0, False
     last_postfix = 0.0
@@ -116,13 +129,15 @@ def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
                 if time.monotonic() - last_postfix > 0.5 or played == len(todo):
                     last_postfix = time.monotonic()
                     bar.set_postfix_str(f"leader {status}", refresh=False)
-            if stop_rule and stop_rule.should_stop(log.rows):
-                stopped = True
-                break
+            if stop_rule:
+                stop_rule.add(row)
+                if stop_rule.should_stop():
+                    stopped = True
+                    break
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        stream.close()          # stops the pool: games still in flight are abandoned
+        stream.close()          # stops the workers: games still in flight are abandoned
         bar.close()
         if hasattr(executor, "close"):      # an executor may hold nothing to release
             executor.close()
@@ -150,7 +165,6 @@ def _finish(schedule, log: GameLog, stop_rule, stopped: bool, interrupted: bool,
     else:
         log.close()
     if keep is not None:
-        log.rows = {g: r for g, r in log.rows.items() if g in keep}
-    return RunResult(len(schedule), recorded_in(log, schedule), played, finished, stopped,
-                     interrupted)
-
+        recorded = sum(1 for row in log.read_rows()
+                       if schedule.includes(int(row["game_id"])))
+    return RunResult(len(schedule), recorded, played, finished, stopped, interrupted)

@@ -35,6 +35,19 @@ class TournamentError(NiwaError):
     """A tournament that cannot be set up, resumed or run (one-line message)."""
 
 
+MAX_GAME_ID = 2**63 - 1     # game ids fit a signed 64-bit integer (every CSV reader's)
+MAX_MOVE_SECONDS = 86_400.0  # a day per move: the longest budget that means anything
+MAX_PLIES = 10**9
+MAX_SEED = 2**64 - 1
+
+
+def identity_digest(identity: dict) -> str:
+    """A digest of a run's identity, kept beside it in the run's record: a record edited
+    by hand (its seed, say) no longer matches it, and resume refuses it."""
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def derive_seed(root: int, *labels) -> int:
     """A 63-bit seed from the tournament seed and labels (e.g. 'agent', game_id, seat)."""
     text = ":".join(str(x) for x in (root, *labels)).encode()
@@ -55,6 +68,7 @@ class TournamentConfig:
     max_plies: int | None = None
     move_time: float | None = None      # seconds per move for every agent
     time_margin: float = 0.5            # slack over an agent's own `time=` budget
+    time_control: str | None = None     # --tc for every agent (a spec's tc= overrides it)
     sprt: dict | None = None            # SprtSpec.as_dict()
 
     def identity(self) -> dict:
@@ -89,6 +103,7 @@ class GameTask:
     time_limits: tuple      # seconds per move by seat, or None
     max_plies: int | None
     extra: tuple = ()       # (column, value) pairs the game log adds to the row
+    time_controls: tuple = ()   # arena.clock.TimeControl (or None) by seat; () = no clocks
 
 
 def seat_orders(n: int) -> list[tuple[int, ...]]:
@@ -114,12 +129,27 @@ def time_limit_for(spec: str, move_time: float | None, margin: float) -> float |
     """Per-move limit: --move-time, else the agent's own `time=` budget plus the margin."""
     if move_time is not None:
         return float(move_time)
+    from niwa.analysis.arena.clock import split_time_control
     from niwa.solver.agents import parse_spec
 
-    _, params = parse_spec(spec)
+    _, params = parse_spec(split_time_control(spec)[0])
     if isinstance(params.get("time"), int | float) and params["time"] > 0:
         return float(params["time"]) + margin
     return None
+
+
+def agent_clocks(config: TournamentConfig) -> tuple[list[str], list]:
+    """Each agent's spec as its constructor sees it (without `tc=`) and its time control:
+    its own `tc=`, else --tc, else None."""
+    from niwa.analysis.arena.clock import parse_time_control, split_time_control
+
+    common = parse_time_control(config.time_control)
+    specs, controls = [], []
+    for spec in config.agents:
+        bare, own = split_time_control(spec)
+        specs.append(bare)
+        controls.append(own or common)
+    return specs, controls
 
 
 class Schedule(Sequence):
@@ -140,6 +170,7 @@ class Schedule(Sequence):
         self.limits = [time_limit_for(s, config.move_time, config.time_margin)
                        for s in config.agents]
         self.labels = config.labels
+        self.agent_specs, self.controls = agent_clocks(config)
 
     @property
     def per_round(self) -> int:
@@ -165,15 +196,19 @@ class Schedule(Sequence):
         return GameTask(
             game_id=self.first_id + index, round=rnd, table=t, game=cfg.game,
             variant=self.variant, deal_seed=derive_seed(cfg.seed, "deal", rnd), seats=seats,
-            specs=tuple(cfg.agents[a] for a in seats),
+            specs=tuple(self.agent_specs[a] for a in seats),
             labels=tuple(self.labels[a] for a in seats),
             agent_seeds=tuple(derive_seed(cfg.seed, "agent", index, s)
                               for s in range(cfg.players)),
             time_limits=tuple(self.limits[a] for a in seats),
-            max_plies=cfg.max_plies, extra=self.extra)
+            max_plies=cfg.max_plies, extra=self.extra,
+            time_controls=tuple(self.controls[a] for a in seats) if any(self.controls) else ())
 
     def __iter__(self) -> Iterator[GameTask]:
         return (self._task(i) for i in range(len(self)))
+
+    def identity_digest(self) -> str:
+        return identity_digest(self.config.identity())
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Schedule):
@@ -185,12 +220,33 @@ class Schedule(Sequence):
     def includes(self, game_id: int) -> bool:
         return 0 <= game_id - self.first_id < len(self)
 
-    def owns(self, game_id: int, row: dict) -> bool:
-        """Whether a logged row is this schedule's game `game_id` (resume validation)."""
+    def id_ranges(self) -> list[tuple[int, int]]:
+        """The game ids of the schedule, as [start, end) ranges."""
+        return [(self.first_id, self.first_id + len(self))]
+
+    def task_for(self, game_id: int) -> GameTask:
+        return self._task(game_id - self.first_id)
+
+    def check_row(self, game_id: int, row: dict) -> str | None:
+        """What in a logged row contradicts this schedule's game `game_id` (what the
+        configuration and the seeds fix: round, table, game, variant, deal seed, agents in
+        their seats), or None. Resume validates every row with it."""
         if not self.includes(game_id):
-            return False
-        labels = self._task(game_id - self.first_id).labels
-        return tuple(row[f"agent_{s}"] for s in range(len(labels))) == labels
+            return f"is not one of the {len(self)} games of this schedule"
+        task = self.task_for(game_id)
+        expected = {"round": str(task.round), "table": str(task.table), "game": task.game,
+                    "variant": variant_text(task.variant), "deal_seed": str(task.deal_seed),
+                    **{f"agent_{s}": label for s, label in enumerate(task.labels)},
+                    **{k: str(v) for k, v in task.extra}}
+        for column, value in expected.items():
+            if row.get(column) != value:
+                return f"{column} is {row.get(column)!r}, the schedule says {value!r}"
+        return None
+
+
+def variant_text(variant: tuple) -> str:
+    """A variant as games.csv shows it: 'key=value key=value' (sorted keys)."""
+    return " ".join(f"{k}={v}" for k, v in variant)
 
 
 def build_schedule(config: TournamentConfig) -> Schedule:

@@ -15,16 +15,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
+from niwa.analysis.arena.game_log import csv_columns
 from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
-from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,
+    MAX_GAME_ID,
+    MAX_MOVE_SECONDS,
+    MAX_PLIES,
+    MAX_SEED,
     Schedule,
     TournamentConfig,
     TournamentError,
     games_per_round,
+    identity_digest,
     tables_for,
 )
 
@@ -46,16 +51,38 @@ class TournamentOutcome:
 
 
 def load_saved_config(out_dir: str) -> TournamentConfig | None:
-    return read_record(os.path.join(out_dir, META_JSON),
-                       lambda meta: TournamentConfig(**meta["config"]), TournamentError,
-                       "tournament")
+    """The configuration recorded in out_dir (None if there is none); a record edited by
+    hand (its seed, say) no longer matches its identity digest and is refused."""
+    path = os.path.join(out_dir, META_JSON)
+
+    def parse(meta):
+        config = TournamentConfig(**meta["config"])
+        digest = meta.get("identity_digest")
+        if (digest is not None and digest != identity_digest(config.identity())) \
+                or ("seed" in meta and meta["seed"] != config.seed):
+            raise TournamentError(
+                f"{path}: the configuration was edited (it no longer matches its "
+                "identity_digest); restore it, or start a new tournament in another --out")
+        return config
+
+    return read_record(path, parse, TournamentError, "tournament")
 
 
 def _agent_settings(config) -> dict:
     """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
+    from niwa.analysis.arena.clock import split_time_control
     from niwa.solver.agents import agent_settings
 
-    return {spec: agent_settings(spec, config.game) for spec in config.agents}
+    return {spec: agent_settings(split_time_control(spec)[0], config.game)
+            for spec in config.agents}
+
+
+def _time_controls(config) -> dict:
+    """Each agent's time control as text (None: no clock), for tournament.json."""
+    from niwa.analysis.arena.schedule import agent_clocks
+
+    return {label: None if tc is None else str(tc)
+            for label, tc in zip(config.labels, agent_clocks(config)[1], strict=True)}
 
 
 def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: str):
@@ -71,7 +98,8 @@ def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: 
 class SprtStop:
     """The SPRT as the runner's stop rule: feeds finished game pairs to the test strictly
     in schedule order, so the stopping point (and so every table) is the same whatever
-    the number of workers."""
+    the number of workers. Only the scores of games that finished ahead of their turn are
+    kept (a few, as games finish almost in order)."""
 
     def __init__(self, spec: dict, labels: list[str]):
         from niwa.analysis.stats.sprt import SprtSpec, SprtTracker
@@ -79,6 +107,7 @@ class SprtStop:
         self.tracker = SprtTracker(SprtSpec(**spec))
         self.tested = labels[0]
         self.next_pair = 0
+        self.waiting: dict[int, float] = {}   # game id -> score, not yet tested
         self.stop_after: int | None = None   # last game id that counts
 
     def _score(self, row) -> float:
@@ -87,19 +116,24 @@ class SprtStop:
         mine, theirs = float(row[f"result_{seat}"]), float(row[f"result_{other}"])
         return 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
 
-    @property
-    def keep(self) -> set[int] | None:
-        return None if self.stop_after is None else set(range(self.stop_after + 1))
+    def keep(self, game_id: int) -> bool:
+        return self.stop_after is None or game_id <= self.stop_after
 
-    def should_stop(self, rows: dict) -> bool:
+    def add(self, row: dict) -> None:
+        gid = int(row["game_id"])
+        if self.stop_after is None and gid >= 2 * self.next_pair:
+            self.waiting[gid] = self._score(row)
+
+    def should_stop(self) -> bool:
         while self.stop_after is None:
             first, second = 2 * self.next_pair, 2 * self.next_pair + 1
-            if first not in rows or second not in rows:
+            if first not in self.waiting or second not in self.waiting:
                 break
-            decision = self.tracker.add_pair(self._score(rows[first]), self._score(rows[second]))
+            decision = self.tracker.add_pair(self.waiting.pop(first), self.waiting.pop(second))
             self.next_pair += 1
             if decision:
                 self.stop_after = second
+                self.waiting.clear()
         return self.stop_after is not None
 
 
@@ -127,16 +161,30 @@ class Leader:
         return f"{top} {100 * self.points[top] / self.games[top]:.0f}%"
 
 
+def _holds_games(games_path: str) -> bool:
+    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
+    if not os.path.exists(games_path):
+        return False
+    with open(games_path, "rb") as f:
+        f.readline()
+        return bool(f.read(1))
+
+
 def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
-    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise."""
+    """The saved config of out_dir when resuming it is allowed; TournamentError otherwise.
+
+    --resume into a folder without a record (a run killed before it wrote anything, or a
+    new folder) starts the tournament: so the same command can be repeated until it ends."""
     saved = load_saved_config(out_dir)
     games_path = os.path.join(out_dir, GAMES_CSV)
     if resume:
-        if saved is None:
+        if saved is None and _holds_games(games_path):
             raise TournamentError(
-                f"nothing to resume: {os.path.join(out_dir, META_JSON)} does not exist")
-        _check_identity(saved, config, out_dir)
-    elif saved is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+                f"{games_path} holds games but {os.path.join(out_dir, META_JSON)} does not "
+                "exist: cannot tell which tournament it is")
+        if saved is not None:
+            _check_identity(saved, config, out_dir)
+    elif saved is not None or _holds_games(games_path):
         raise TournamentError(
             f"{out_dir} already holds a tournament; pass --resume to finish it, or choose "
             "another --out")
@@ -144,36 +192,49 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
 
 
 def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
-                   progress: bool | None = None, command: str = "") -> TournamentOutcome:
-    """Play (or finish) the tournament into out_dir and write every table."""
+                   progress: bool | None = None, command: str = "",
+                   on_bad_rows: str = "stop") -> TournamentOutcome:
+    """Play (or finish) the tournament into out_dir and write every table.
+
+    The record (tournament.json) is written before the first byte of games.csv, so a kill
+    at any moment leaves a folder that --resume finishes."""
     executor = executor or LocalExecutor()
     saved = check_out_dir(config, out_dir, resume)
     os.makedirs(out_dir, exist_ok=True)
     games_path = os.path.join(out_dir, GAMES_CSV)
     meta_path = os.path.join(out_dir, META_JSON)
     schedule = Schedule(config)
-    log = RecordedGameLog(games_path, csv_columns(config.players))
-    check_log(log, schedule, lambda gid: TournamentError(
-        f"{games_path} game {gid} does not belong to this schedule"))
+
+    def open_log():
+        return RecordedGameLog(games_path, csv_columns(config.players), schedule.check_row,
+                               on_bad_rows)
+
+    log = open_log() if os.path.exists(games_path) else None
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
     meta.update({
         "command": meta.get("command", command), "config": config.identity(),
+        "identity_digest": identity_digest(config.identity()),
         "labels": config.labels, "seed": config.seed, "status": "running",
         "schedule": {"games": len(schedule), "rounds": config.rounds,
                      "games_per_round": games_per_round(config),
                      "seat_orders": math.factorial(config.players)},
         "agent_settings": _agent_settings(config),
+        "time_controls": _time_controls(config),
         "versions": versions(isinstance(executor, DaskExecutor)),
     })
-    run_record = start_run(meta, command, executor, len(log.rows))
+    run_record = start_run(meta, command, executor, len(log.done) if log else 0)
+    if log is not None and log.dropped:
+        run_record["dropped_rows"] = log.dropped[:20]
     write_record(meta_path, meta)
+    log = log or open_log()
 
     sprt = SprtStop(config.sprt, config.labels) if config.sprt else None
     result = run_schedule(schedule, log, executor, desc=config.game, progress=progress,
                           stop_rule=sprt, status=Leader(config.players))
-    tables = write_tables(config, out_dir, log) if log.rows else None
+    rows = list(log.read_rows())
+    tables = write_tables(config, out_dir, rows) if rows else None
     end_run(run_record, result.played_now)
-    _summarise(meta, config, log, result, sprt, tables)
+    _summarise(meta, config, rows, result, sprt, tables)
     write_record(meta_path, meta)
     if result.interrupted:
         raise KeyboardInterrupt
@@ -181,18 +242,19 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
                              result.finished, meta.get("sprt"), meta)
 
 
-def write_tables(config: TournamentConfig, out_dir: str, log: GameLog):
-    """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count."""
-    from niwa.analysis.stats.standings import compute_tables, read_games
+def write_tables(config: TournamentConfig, out_dir: str, rows: list[dict]):
+    """standings.csv, pairs.csv, seats.csv and ratings.png from the games that count (the
+    valid rows of the log)."""
+    import pandas as pd
 
-    games = read_games(os.path.join(out_dir, GAMES_CSV))
-    tables = compute_tables(games[games["game_id"].astype(int).isin(list(log.rows))],
-                            config.labels, config.players)
+    from niwa.analysis.stats.standings import compute_tables
+
+    tables = compute_tables(pd.DataFrame(rows), config.labels, config.players)
     tables.standings.to_csv(os.path.join(out_dir, "standings.csv"), index=False)
     tables.pairs.to_csv(os.path.join(out_dir, "pairs.csv"), index=False)
     tables.seats.to_csv(os.path.join(out_dir, "seats.csv"), index=False)
     plot_ratings(tables, os.path.join(out_dir, "ratings.png"),
-                 f"{config.game}: {len(log.rows)} games")
+                 f"{config.game}: {len(rows)} games")
     return tables
 
 
@@ -218,19 +280,20 @@ def plot_ratings(tables, path: str, title: str = "") -> None:
     plt.close(fig)
 
 
-def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunResult,
+def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: RunResult,
                sprt: SprtStop | None, tables) -> None:
-    errors = [r["error"] for r in log.rows.values() if r["error"]]
+    errors = [r["error"] for r in rows if r["error"]]
     meta.update({
         "status": ("sprt-stopped" if result.stopped and sprt else "finished" if result.finished
                    else "interrupted"),
-        "games_recorded": len(log.rows),
+        "games_recorded": len(rows),
         "forfeits": len(errors), "forfeit_examples": errors[:5],
-        "capped": sum(r["capped"] == "1" for r in log.rows.values()),
+        "lost_on_time": sum(r.get("termination") == "time" for r in rows),
+        "capped": sum(r["capped"] == "1" for r in rows),
     })
     if sprt:
         meta["sprt"] = {**sprt.tracker.summary(), "tested": config.labels[0],
-                        "against": config.labels[1], "stopped_after_games": len(log.rows)
+                        "against": config.labels[1], "stopped_after_games": len(rows)
                         if result.stopped else None}
     if tables is not None:
         meta["standings"] = tables.standings.replace({np.nan: None}).to_dict("records")
@@ -240,10 +303,11 @@ def _summarise(meta: dict, config: TournamentConfig, log: GameLog, result: RunRe
 def make_config(game: str, agents, *, variant: dict | None = None, players: int | None = None,
                 fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
                 seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
-                time_margin: float = 0.5, sprt: str | dict | None = None
-                ) -> tuple[TournamentConfig, list[str]]:
+                time_margin: float = 0.5, sprt: str | dict | None = None,
+                time_control: str | None = None) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
+    from niwa.analysis.arena.clock import parse_time_control, split_time_control
     from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
     from niwa.ext.registry import get_game
     from niwa.solver.agents import make_agent, parse_spec
@@ -262,30 +326,46 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     if n_players < 2:
         raise TournamentError(f"a tournament needs games of 2 or more players, not {n_players}")
     agents = [a.strip() for a in agents]
+    if time_control is not None:
+        time_control = str(parse_time_control(time_control) or "") or None  # normal form
     for spec in agents:
-        make_agent(spec, seed=0)      # unknown agent or bad parameter: AgentError here
-        if parse_spec(spec)[0] == "human":
+        bare, _ = split_time_control(spec)     # a bad tc= raises TimeControlError here
+        make_agent(bare, seed=0)      # unknown agent or bad parameter: AgentError here
+        if parse_spec(bare)[0] == "human":
             raise TournamentError("the human agent cannot sit in a tournament; "
                                   "play it with `niwa play`")
     if fmt not in FORMATS:
         raise TournamentError(f"unknown --format {fmt!r}; expected {' or '.join(FORMATS)}")
     if games is not None and rounds is not None:
         raise TournamentError("give --games or --rounds, not both")
-    for name, value in (("--games", games), ("--rounds", rounds), ("--max-plies", max_plies)):
-        if value is not None and value < 1:
-            raise TournamentError(f"{name} must be at least 1, got {value}")
-    if move_time is not None and not move_time > 0:
-        raise TournamentError(f"--move-time must be positive, got {move_time}")
+    for name, value, high in (("--games", games, MAX_GAME_ID), ("--rounds", rounds, MAX_GAME_ID),
+                              ("--max-plies", max_plies, MAX_PLIES), ("--seed", seed, MAX_SEED)):
+        if value is not None and not (isinstance(value, int) and (name == "--seed" or value >= 1)):
+            raise TournamentError(f"{name} must be a whole number of at least 1, got {value}")
+        if value is not None and not 0 <= value <= high:
+            raise TournamentError(f"{name} must be between {1 - (name == '--seed')} and "
+                                  f"{high}, got {value}")
+    if move_time is not None and not 0 < move_time <= MAX_MOVE_SECONDS:
+        raise TournamentError(f"--move-time must be above 0 and at most {MAX_MOVE_SECONDS:g} "
+                              f"seconds, got {move_time}")
+    if not 0 <= time_margin <= MAX_MOVE_SECONDS:     # also refuses nan
+        raise TournamentError(f"--time-margin must be between 0 and {MAX_MOVE_SECONDS:g} "
+                              f"seconds, got {time_margin}")
     sprt_spec = None
     if sprt:
         sprt_spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
+        if not all(-4000 <= v <= 4000 for v in (sprt_spec.elo0, sprt_spec.elo1)):
+            raise TournamentError(f"--sprt elo0 and elo1 must be finite Elo differences "
+                                  f"within +-4000, got elo0={sprt_spec.elo0:g} "
+                                  f"elo1={sprt_spec.elo1:g}")
         if len(agents) != 2 or n_players != 2:
             raise TournamentError("--sprt tests two agents in a two-player game "
                                   f"(here {len(agents)} agents, {n_players} players)")
     config = TournamentConfig(
         game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
         format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
-        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None)
+        time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None,
+        time_control=time_control)
     tables = tables_for(len(agents), n_players, fmt)
     orders = math.factorial(n_players)
     if rounds is None:
@@ -295,6 +375,10 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
             notes.append(f"--games {wanted} rounded up to {rounds * orders} so that every "
                          f"seat order ({orders}) is played equally often")
     config.rounds = int(rounds)
+    total = len(tables) * orders * config.rounds
+    if total > MAX_GAME_ID:
+        raise TournamentError(f"{config.rounds} rounds would schedule {total} games; at most "
+                              f"{MAX_GAME_ID} (game ids are 64-bit integers)")
     notes.append(f"{len(tables)} table{'s' * (len(tables) != 1)} x {orders} seat orders x "
                  f"{config.rounds} rounds = {len(tables) * orders * config.rounds} games")
     return config, notes
@@ -312,6 +396,8 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
 
     saved = load_saved_config(out_dir)
     if saved is None:
+        if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run
+            return make_config(game, list(agents), variant=variant, **options)
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
     if game and get_game(game).name != saved.game:
         raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
@@ -319,7 +405,8 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,
             "max_plies": saved.max_plies, "move_time": saved.move_time,
-            "time_margin": saved.time_margin, "sprt": saved.sprt}
+            "time_margin": saved.time_margin, "sprt": saved.sprt,
+            "time_control": saved.time_control}
     for name, value in kept.items():
         if name not in given:
             options[name] = value

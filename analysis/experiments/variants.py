@@ -31,12 +31,14 @@ from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.game_log import csv_columns
 from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
-from niwa.analysis.arena.runner import RunResult, check_log, run_schedule
+from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
+    MAX_SEED,
     Schedule,
     TournamentConfig,
     TournamentError,
     derive_seed,
+    identity_digest,
     tables_for,
 )
 from niwa.analysis.arena.tournament import make_config
@@ -162,8 +164,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     from niwa.ext.registry import get_game
 
     info = get_game(exp.game)
-    if exp.games < 1:
-        raise AnalysisError(f"--games must be at least 1, got {exp.games}")
+    if not 1 <= exp.games <= STRIDE:
+        raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
+    if not 0 <= exp.seed <= MAX_SEED:
+        raise AnalysisError(f"--seed must be at least 0 and at most {MAX_SEED}, got {exp.seed}")
     if exp.max_plies is not None and exp.max_plies < 1:
         raise AnalysisError(f"max_plies must be at least 1, got {exp.max_plies}")
     if exp.players is not None and any(k == "players" for k, _ in exp.vary):
@@ -236,25 +240,44 @@ class ExperimentSchedule:
 
     def includes(self, game_id: int) -> bool:
         cell = game_id // STRIDE
-        return cell < len(self.parts) and self.parts[cell].includes(game_id)
+        return 0 <= cell < len(self.parts) and self.parts[cell].includes(game_id)
 
-    def owns(self, game_id: int, row: dict) -> bool:
-        """A row of one of the cells: its variant matches, and its seats too when the cell
-        still schedules that game (a cell's games beyond --games stay in the log)."""
+    def id_ranges(self) -> list[tuple[int, int]]:
+        return [r for part in self.parts for r in part.id_ranges()]
+
+    def task_for(self, game_id: int):
+        return self.parts[game_id // STRIDE].task_for(game_id)
+
+    def check_row(self, game_id: int, row: dict) -> str | None:
+        """What in a row contradicts the experiment: its cell, its variant, and everything
+        the cell's schedule fixes when the cell still schedules that game (a cell's games
+        beyond --games stay in the log)."""
         cell = game_id // STRIDE
-        if cell >= len(self.cells) or row["variant"] != _variant_text(self.cells[cell]):
-            return False
+        if not 0 <= cell < len(self.cells):
+            return f"belongs to no cell of this experiment (cells 0-{len(self.cells) - 1})"
+        if row.get("variant") != _variant_text(self.cells[cell]):
+            return (f"variant is {row.get('variant')!r}, cell {cell} plays "
+                    f"{_variant_text(self.cells[cell])!r}")
         part = self.parts[cell]
-        return not part.includes(game_id) or part.owns(game_id, row)
+        return part.check_row(game_id, row) if part.includes(game_id) else None
 
 
 # ---- running ---------------------------------------------------------------------------
 def load_saved(out_dir: str) -> dict | None:
+    """The record in out_dir (None if there is none); a record edited by hand (its seed,
+    say) no longer matches its identity digest and is refused."""
+    path = os.path.join(out_dir, META_JSON)
+
     def checked(meta):
-        Experiment(**meta["experiment"])
+        exp = Experiment(**meta["experiment"])
+        digest = meta.get("identity_digest")
+        if digest is not None and digest != identity_digest(exp.identity()):
+            raise AnalysisError(
+                f"{path}: the experiment was edited (it no longer matches its "
+                "identity_digest); restore it, or start a new experiment in another --out")
         return meta
 
-    return read_record(os.path.join(out_dir, META_JSON), checked, AnalysisError, "analysis")
+    return read_record(path, checked, AnalysisError, "analysis")
 
 
 def saved_experiment(out_dir: str) -> Experiment | None:
@@ -270,7 +293,7 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
     saved = None
     if resume:
         saved = saved_experiment(out_dir)
-        if saved is None:
+        if saved is None and not game:
             raise AnalysisError(f"nothing to resume in {out_dir}: no analysis.json there")
     game = game or saved.game
     return Experiment(
@@ -288,16 +311,21 @@ def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
     meta = load_saved(out_dir)
     games_path = os.path.join(out_dir, GAMES_CSV)
     if resume:
+        # --resume into a folder without a record (a run killed before it wrote anything)
+        # starts the experiment: the same command can be repeated until it ends
         if meta is None:
-            raise AnalysisError(f"nothing to resume: {os.path.join(out_dir, META_JSON)} "
-                                "does not exist")
+            if _holds_games(games_path):
+                raise AnalysisError(f"{games_path} holds games but "
+                                    f"{os.path.join(out_dir, META_JSON)} does not exist: "
+                                    "cannot tell which experiment it is")
+            return None
         old, new = Experiment(**meta["experiment"]).identity(), exp.identity()
         for k in old:
             if old[k] != new[k]:
                 raise AnalysisError(f"{out_dir} holds a different experiment: {k} is {old[k]!r} "
                                     f"there, {new[k]!r} here (resume with the same options, "
                                     "or choose another --out)")
-    elif meta is not None or (os.path.exists(games_path) and os.path.getsize(games_path)):
+    elif meta is not None or _holds_games(games_path):
         raise AnalysisError(f"{out_dir} already holds an experiment; pass --resume to continue "
                             "it, or choose another --out")
     return meta
@@ -309,25 +337,36 @@ def game_columns(cells: list[Cell]) -> list[str]:
 
 def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=None,
                    resume: bool = False, progress: bool | None = None,
-                   command: str = "") -> RunResult:
+                   command: str = "", on_bad_rows: str = "stop") -> RunResult:
     """Play every cell's missing games into out_dir/games.csv (the arena's runner, log and
     executors; one pool for all cells, so no cell waits for another's stragglers).
 
-    KeyboardInterrupt propagates after the log is closed: every finished game is kept.
+    The record (analysis.json) is written before the first byte of games.csv, so a kill
+    at any moment leaves a folder that --resume finishes. KeyboardInterrupt propagates
+    after the log is closed: every finished game is kept.
     """
     executor = executor or LocalExecutor()
     meta = check_out_dir(exp, out_dir, resume) or {}
     os.makedirs(out_dir, exist_ok=True)
     schedule = ExperimentSchedule(cells)
-    log = RecordedGameLog(os.path.join(out_dir, GAMES_CSV), game_columns(cells))
-    check_log(log, schedule, lambda gid: AnalysisError(
-        f"{GAMES_CSV} game {gid} does not belong to this experiment"))
-    meta.update({"experiment": dataclasses.asdict(exp), "command": meta.get("command", command),
+    games_path = os.path.join(out_dir, GAMES_CSV)
+
+    def open_log():
+        return RecordedGameLog(games_path, game_columns(cells), schedule.check_row,
+                               on_bad_rows)
+
+    log = open_log() if os.path.exists(games_path) else None
+    meta.update({"experiment": dataclasses.asdict(exp),
+                 "identity_digest": identity_digest(exp.identity()),
+                 "command": meta.get("command", command),
                  "cells": [{"cell": c.index, "label": c.label, "games": c.games,
                             "config": c.config.identity()} for c in cells],
                  "status": "running"})
-    run = start_run(meta, command, executor, len(log.rows))
+    run = start_run(meta, command, executor, len(log.done) if log else 0)
+    if log is not None and log.dropped:
+        run["dropped_rows"] = log.dropped[:20]
     write_record(os.path.join(out_dir, META_JSON), meta)
+    log = log or open_log()
     result = run_schedule(schedule, log, executor, desc=exp.game, progress=progress)
     end_run(run, result.played_now)
     meta["status"] = "finished" if result.recorded == len(schedule) else "interrupted"
@@ -335,6 +374,15 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     if result.interrupted:
         raise KeyboardInterrupt
     return result
+
+
+def _holds_games(games_path: str) -> bool:
+    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
+    if not os.path.exists(games_path):
+        return False
+    with open(games_path, "rb") as f:
+        f.readline()
+        return bool(f.read(1))
 
 
 def _variant_text(cell: Cell) -> str:
@@ -375,13 +423,14 @@ class AnalysisOutcome:
 
 def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             progress: bool | None = None, command: str = "",
-            plan: tuple[list[Cell], list[str]] | None = None) -> AnalysisOutcome:
+            plan: tuple[list[Cell], list[str]] | None = None,
+            on_bad_rows: str = "stop") -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
     from niwa.analysis.experiments import plots, report
 
     cells, notes = plan or plan_cells(exp)
-    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command)
+    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command, on_bad_rows)
     games = read_games(out_dir, cells)
     if games.empty:
         return AnalysisOutcome(None, run, [GAMES_CSV])

@@ -8,6 +8,12 @@ Conventions.
 - rating is the Bradley-Terry/Elo fit of niwa.analysis.stats.ratings (mean 0, seat advantage
   fitted) with its 95% interval; los is the likelihood that the agent is stronger than the
   one ranked just below it.
+- Games of 3 or more players are judged by their finishing order (games.csv `place_<seat>`;
+  logs without it: by result, losers tied): the rating is the Plackett-Luce fit of
+  niwa.analysis.stats.placement, the pairwise comparisons (score_pct, pairs.csv, seats.csv)
+  compare places, and the standings add avg_place (1 = first) and avg_points (the game's
+  placement score, e.g. Bonsai's final points; empty where the game declares none).
+  Two-player tables are unchanged.
 - pairs.csv is the head-to-head matrix: the cell in row A, column B is "W-D-L" of A
   against B over pairwise comparisons (two-player games: simply A's games against B).
 """
@@ -19,6 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from niwa.analysis.stats.placement import (
+    average_places,
+    fit_placement_ratings,
+    placement_stages,
+    places,
+)
 from niwa.analysis.stats.ratings import Z95, RatingFit, fit_ratings, pairwise_comparisons
 
 
@@ -45,10 +57,20 @@ def compute_tables(games: pd.DataFrame, labels: list[str], n_players: int,
     results = games[[f"result_{s}" for s in range(n_players)]].astype(float).to_numpy()
     results = results.reshape(-1, n_players)
     error_seat = games["error_seat"].map(lambda x: int(x) if x != "" else -1).to_numpy()
-    comps = pairwise_comparisons(agents, results, error_seat)
-    fit = fit_ratings(len(labels), n_players, comps, prior_draws=prior_draws)
+    if n_players > 2:
+        where = _places(games, results, n_players)
+        comps = pairwise_comparisons(agents, -where, error_seat)   # a lower place is better
+        fit = fit_placement_ratings(len(labels), n_players,
+                                    placement_stages(agents, where, error_seat),
+                                    prior_draws=prior_draws)
+    else:
+        comps = pairwise_comparisons(agents, results, error_seat)
+        fit = fit_ratings(len(labels), n_players, comps, prior_draws=prior_draws)
     outcome = _game_outcomes(results, error_seat)   # +1 win, 0 draw, -1 loss per seat
     standings, order, h2h = _standings(labels, agents, comps, fit, outcome)
+    if n_players > 2:
+        standings = _with_placements(standings, labels, agents, where,
+                                     _points(games, n_players))
     ranked = [labels[i] for i in order]
     pairs = pd.DataFrame(
         [[("" if a == b or not h2h[a, b].any() else "-".join(map(str, h2h[a, b])))
@@ -138,6 +160,46 @@ def _seat_table(labels, order, agents, comps, fit, outcome, n_players) -> pd.Dat
                 "advantage_elo": np.nan, "advantage_low": np.nan, "advantage_high": np.nan,
             })
     return pd.DataFrame(seat_rows)
+
+
+def _places(games: pd.DataFrame, results: np.ndarray, n_players: int) -> np.ndarray:
+    """Each game's places by seat: as logged, or from the results for rows without them."""
+    columns = [f"place_{s}" for s in range(n_players)]
+    logged = (games[columns].to_numpy() if set(columns) <= set(games.columns)
+              else np.full((len(games), n_players), ""))
+    out = np.zeros((len(games), n_players))
+    for g in range(len(games)):
+        if all(x != "" for x in logged[g]):
+            out[g] = logged[g].astype(float)
+        else:
+            out[g] = places(results[g])
+    return out
+
+
+def _points(games: pd.DataFrame, n_players: int) -> np.ndarray:
+    """Placement scores by seat (nan where not logged)."""
+    columns = [f"points_{s}" for s in range(n_players)]
+    if not set(columns) <= set(games.columns):
+        return np.full((len(games), n_players), np.nan)
+    return games[columns].replace("", "nan").astype(float).to_numpy().reshape(-1, n_players)
+
+
+def _with_placements(standings, labels, agents, where, points) -> pd.DataFrame:
+    """The standings with avg_place and avg_points after score_pct."""
+    index = {label: i for i, label in enumerate(labels)}
+    avg_place = average_places(agents, where, len(labels))
+    avg_points = np.full(len(labels), np.nan)
+    for i in range(len(labels)):
+        mine = points[agents == i]
+        mine = mine[~np.isnan(mine)]
+        if len(mine):
+            avg_points[i] = float(mine.mean())
+    at = standings.columns.get_loc("score_pct") + 1
+    rows = standings["agent"].map(index)
+    standings.insert(at, "avg_place", [round(float(avg_place[i]), 2) for i in rows])
+    standings.insert(at + 1, "avg_points", [_r1(avg_points[i]) if not np.isnan(avg_points[i])
+                                            else np.nan for i in rows])
+    return standings
 
 
 def _r1(x) -> float:
