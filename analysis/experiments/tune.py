@@ -318,15 +318,41 @@ class IterationSchedule:
     def __iter__(self):
         return (self._task(j) for j in range(self.n))
 
+    def id_ranges(self) -> list[tuple[int, int]]:
+        return [(self.first_id, self.first_id + self.n)]
+
+    def task_for(self, game_id: int) -> GameTask:
+        return self._task(game_id - self.first_id)
+
     def includes(self, game_id: int) -> bool:
         return 0 <= game_id - self.first_id < self.n
 
-    def owns(self, game_id: int, row: dict) -> bool:
+    def check_row(self, game_id: int, row: dict) -> str | None:
+        """What in a logged row of this iteration contradicts its schedule, or None."""
         if not self.includes(game_id):
-            return True      # another iteration's game: checked by its own schedule
-        task = self._task(game_id - self.first_id)
-        return (row["agent_0"], row["agent_1"]) == task.labels and \
-            str(row["plus_seat"]) == str(task.extra[1][1])
+            return f"is not a game of iteration {self.k}"
+        task = self.task_for(game_id)
+        expected = {"deal_seed": str(task.deal_seed), "agent_0": task.labels[0],
+                    "agent_1": task.labels[1], "iteration": str(self.k),
+                    "plus_seat": str(dict(task.extra)["plus_seat"]),
+                    "side": dict(task.extra)["side"]}
+        for key, value in expected.items():
+            if str(row.get(key, "")) != value:
+                return f"{key} is {row.get(key)!r}, not {value!r} (another tuning run?)"
+        return None
+
+
+class _Checker:
+    """check_row for games.csv: each row against its iteration's schedule once that
+    iteration has been reached (the log is reopened, so revalidated, every iteration)."""
+
+    def __init__(self, games_per_iteration: int):
+        self.g = games_per_iteration
+        self.schedules: dict[int, IterationSchedule] = {}
+
+    def __call__(self, game_id: int, row: dict) -> str | None:
+        sched = self.schedules.get(game_id // self.g)
+        return None if sched is None else sched.check_row(game_id, row)
 
 
 class _KeepOpen:
@@ -402,7 +428,7 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
         versions,
         write_record,
     )
-    from niwa.analysis.arena.runner import check_log, run_schedule
+    from niwa.analysis.arena.runner import run_schedule
 
     executor = executor or LocalExecutor(1)
     check_out_dir(config, out_dir, resume)
@@ -416,8 +442,9 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
     meta.update({"command": meta.get("command", command), "config": config.identity(),
                  "gains": asdict(gains), "status": "running",
                  "versions": versions(isinstance(executor, DaskExecutor))})
-    log = RecordedGameLog(games_path, games_columns())
-    run_record = start_run(meta, command, executor, len(log.rows))
+    checker = _Checker(config.games_per_iteration)
+    log = RecordedGameLog(games_path, games_columns(), check_row=checker)
+    run_record = start_run(meta, command, executor, len(log.done))
     log.close()
     write_record(meta_path, meta)
 
@@ -431,9 +458,8 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
             plus, minus = perturbed(params, theta, c_k, delta)
             sched = IterationSchedule(config, k, spec_with(config.agent, params, plus),
                                       spec_with(config.agent, params, minus))
-            log = RecordedGameLog(games_path, games_columns())
-            check_log(log, sched, lambda gid: TuneError(
-                f"{games_path} game {gid} does not belong to this tuning run"))
+            checker.schedules[k] = sched
+            log = RecordedGameLog(games_path, games_columns(), check_row=checker)
             result = run_schedule(sched, log, _KeepOpen(executor), desc=f"iteration {k}",
                                   progress=progress)
             played += result.played_now
@@ -442,7 +468,7 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
                 break
             if not result.finished:
                 break
-            rows = [log.rows[g] for g in range(sched.first_id, sched.first_id + sched.n)]
+            rows = [r for r in log.read_rows() if sched.includes(int(r["game_id"]))]
             score = pair_score(rows)
             theta = spsa_step(params, theta, c_k, a_k, delta, score)
             row = {"iteration": k, **{p.name: repr(x) for p, x in zip(params, theta,
