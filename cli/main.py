@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "niwa.cli.tournament",
     "niwa.cli.analyse",
     "niwa.cli.engine",
+    "niwa.cli.tune",
 ]
 
 
