@@ -28,6 +28,15 @@ from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError, variant_text
 
 
+def holds_games(games_path: str) -> bool:
+    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
+    if not os.path.exists(games_path):
+        return False
+    with open(games_path, "rb") as f:
+        f.readline()
+        return bool(f.read(1))
+
+
 def csv_columns(n_players: int) -> list[str]:
     """The columns of games.csv; `termination` and the finishing order (`place_<seat>`,
     `points_<seat>`, see arena.finish) come last: older logs without them still load."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns
+from niwa.analysis.arena.game_log import csv_columns, holds_games
 from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
@@ -161,14 +161,6 @@ class Leader:
         return f"{top} {100 * self.points[top] / self.games[top]:.0f}%"
 
 
-def _holds_games(games_path: str) -> bool:
-    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
-    if not os.path.exists(games_path):
-        return False
-    with open(games_path, "rb") as f:
-        f.readline()
-        return bool(f.read(1))
-
 
 def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
     """The saved config of out_dir when resuming it is allowed; TournamentError otherwise.
@@ -178,13 +170,13 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
     saved = load_saved_config(out_dir)
     games_path = os.path.join(out_dir, GAMES_CSV)
     if resume:
-        if saved is None and _holds_games(games_path):
+        if saved is None and holds_games(games_path):
             raise TournamentError(
                 f"{games_path} holds games but {os.path.join(out_dir, META_JSON)} does not "
                 "exist: cannot tell which tournament it is")
         if saved is not None:
             _check_identity(saved, config, out_dir)
-    elif saved is not None or _holds_games(games_path):
+    elif saved is not None or holds_games(games_path):
         raise TournamentError(
             f"{out_dir} already holds a tournament; pass --resume to finish it, or choose "
             "another --out")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns
+from niwa.analysis.arena.game_log import csv_columns, holds_games
 from niwa.analysis.arena.record_log import RecordedGameLog
 from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
@@ -314,7 +314,7 @@ def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
         # --resume into a folder without a record (a run killed before it wrote anything)
         # starts the experiment: the same command can be repeated until it ends
         if meta is None:
-            if _holds_games(games_path):
+            if holds_games(games_path):
                 raise AnalysisError(f"{games_path} holds games but "
                                     f"{os.path.join(out_dir, META_JSON)} does not exist: "
                                     "cannot tell which experiment it is")
@@ -325,7 +325,7 @@ def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
                 raise AnalysisError(f"{out_dir} holds a different experiment: {k} is {old[k]!r} "
                                     f"there, {new[k]!r} here (resume with the same options, "
                                     "or choose another --out)")
-    elif meta is not None or _holds_games(games_path):
+    elif meta is not None or holds_games(games_path):
         raise AnalysisError(f"{out_dir} already holds an experiment; pass --resume to continue "
                             "it, or choose another --out")
     return meta
@@ -375,14 +375,6 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
         raise KeyboardInterrupt
     return result
 
-
-def _holds_games(games_path: str) -> bool:
-    """Whether a games.csv holds more than a header (a run that got as far as a game)."""
-    if not os.path.exists(games_path):
-        return False
-    with open(games_path, "rb") as f:
-        f.readline()
-        return bool(f.read(1))
 
 
 def _variant_text(cell: Cell) -> str:
