@@ -35,6 +35,9 @@ cdef class State:
     cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept
     cdef int c_sample_chance(self, RngState* rng) noexcept
     cdef uint64_t c_hash(self) noexcept
+    # Equal for positions a symmetry of the rules makes equal in value (Lotus: lanes a and b
+    # swapped); exact searchers may key their tables on it. Default: c_hash().
+    cdef uint64_t c_symmetric_hash(self) noexcept
     cdef State c_clone(self)
     # Overwrite self with other's contents (same game and variant); no allocation.
     cdef void c_copy_from(self, State other) noexcept

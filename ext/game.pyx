@@ -158,6 +158,9 @@ cdef class State:
     cdef uint64_t c_hash(self) noexcept:
         return 0
 
+    cdef uint64_t c_symmetric_hash(self) noexcept:
+        return self.c_hash()
+
     cdef State c_clone(self):
         raise NotImplementedError
 
@@ -292,6 +295,11 @@ cdef class State:
     def hash(self):
         """Zobrist-style 64-bit hash of everything that affects play."""
         return self.c_hash()
+
+    def symmetric_hash(self):
+        """A hash shared by positions that a symmetry of the rules makes equal in value
+        (equal to hash() for games that declare no symmetry)."""
+        return self.c_symmetric_hash()
 
     def evaluate(self, int player):
         return self.c_evaluate(player)

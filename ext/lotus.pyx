@@ -317,6 +317,28 @@ cdef class LotusState(State):
                 z ^= Z_START[p][h][d.start[p][h]]
         return z
 
+    cdef uint64_t c_symmetric_hash(self) noexcept:
+        """min(hash, hash of the mirror image). Lanes a and b have the same length and merge
+        into the same shared spaces, and the trampoline is shared, so a position and its
+        mirror (lane a's stacks swapped with lane b's) have the same value; early in the
+        game nearly every position has a distinct mirror, so an exact search keyed on this
+        proves about a third fewer positions (towers 3..1: 1.67M -> 1.06M df-pn nodes)."""
+        cdef LotusData* d = &self.d
+        cdef uint64_t z = Z_TOMOVE[d.to_move] ^ Z_OPENING[d.opening], a = 0, b = 0
+        cdef int sp, k, p, h, lane = d.lane
+        # lane a is spaces 0..lane-1, lane b lane..2*lane-1; shared spaces are their own mirror
+        for sp in range(2 * lane):
+            for k in range(d.height[sp]):
+                a ^= Z_STACK[sp][k][d.stack[sp][k]]
+                b ^= Z_STACK[(sp + lane) % (2 * lane)][k][d.stack[sp][k]]
+        for sp in range(2 * lane, d.nspaces):
+            for k in range(d.height[sp]):
+                z ^= Z_STACK[sp][k][d.stack[sp][k]]
+        for p in range(d.nplayers):
+            for h in range(1, d.max_tower + 1):
+                z ^= Z_START[p][h][d.start[p][h]]
+        return (z ^ a) if (z ^ a) < (z ^ b) else (z ^ b)
+
     cdef State c_clone(self):
         cdef LotusState s = LotusState.__new__(LotusState)
         s.num_players = self.num_players

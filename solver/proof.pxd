@@ -16,8 +16,8 @@ cdef struct PNEntry:
     int32_t best            # the proving move once pn = 0, else -1
 
 # Maps a position to the 64-bit value its table key is made from. The default is the game's
-# own hash; a game-specific hook may fold symmetric positions onto one key (see
-# proof_lotus.pyx), which is sound as long as symmetric positions have equal values.
+# own hash; a hook may fold symmetric positions onto one key (SymmetricKeys uses the game's
+# State.c_symmetric_hash), which is sound as long as symmetric positions have equal values.
 cdef class KeyHook:
     cdef uint64_t key(self, State s) noexcept
     cpdef bint accepts(self, State s)

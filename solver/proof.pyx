@@ -51,7 +51,7 @@ prove it) and dn = its number of legal moves (every one must be refuted), instea
 the search then prefers moves that leave the opponent few replies.
 
 Symmetry (symmetry="auto"). A KeyHook may map symmetric positions to one key; for Lotus,
-proof_lotus.pyx folds the mirror image (lanes a and b swapped) onto the same entry.
+State.c_symmetric_hash folds the mirror image (lanes a and b swapped) onto one entry.
 
 Each step, measured in expansions on the standard board (towers 3..1, basic rule,
 trampoline optional / mandatory; reference C solver: 1.11M / 0.33M):
@@ -201,14 +201,22 @@ def _variant(state):
         return None
 
 
-def _known_symmetry(state):
-    """The symmetry hook niwa knows for this game, or None (symmetry="auto")."""
-    if getattr(state, "game_name", None) == "lotus":
-        from niwa.solver.proof_lotus import LotusLaneSymmetry
+cdef class SymmetricKeys(KeyHook):
+    """Keys from the game's own symmetry (State.c_symmetric_hash: Lotus folds a position
+    and its lane mirror together; games without a symmetry give their plain hash).
 
-        hook = LotusLaneSymmetry()
-        return hook if hook.accepts(state) else None
-    return None
+    >>> from niwa.ext.lotus import LotusState
+    >>> ProofSearch(tt_mb=8, symmetry=SymmetricKeys()).solve(LotusState(towers=2)).value
+    0.0
+    """
+
+    cdef uint64_t key(self, State s) noexcept:
+        return s.c_symmetric_hash()
+
+
+def _known_symmetry(state):
+    """The hook of symmetry="auto": the game's own symmetric hash."""
+    return SymmetricKeys()
 
 
 def _hides_something(state) -> bool:
@@ -253,7 +261,7 @@ cdef class ProofSearch:
         of moves; on Lotus towers 3..1 it halves the nodes), "uniform" (1, 1) or
         "evaluation" (from c_evaluate). `order`: tie-break among equal proof numbers,
         "none" (move generation order) or "evaluation". `symmetry`: a KeyHook, None, or
-        "auto" (the game's known symmetry: Lotus lanes, proof_lotus.pyx). `weak`: weak
+        "auto" (the game's own symmetry: State.c_symmetric_hash). `weak`: weak
         proof numbers (max + open children - 1 instead of the sum). `big_work`: the
         expansions above which an overwritten unfinished entry counts as a sign of a table
         too small. `reprobe`: re-read siblings from the table after each descent. `huge_pages`:
