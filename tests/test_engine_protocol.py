@@ -356,3 +356,31 @@ def test_tournament_plays_engines_registered_in_process(tmp_path):
     with open(tmp_path / "run" / "games.csv") as f:
         games = list(csv.DictReader(f))
     assert len(games) == 2 and not any(g["error"] for g in games)
+
+
+def test_an_engine_killed_mid_game_costs_that_game_only(tmp_path):
+    """The random engine behind a wrapper that kills it on its third move of the first
+    game it plays (a marker file makes it happen once): that game is a forfeit with the
+    reason, and every other game of the tournament is played normally."""
+    marker = tmp_path / "killed-once"
+    wrapper = tmp_path / "dies_once.py"
+    wrapper.write_text(
+        "import os, subprocess, sys\n"
+        f"engine = subprocess.Popen([sys.executable, {str(ROOT / 'docs/examples/random_engine.py')!r}],\n"
+        "                          stdin=subprocess.PIPE, stdout=sys.stdout, text=True)\n"
+        "goes = 0\n"
+        "for line in sys.stdin:\n"
+        "    engine.stdin.write(line); engine.stdin.flush()\n"
+        "    goes += line.startswith('go')\n"
+        f"    if goes == 3 and not os.path.exists({str(marker)!r}):\n"
+        f"        open({str(marker)!r}, 'w').close()\n"
+        "        engine.kill(); os._exit(1)\n")
+    result = _niwa("tournament", "lotus", "--agents", f"engine:cmd={sys.executable} {wrapper}",
+                   "random", "--games", "4", "--workers", "1",
+                   "--out", str(tmp_path / "run"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "run" / "games.csv") as f:
+        games = list(csv.DictReader(f))
+    failed = [g for g in games if g["error"]]
+    assert len(games) == 4 and len(failed) == 1 and marker.exists()
+    assert "engine" in failed[0]["error"]
