@@ -112,11 +112,15 @@ def _value_for(state, player) -> float:
 
 
 def hides_something_from(state, player) -> bool:
-    """True when `player` cannot see the whole position (e.g. the opponent's hand)."""
+    """True when `player` cannot see the whole position (e.g. the opponent's hand); for a
+    game with no notation to compare, what its spec declares."""
     try:
         return state.information_state(player) != state.to_notation()
     except NotImplementedError:
-        return False
+        from niwa.ext.registry import spec_of
+
+        spec = spec_of(state)
+        return spec is not None and spec.traits.hidden_information
 
 
 class MCTSAgent(Agent):

@@ -219,20 +219,6 @@ def _known_symmetry(state):
     return SymmetricKeys()
 
 
-def _hides_something(state) -> bool:
-    """True when some player cannot see the whole position (hidden information)."""
-    for p in range(state.num_players):
-        try:
-            if state.information_state(p) != state.to_notation():
-                return True
-        except NotImplementedError:
-            from niwa.ext.registry import spec_of
-
-            spec = spec_of(state)
-            return spec is not None and spec.traits.hidden_information
-    return False
-
-
 cdef class ProofSearch:
     """df-pn with the 1+eps trick over a transposition table of `tt_mb` megabytes.
 
@@ -658,7 +644,9 @@ cdef class ProofSearch:
         if self.hook is not None and not self.hook.accepts(state):
             raise NiwaError(f"the symmetry {type(self.hook).__name__} does not apply to this "
                             f"{state.game_name} position")
-        if _hides_something(state):
+        from niwa.solver.agents import hides_something_from    # (agents -> perfect -> proof)
+
+        if any(hides_something_from(state, p) for p in range(state.num_players)):
             raise NiwaError("proof search needs perfect information; this position hides "
                             "something from a player")
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \

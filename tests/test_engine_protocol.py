@@ -330,29 +330,13 @@ def _niwa(*args, **kwargs):
 
 
 def test_tournament_with_engine_agents(tmp_path):
-    if "engine " not in _niwa("agents", timeout=60).stdout:
-        pytest.skip("the 'engine' agent reaches `niwa tournament` once pyproject.toml "
-                    "declares the niwa.agents entry point engine = "
-                    "niwa.solver.protocol:register_agents")
+    """The engine agent reaches `niwa tournament` through the niwa.agents entry point."""
+    assert "engine " in _niwa("agents", timeout=60).stdout
     result = _niwa("tournament", "lotus", "--agents", f"engine:cmd={RANDOM_ENGINE}",
                    f"engine:cmd={MCTS_ENGINE}", "--games", "2", "--workers", "1",
                    "--out", str(tmp_path / "run"), timeout=120)
     assert result.returncode == 0, result.stderr
     assert "2 games" in result.stdout
-
-
-def test_tournament_plays_engines_registered_in_process(tmp_path):
-    """The same run today, with the agent registered by hand before the CLI starts (one
-    worker plays in this process, so the registration reaches it)."""
-    launcher = ("import sys; from niwa.solver.protocol import register_agents; "
-                "register_agents(); from niwa.cli.main import main; "
-                "sys.argv[0] = 'niwa'; main()")
-    result = subprocess.run(
-        [sys.executable, "-c", launcher, "tournament", "lotus", "--agents",
-         f"engine:cmd={RANDOM_ENGINE}", f"engine:cmd={NIWA} engine mcts:iters=200",
-         "--games", "2", "--workers", "1", "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr
     with open(tmp_path / "run" / "games.csv") as f:
         games = list(csv.DictReader(f))
     assert len(games) == 2 and not any(g["error"] for g in games)
