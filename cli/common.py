@@ -96,9 +96,11 @@ class Number(click.ParamType):
     finite, within [low, high] (`low_open`: strictly above low). Anything else is a
     one-line error (exit 2), never a value a searcher or a schedule chokes on later."""
 
-    def __init__(self, kind: type, low: float, high: float, low_open: bool = False):
+    def __init__(self, kind: type, low: float, high: float, low_open: bool = False,
+                 unit: str = "seconds"):
         self.kind, self.low, self.high, self.low_open = kind, low, high, low_open
-        self.name = "integer" if kind is int else "seconds"
+        self.unit = unit        # what a float counts, for the metavar and the messages
+        self.name = "integer" if kind is int else unit
 
     def convert(self, value, param, ctx):
         import math
@@ -115,7 +117,7 @@ class Number(click.ParamType):
             try:
                 number = float(value)
             except (TypeError, ValueError):
-                raise UserError(f"{option} must be a number of seconds, got {text!r}") from None
+                raise UserError(f"{option} must be a number of {self.unit}, got {text!r}") from None
             if not math.isfinite(number):
                 raise UserError(f"{option} must be a finite number, got {text}")
         too_low = number <= self.low if self.low_open else number < self.low

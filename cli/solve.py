@@ -128,7 +128,7 @@ def json_report(state, r) -> dict:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="MCTS seed.")
 @click.option("--tt", "tt_bits", type=Number(int, 10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
-@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20), default=256, show_default=True,
+@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=256, show_default=True,
               help="Proof-search table in MB (24 bytes an entry); the full standard "
                    "Lotus game needs about 6000.")
 @click.option("--round", "round_only", is_flag=True,
