@@ -40,6 +40,14 @@ def register(main: click.Group) -> None:
 @click.option("--strengths", multiple=True, metavar="NAME:KEY=V1,V2,...",
               help="Sweep self-play strength, e.g. mcts:iters=100,1000,10000 (repeatable; "
                    "weakest first).")
+@click.option("--rate-games", type=Number(int, 0, MAX_GAMES_PER_VARIANT), default=None,
+              help="With --strengths: games between each strength and the next (seats "
+                   "swapped), to measure each strength's Elo; 0 = none.  [default: half of "
+                   "--games, at least 20]")
+@click.option("--proof-time", type=Number(float, 0, 3600), default=10.0, show_default=True,
+              help="With --strengths: seconds the df-pn proof search gets to decide each "
+                   "two-player variant, to show perfect play's result beside the rungs; 0 = "
+                   "do not try.")
 @click.option("--games", "-n", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=1000, show_default=True,
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
@@ -59,8 +67,8 @@ def register(main: click.Group) -> None:
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
-def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, executor, seed,
-                out_dir, resume, on_bad_rows):
+def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, games, players,
+                workers, executor, seed, out_dir, resume, on_bad_rows):
     """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
     first-player advantage, balance, game length, running-score and game-specific
     metrics, tests between variants and plain-language verdicts.
@@ -70,8 +78,11 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
       niwa analyse lotus --vary rule=basic,pro --games 2000 --out runs/lotus-pro
     \b
     Output in --out: games.csv, games.jsonl (game records), variants.csv,
-    comparisons.csv (with --vary), strengths.csv (with --strengths), seat_win_rates.png, game_length.png,
-    advantage_vs_strength.png (with --strengths), report.md and analysis.json.
+    comparisons.csv (with --vary), strengths.csv and strength_ladder.csv (with
+    --strengths: each strength's Elo, seat 0's rate, whether it has converged, the
+    proven result where the proof search decides the variant), seat_win_rates.png,
+    game_length.png, advantage_vs_strength.png (with --strengths), report.md and
+    analysis.json.
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.experiments.variants import analyse, check_out_dir, experiment_from_options, plan_cells
@@ -86,10 +97,15 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
         raise UserError("--resume needs --out DIR (the folder of the experiment)")
     if not resume and not game:
         raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
+    if rate_games is not None and not strengths and not resume:
+        raise UserError("--rate-games measures the Elo of --strengths; give --strengths too")
+    if rate_games is None and strengths:
+        rate_games = max(20, games // 2)
     given = {name for name in ("players", "games", "seed") if given_on_command_line(name)}
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
-        games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume)
+        games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
+        rate_games=rate_games)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)
@@ -101,7 +117,7 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
                f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
     try:
         outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan,
-                          on_bad_rows=on_bad_rows)
+                          on_bad_rows=on_bad_rows, proof_time=proof_time)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa analyse "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
@@ -111,7 +127,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, games, players, workers, e
         click.echo("no games were played")
         return
     for line in ([c["verdict"] for c in summary.comparisons]
-                 + [t["verdict"] for t in summary.trends] + summary.advantage_verdicts):
+                 + [t["verdict"] for t in summary.trends] + summary.advantage_verdicts
+                 + summary.ladder_verdicts):
         click.echo(f"- {line}")
     click.echo(f"\n{sum(m['games'] for m in summary.metrics)} games; wrote "
                f"{' '.join(outcome.files)} in {out_dir}")

@@ -169,7 +169,8 @@ def test_exact_results_table_is_included(pro_run, tmp_path):
 def test_strength_sweep(tmp_path):
     out = tmp_path / "sweep"
     r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--strengths",
-            "testrandom:iters=1,10,100", "--games", 10, "--workers", 1, "--out", out)
+            "testrandom:iters=1,10,100", "--games", 10, "--workers", 1, "--proof-time", 0,
+            "--out", out)
     assert r.exit_code == 0, r.output
     assert_png(out / "advantage_vs_strength.png")
     variants = pd.read_csv(out / "variants.csv")
@@ -181,6 +182,33 @@ def test_strength_sweep(tmp_path):
     assert len(comps) == 3            # pro vs basic at each strength
     text = (out / "report.md").read_text()
     assert "![advantage vs strength](advantage_vs_strength.png)" in text
+
+
+def test_strength_ladder_with_elo_and_the_proven_value(tmp_path):
+    """A tiny Lotus board the proof search decides at once: each strength gets an Elo from
+    the rating games (weakest = 0), and the proven winner stands beside every rung."""
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.proof import ProofSearch
+
+    board = "lane=1 shared=3 trampoline_at=3 towers=1"
+    out = tmp_path / "ladder"
+    r = run("analyse", "lotus", *sum((["--vary", kv] for kv in board.split()), []),
+            "--strengths", "random", "--strengths", "perfect:time=0.5", "--games", 10,
+            "--rate-games", 10, "--workers", 1, "--out", out)
+    assert r.exit_code == 0, r.output
+    ladder = pd.read_csv(out / "strength_ladder.csv")
+    assert ladder["strength"].tolist() == ["random", "perfect:time=0.5"]
+    assert ladder.loc[0, "elo"] == 0 and ladder.loc[1, "elo"] > 0
+    assert (ladder["elo_low"] <= ladder["elo"]).all() and (ladder["elo"] <= ladder["elo_high"]).all()
+    state = LotusState(lane=1, shared=3, trampoline_at=3, towers=1)
+    value = ProofSearch(tt_mb=16).solve(state, root_values=False, pv=False).value
+    assert ladder["proven_seat0"].tolist() == [value, value]
+    # perfect self-play reaches the proven result in every game
+    assert ladder.loc[1, "seat0_rate"] == value
+    assert "proven with perfect play" in r.output and "rating: random vs perfect" not in r.output
+    games = pd.read_csv(out / "games.csv")
+    assert (games["cell"] == 2).sum() == 10         # the rating games, after both strengths
+    assert "Seat balance along the strength ladder" in (out / "report.md").read_text()
 
 
 def test_three_players_and_default_variant(tmp_path):

@@ -12,7 +12,7 @@ verdict sentence that says what the data support and no more.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -213,6 +213,8 @@ class Summary:
     trends: list[dict]
     advantage_verdicts: list[str]
     games: pd.DataFrame
+    ladder: list[dict] = field(default_factory=list)     # experiments.strength rows
+    ladder_verdicts: list[str] = field(default_factory=list)
 
 
 def summarise(exp: Experiment, cells: list[Cell], games: pd.DataFrame) -> Summary:

@@ -157,14 +157,20 @@ def strength_axis(specs: list[str]) -> tuple[list[float] | None, str]:
     return xs, f"{names.pop()} {varying[0]}"
 
 
-def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "") -> bool:
-    """One line per variant: first-player advantage with 95% CI against strength."""
+def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
+                               elo: dict[str, float] | None = None) -> bool:
+    """One line per variant: first-player advantage with 95% CI against strength (the
+    strengths' measured Elo when `elo` gives it, else their one varying parameter)."""
     sweep = [m for m in metrics if m["strength"] and m["players"] >= 2]
     if len({m["strength"] for m in sweep}) < 2:
         return False
     plt = _pyplot()
     strengths = list(dict.fromkeys(m["strength"] for m in sweep))
-    xs, xlabel = strength_axis(strengths)
+    if elo and all(s in elo and np.isfinite(elo[s]) for s in strengths):
+        xs, xlabel = [elo[s] for s in strengths], "Elo (weakest strength = 0)"
+    else:
+        xs, xlabel = strength_axis(strengths)
+        elo = None
     position = dict(zip(strengths, xs if xs else range(len(strengths)), strict=True))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     variants = list(dict.fromkeys(m["variant"] for m in sweep))
@@ -173,13 +179,18 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "") 
         # nudge the lines apart a little so the interval bars do not hide each other
         nudge = (j - (len(variants) - 1) / 2) * (0.03 if xs else 0.06)
         x = np.array([position[m["strength"]] for m in rows], dtype=float)
-        x = x * (1 + nudge) if xs else x + nudge
+        x = x * (1 + nudge) if xs and not elo else x + nudge * (10 if elo else 1)
         y = np.array([m["first_player_advantage"] for m in rows])
         err = np.array([[m["first_player_advantage"] - m["fpa_low"] for m in rows],
                         [m["fpa_high"] - m["first_player_advantage"] for m in rows]])
         ax.errorbar(x, 100 * y, yerr=100 * err, fmt="o-", capsize=4, label=v)
     ax.axhline(0, color="grey", lw=0.8, ls="--")
-    if xs:
+    if xs and elo:
+        ax.set_xlabel(xlabel)
+        for s, x in zip(strengths, xs, strict=True):
+            ax.annotate(_short(s, 18), (x, ax.get_ylim()[0]), fontsize=7, rotation=30,
+                        xytext=(0, 4), textcoords="offset points")
+    elif xs:
         if max(xs) / max(min(xs), 1e-9) >= 10:
             from matplotlib.ticker import NullFormatter
 
@@ -237,8 +248,9 @@ def write_plots(summary, out_dir: str) -> list[str]:
                for c in summary.cells}
     plot_game_lengths(lengths, os.path.join(out_dir, GAME_LENGTH), f"{exp.game}: game length")
     written.append(GAME_LENGTH)
+    elo = {r["strength"]: r["elo"] for r in summary.ladder}
     if plot_advantage_vs_strength(metrics, os.path.join(out_dir, ADVANTAGE_VS_STRENGTH),
-                                  f"{exp.game}: first-player advantage vs strength"):
+                                  f"{exp.game}: first-player advantage vs strength", elo):
         written.append(ADVANTAGE_VS_STRENGTH)
     if all("score_0_mean" in m for m in metrics):
         scores = {}

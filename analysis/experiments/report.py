@@ -298,6 +298,26 @@ METHOD = """## Method
   resumable (`--resume`)."""
 
 
+def _ladder_section(ladder: list[dict]) -> list[str]:
+    """Seat 0's rate at each rung with the rung's Elo and the proven result (if any)."""
+    if not ladder:
+        return []
+    elo = lambda r: ("" if r["elo"] != r["elo"]  # noqa: E731  (NaN: not rated)
+                     else f"{r['elo']:+.0f} [{r['elo_low']:+.0f}, {r['elo_high']:+.0f}]")
+    proven = lambda r: ("" if r["proven_seat0"] is None  # noqa: E731
+                        else f"{100 * r['proven_seat0']:.0f}% ({pts(r['gap_to_proven'])})")
+    return ["## Seat balance along the strength ladder", "",
+            "Elo from the rating games between neighbouring strengths (weakest = 0, 95% "
+            "interval); seat 0's share of the decisive self-play games (Wilson 95%); the "
+            "proven result of perfect play where the proof search decides the variant, "
+            "with the gap to it in points.", "",
+            md_table(["variant", "strength", "Elo", "games", "seat 0 wins [95% CI]",
+                      "perfect play: seat 0 (gap)"],
+                     [[r["variant"], r["strength"], elo(r), r["games"],
+                       f"{100 * r['seat0_rate']:.1f}% [{100 * r['seat0_low']:.1f}, "
+                       f"{100 * r['seat0_high']:.1f}]", proven(r)] for r in ladder]), ""]
+
+
 def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | None = None,
                  command: str = "", exact: pd.DataFrame | None = None) -> str:
     """Write out_dir/report.md and return its path."""
@@ -307,6 +327,7 @@ def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | Non
     lines += [f"- {c['verdict']}" for c in summary.comparisons]
     lines += [f"- {t['verdict']}" for t in summary.trends]
     lines += [f"- {v}" for v in summary.advantage_verdicts]
+    lines += [f"- {v}" for v in summary.ladder_verdicts]
     lines += ["", "## Win rate by seat", "", "![win rate by seat](seat_win_rates.png)", "",
               "Each seat's share of the decisive games, with 95% intervals.", "",
               _seat_table(metrics), ""]
@@ -327,6 +348,7 @@ def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | Non
               f"{pts(t['diff'])} [{pts(t['diff_low'])}, {pts(t['diff_high'])}]",
               pval(t["p_ends"]), pval(t["p_ends_adjusted"]), pval(t["p_all"])]
              for t in summary.trends]), ""]
+    lines += _ladder_section(summary.ladder)
     lines += ["## Game length", "", "![game length](game_length.png)", "",
               _length_table(metrics), ""]
     lines += _game_specific(metrics)

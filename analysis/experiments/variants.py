@@ -48,6 +48,7 @@ from niwa.ext.errors import NiwaError
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
 GAMES_CSV, META_JSON = "games.csv", "analysis.json"
 VARIANTS_CSV, COMPARISONS_CSV, TRENDS_CSV = "variants.csv", "comparisons.csv", "strengths.csv"
+LADDER_CSV, PROVEN_JSON = "strength_ladder.csv", "proven.json"
 
 
 class AnalysisError(NiwaError):
@@ -65,6 +66,7 @@ class Experiment:
     agents: list = field(default_factory=lambda: ["random"])  # one spec = self-play
     strengths: list = field(default_factory=list)   # self-play specs to sweep
     games: int = 1000                               # per cell
+    rate_games: int = 0     # games between neighbouring strengths, to measure their Elo
     seed: int = 1
     max_plies: int | None = None
 
@@ -88,6 +90,7 @@ class Cell:
     strength: str | None    # the self-play spec of a strength sweep
     config: TournamentConfig
     games: int              # scheduled (--games rounded up to whole rounds)
+    rating: bool = False    # games between two strengths, for their Elo (not a variant)
 
     @property
     def variant_label(self) -> str:
@@ -95,6 +98,8 @@ class Cell:
 
     @property
     def label(self) -> str:
+        if self.rating:
+            return f"rating: {' vs '.join(self.config.agents)}"
         return self.variant_label + (f" ({self.strength})" if self.strength else "")
 
 
@@ -217,7 +222,33 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     for per_round, total in sorted(rounded):
         notes.append(f"--games {exp.games} rounded up to {total} per variant so that every "
                      f"seat order is played equally often (rounds of {per_round} games)")
-    return cells, notes
+    return cells + rating_cells(exp, cells, notes), notes
+
+
+def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[Cell]:
+    """The rating matches of a strength sweep (experiments.strength): each strength
+    against the next, seats swapped, under the first variant; after every analysis cell."""
+    from niwa.analysis.experiments.strength import rating_pairs
+
+    if not exp.rate_games or len(exp.strengths) < 2:
+        return []
+    if exp.rate_games < 0 or exp.rate_games > STRIDE:
+        raise AnalysisError(f"--rate-games must be at least 0 and at most {STRIDE}, "
+                            f"got {exp.rate_games}")
+    base = cells[0]
+    if base.players != 2:
+        notes.append("Elo of the strengths not measured: rating games are two-player only; "
+                     "the strengths are placed in the order given")
+        return []
+    out = []
+    for a, b in rating_pairs(exp.strengths):
+        seed = derive_seed(exp.seed, "rate", f"{a}|{b}")
+        config, _ = make_config(base.config.game, [a, b], variant=base.variant,
+                                rounds=math.ceil(exp.rate_games / 2), seed=seed,
+                                max_plies=exp.max_plies)
+        out.append(Cell(len(cells) + len(out), base.settings, base.variant, 2, None, config,
+                        2 * math.ceil(exp.rate_games / 2), rating=True))
+    return out
 
 
 def cell_schedule(cell: Cell) -> Schedule:
@@ -287,7 +318,8 @@ def saved_experiment(out_dir: str) -> Experiment | None:
 
 def experiment_from_options(game: str | None, *, vary, lineup: list[str], strengths,
                             games: int, players: int | None, seed: int, given: set[str],
-                            out_dir: str | None, resume: bool) -> Experiment:
+                            out_dir: str | None, resume: bool,
+                            rate_games: int | None = None) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -304,7 +336,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
         games=games if "games" in given or not saved else saved.games,
         seed=seed if "seed" in given or not saved else saved.seed,
-        max_plies=saved.max_plies if saved else None)
+        max_plies=saved.max_plies if saved else None,
+        rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0)
 
 
 def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
@@ -403,7 +436,35 @@ def write_tables(summary: Summary, out_dir: str) -> list[str]:
     if summary.trends:
         pd.DataFrame(summary.trends).to_csv(os.path.join(out_dir, TRENDS_CSV), index=False)
         written.append(TRENDS_CSV)
+    if summary.ladder:
+        pd.DataFrame(summary.ladder).to_csv(os.path.join(out_dir, LADDER_CSV), index=False)
+        written.append(LADDER_CSV)
     return written
+
+
+def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
+               proof_time: float) -> None:
+    """The strength ladder (experiments.strength): Elo from the rating games, convergence,
+    and the proven value of each variant (searched for `proof_time` s once, then cached in
+    out_dir; 0 = not searched)."""
+    import json
+
+    from niwa.analysis.experiments import strength
+
+    exp = summary.experiment
+    path = os.path.join(out_dir, PROVEN_JSON)
+    try:
+        with open(path, encoding="utf-8") as f:
+            proven = json.load(f)
+    except (OSError, ValueError):
+        proven = strength.proven_values(exp.game, summary.cells, proof_time) if proof_time \
+            else {}
+        if proof_time:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(proven, f, indent=1)
+    ratings = strength.rate_rungs(exp.strengths, rating_games)
+    summary.ladder, summary.ladder_verdicts = strength.ladder(summary.metrics, summary.cells,
+                                                              ratings, proven)
 
 
 @dataclass
@@ -416,17 +477,22 @@ class AnalysisOutcome:
 def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             progress: bool | None = None, command: str = "",
             plan: tuple[list[Cell], list[str]] | None = None,
-            on_bad_rows: str = "stop") -> AnalysisOutcome:
+            on_bad_rows: str = "stop", proof_time: float = 10.0) -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
     from niwa.analysis.experiments import plots, report
 
-    cells, notes = plan or plan_cells(exp)
-    run = run_experiment(exp, cells, out_dir, executor, resume, progress, command, on_bad_rows)
-    games = read_games(out_dir, cells)
-    if games.empty:
+    all_cells, notes = plan or plan_cells(exp)
+    run = run_experiment(exp, all_cells, out_dir, executor, resume, progress, command,
+                         on_bad_rows)
+    games = read_games(out_dir, all_cells)
+    cells = [c for c in all_cells if not c.rating]
+    ours = games["cell"] < len(cells)
+    if not ours.any():
         return AnalysisOutcome(None, run, [GAMES_CSV])
-    summary = summarise(exp, cells, games)
+    summary = summarise(exp, cells, games[ours].reset_index(drop=True))
+    if exp.strengths:
+        add_ladder(summary, games[~ours], out_dir, proof_time)
     files = [GAMES_CSV, *write_tables(summary, out_dir)]
     files += plots.write_plots(summary, out_dir)
     exact = report.exact_results(exp, out_dir, cells)

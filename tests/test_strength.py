@@ -1,0 +1,52 @@
+"""experiments.strength: Elo of the rungs, convergence at the top, the trend's slope."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from niwa.analysis.experiments import strength
+
+
+def test_trend_recovers_a_known_slope_and_its_interval_narrows_with_games():
+    x = [0.0, 100.0, 200.0]
+    small = strength.trend(x, [40, 50, 60], [100, 100, 100])
+    large = strength.trend(x, [4000, 5000, 6000], [10000, 10000, 10000])
+    assert small[0] == pytest.approx(0.001) and large[0] == pytest.approx(0.001)
+    assert small[1] < large[1] < large[0] < large[2] < small[2]
+
+
+def test_convergence_says_settled_or_moving():
+    flat = [{"strength": s, "wins_0": 50, "decisive": 100, "x": x}
+            for s, x in (("a", 0), ("b", 100), ("c", 200))]
+    assert strength.convergence(flat)["converged"]
+    moving = [dict(r, wins_0=w) for r, w in zip(flat, (50, 30, 5), strict=True)]
+    c = strength.convergence(moving)
+    assert not c["converged"] and c["top_change_high"] < 0 and c["trend_high"] < 0
+
+
+def _games(pairs):
+    rows = []
+    for a0, a1, r0 in pairs:
+        rows.append({"agent_0": a0, "agent_1": a1, "result_0": r0, "result_1": 1 - r0,
+                     "error_seat": ""})
+    return pd.DataFrame(rows).astype(str)
+
+
+def test_rate_rungs_orders_and_anchors_at_the_weakest():
+    rng = np.random.default_rng(1)
+    pairs = []
+    for weak, strong, p in (("w", "m", 0.75), ("m", "s", 0.75)):
+        for i in range(400):
+            win = int(rng.random() < p)      # the stronger one wins with probability p
+            pairs.append((weak, strong, 1 - win) if i % 2 else (strong, weak, win))
+    r = strength.rate_rungs(["w", "m", "s"], _games(pairs))
+    assert r["elo"].tolist()[0] == 0
+    assert 0 < r["elo"][1] < r["elo"][2]
+    # 75% is +191 Elo per step
+    assert r["elo_low"][1] < 191 < r["elo_high"][1]
+    assert r["elo_low"][2] < 382 < r["elo_high"][2]
+    assert r["rating_games"].tolist() == [400, 800, 400]
+
+
+def test_rate_rungs_without_rating_games_is_none():
+    assert strength.rate_rungs(["a", "b"], _games([("a", "a", 1)])) is None
