@@ -61,14 +61,18 @@ def num(x, digits: int = 1) -> str:
 
 
 # ---- exact results ---------------------------------------------------------------------
-# Small Lotus set-ups that the alpha-beta solver proves in seconds: (board, geometry, towers).
+# Lotus set-ups the df-pn proof search decides in seconds: (board, geometry, towers). The
+# full standard game (towers 4..1) takes minutes and gigabytes: bench/lotus_proof.py.
 LOTUS_EXACT_SETUPS = [
     ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 1),
     ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 2),
     ("lane 2, shared 6, trampoline 5", {"lane": 2, "shared": 6, "trampoline_at": 5}, 1),
     ("lane 2, shared 6, trampoline 5", {"lane": 2, "shared": 6, "trampoline_at": 5}, 2),
     ("standard (lane 3, shared 11, trampoline 8)", {}, 1),
+    ("standard (lane 3, shared 11, trampoline 8)", {}, 2),
+    ("standard (lane 3, shared 11, trampoline 8)", {}, 3),
 ]
+EXACT_TT_MB = 512.0
 EXACT_TIME_S = 15.0         # per position
 EXACT_BUDGET_S = 90.0       # for the whole table
 
@@ -78,7 +82,7 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
 
     1. out_dir/exact.csv if present: a table written by `niwa solve --batch ... --out`, by
        hand, or by an earlier run of this function (it caches its table there);
-    2. for two-player Lotus, the alpha-beta solver (niwa.solver.alphabeta) on the small
+    2. for two-player Lotus, the df-pn proof search (niwa.solver.proof) on the small
        set-ups of LOTUS_EXACT_SETUPS, for every variant of the experiment: the first
        player's game-theoretic result, when the search proves it within EXACT_TIME_S.
     """
@@ -90,13 +94,10 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
             return None
     if exp.game != "lotus" or not cells:
         return None
-    try:
-        from niwa.solver.alphabeta import AlphaBeta
-    except ImportError:
-        return None
     import time
 
     from niwa.ext.registry import get_game
+    from niwa.solver.proof import ProofSearch
 
     variants = {}
     for c in cells:
@@ -115,14 +116,15 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
             start = time.perf_counter()
             try:
                 state = get_game("lotus").new(**setting)
-                r = AlphaBeta(2, tt_bits=22).search(state, depth=200, time_limit=EXACT_TIME_S)
+                r = ProofSearch(tt_mb=EXACT_TT_MB).solve(state, time_limit=EXACT_TIME_S,
+                                                         root_values=False, pv=False)
             except Exception as e:      # a bonus section: never lose a report over it
                 row[label] = f"solver failed: {type(e).__name__}"
                 continue
             finally:
                 spent += time.perf_counter() - start
             if r.proven and r.value is not None:
-                v = float(r.value)
+                v = float(r.value) if state.current_player() == 0 else 1.0 - float(r.value)
                 row[label] = ("first player wins" if v > 0.5 else "second player wins"
                               if v < 0.5 else "draw")
             else:
@@ -358,11 +360,13 @@ def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | Non
                   "self-play statistics measure how imperfect agents fare, these say who wins "
                   "when both sides play perfectly."]
         if "board" in exact.columns and "towers" in exact.columns:
-            lines += ["The full game is too large to solve, so these are small set-ups (a "
-                      "shorter track, start towers t..1), each with the other settings of the "
-                      "variant in the column, solved by alpha-beta (`niwa.solver.alphabeta`) "
-                      "with a proof that no evaluation was used. Check one with e.g. `niwa "
-                      "solve \"lotus towers=2 lane=2 shared=6 trampoline_at=5 rule=pro\"`."]
+            lines += ["These are set-ups the proof search decides in seconds (start towers "
+                      "t..1, on shorter tracks and the standard one), each with the other "
+                      "settings of the variant in the column, proven by df-pn "
+                      "(`niwa.solver.proof`: every line played to the end, no evaluation). "
+                      "The full two-player game (towers 4..1) takes minutes: see "
+                      "`docs/lotus-perfect-play.csv`. Check one with e.g. `niwa solve "
+                      "\"lotus towers=2 lane=2 shared=6 trampoline_at=5 rule=pro\"`."]
         lines += ["", md_table(list(exact.columns), exact.astype(str).values.tolist()), "",
                   f"(Cached in `{EXACT_CSV}`; delete it to recompute.)", ""]
     else:
