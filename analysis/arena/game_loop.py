@@ -170,10 +170,11 @@ class _Game:
         if clock is not None:
             _tell_clock(self.agents[seat], clock.reading(len(self.actions)))
         on_clock = clock.remaining if clock is not None else None
-        self.watcher.move_started(seat, self.move_limit(seat))
+        limit = self.move_limit(seat)
+        self.watcher.move_started(seat, limit)
         start = time.perf_counter()
         if self.move_clock is not None:     # a watchdog outside may stop a move that hangs
-            self.move_clock.started(seat, self.move_limit(seat), len(self.actions))
+            self.move_clock.started(seat, limit, len(self.actions))
         try:
             action = self.agents[seat].step(self.state.clone(), seat)
         except PlayerRequest as request:
@@ -201,10 +202,11 @@ class _Game:
         """The longest `seat`'s next move may run before it has lost: the smaller of its
         per-move limit and the time on its clock (None: no limit). A watchdog that stops
         runaway moves adds its margin to this."""
-        limits = [x for x in (self.time_limits[seat],
-                              self.clocks[seat] and max(0.0, self.clocks[seat].remaining))
-                  if x is not None]
-        return min(limits) if limits else None
+        limit, clock = self.time_limits[seat], self.clocks[seat]
+        if clock is None:
+            return limit
+        left = max(0.0, clock.remaining)
+        return left if limit is None else min(limit, left)
 
     def apply(self, player: int, action) -> None:
         try:
@@ -242,23 +244,16 @@ class _Game:
     def note(self, before, player: int, action) -> PlyNote:
         """The record's view of a ply, taken before it is applied (notation depends on
         the position); an action that is not legal keeps its raw id as notation."""
-        def name(a, seat=None) -> str:
-            try:
-                return before.action_to_string(a, seat) if seat is not None \
-                    else before.action_to_string(a)
-            except Exception:       # an illegal action forfeits in apply, named there
-                return str(a)
-
         if player == CHANCE:
-            return PlyNote(name(action))
+            return PlyNote(_name(before, action))
         if player == SIMULTANEOUS:
-            names = [name(a, q) if a >= 0 else "" for q, a in enumerate(action)]
+            names = [_name(before, a, q) if a >= 0 else "" for q, a in enumerate(action)]
             think = [self.thinking.get(q) for q in range(self.n)]
             seconds = max((t[0] for t in think if t), default=None)
             comments = {str(q): t[1] for q, t in enumerate(think) if t and t[1]}
             return PlyNote(names, seconds, comments or None)
         spent, comment = self.thinking.get(player, (None, None))
-        return PlyNote(name(action, player), spent, comment)
+        return PlyNote(_name(before, action, player), spent, comment)
 
     def undo(self, seat: int) -> None:
         """Take back `seat`'s last decision and every ply after it, by replaying the
@@ -277,6 +272,16 @@ class _Game:
         self.state = replay(self.start, self.actions)
         # agents keep no stale tree: their reuse finds the position again or starts anew
         self.watcher.undone(True)
+
+
+def _name(before, a, seat=None) -> str:
+    """`a`'s notation in `before` (as seen by `seat`); an action that is not legal keeps
+    its raw id (it forfeits in apply, named there)."""
+    try:
+        return before.action_to_string(a, seat) if seat is not None \
+            else before.action_to_string(a)
+    except Exception:
+        return str(a)
 
 
 def _tell_clock(agent, reading) -> None:
