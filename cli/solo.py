@@ -60,9 +60,10 @@ def solve_solo_cmd(position, record_file, game_number, ply, deck_cards, deck_see
 
     state, final, source = _position(position, record_file, game_number, ply, deck_cards,
                                      deck_seed)
-    r = solve_solo(state, time_s=10.0 if time_s is None else time_s,
-                   nodes=node_limit or 10**15, tt_bits=min(tt_bits, 26), seed=seed,
-                   source=source, final=final)
+    if time_s is None and node_limit is None:
+        time_s = 10.0
+    r = solve_solo(state, time_s=time_s, nodes=node_limit, tt_bits=min(tt_bits, 26),
+                   seed=seed, source=source, final=final)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(r)))
         return

@@ -155,7 +155,9 @@ def json_report(state, r) -> dict:
               help="--deck-known: shuffle POSITION's unseen deck with this seed (a position "
                    "before the goal draw, e.g. 'bonsai players=1', is dealt from it too).")
 @click.option("--nodes", "node_limit", type=Number(int, 1, 10**15), default=None,
-              help="--deck-known: node budget (with --time, whichever comes first).")
+              help="--deck-known: node budget (with --time, whichever comes first; "
+                   "without --time the answer is the same on any machine). Default: "
+                   "--time 10.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "

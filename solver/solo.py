@@ -239,17 +239,18 @@ def _wins(final) -> bool:
     return final.is_terminal() and final.winner() == 0
 
 
-def solve_solo(state, time_s: float = 10.0, nodes: int = 10**12, tt_bits: int = 22,
-               per_child: int = 4, first_share: float = 0.25, seed: int = 0,
-               source: dict | None = None, final=None) -> SoloResult:
+def solve_solo(state, time_s: float | None = 10.0, nodes: int | None = None,
+               tt_bits: int = 22, per_child: int = 32, first_share: float = 0.25,
+               seed: int = 0, source: dict | None = None, final=None) -> SoloResult:
     """Search a solo Bonsai position whose deck order is known (see the module docstring).
 
-    A nested Monte Carlo search (`per_child` playouts per action along its line, at most
-    `first_share` of the time) gives the first incumbent. The budget (`time_s`, `nodes`)
-    is shared: the score search first (half), then, if its best line does not win and the
-    threshold is still within its bound, the same two steps restricted to winning lines
-    with what is left (else more of the score search). `final`: a recorded game's final position, to compare
-    (obtained score, won)."""
+    A nested Monte Carlo search (`per_child` playouts per action along its line; with a
+    time budget, at most `first_share` of it) gives the first incumbent. The budget is
+    `time_s` seconds and/or `nodes` search nodes (whichever ends first; with nodes only,
+    the answer is the same on any machine): the score search gets half, then, if its best
+    line does not win and the threshold is still within its bound, the same two steps
+    restricted to winning lines get what is left (else more of the score search).
+    `final`: a recorded game's final position, to compare (obtained score, won)."""
     from niwa.ext.bonsai import SPEC
     from niwa.solver.solo_search import SoloSearch, bound_of
 
@@ -258,23 +259,26 @@ def solve_solo(state, time_s: float = 10.0, nodes: int = 10**12, tt_bits: int = 
         raise SoloError("the position's deck order is not known: give it (deck order ... in "
                         "the notation, --deck, --deck-seed or --record)")
     threshold = SPEC.solo_thresholds[state.variant["solo_level"]]
+    budget = float("inf") if time_s is None else max(0.0, time_s)
+    node_budget = 10**15 if nodes is None else max(1, nodes)
     t0 = time.perf_counter()
-    search = SoloSearch(tt_bits)
-    start_bound = bound_of(state, 0)
-    inc, inc_line = search.nested(state, 0, per_child, time_s * first_share, seed)
 
     def left():
-        return max(0.0, time_s - (time.perf_counter() - t0))
+        return max(0.0, budget - (time.perf_counter() - t0))
 
+    search = SoloSearch(tt_bits)
+    start_bound = bound_of(state, 0)
+    inc, inc_line = search.nested(state, 0, per_child, min(budget * first_share, 1e9), seed)
     # half the budget for the best score; the rest for the winning-line question if it is
     # still open, else for more of the same search (its table kept)
-    r = search.run(state, 0, inc, inc_line, max(nodes // 2, 1),
-                   max(0.0, time_s / 2 - (time_s - left())))
+    r = search.run(state, 0, inc, inc_line, max(node_budget // 2, 1),
+                   min(max(0.0, budget / 2 - (budget - left())), 1e9))
     used = r["nodes"]
     best_final = play_line(state, r["line"])
     win_open = not _wins(best_final) and r["upper"] >= threshold
     if not win_open and not r["complete"]:
-        r = search.run(state, 0, r["best"], r["line"], max(nodes - used, 1), left(), False)
+        r = search.run(state, 0, r["best"], r["line"], max(node_budget - used, 1),
+                       min(left(), 1e9), False)
         used += r["nodes"]
     best, line, upper, exact = r["best"], r["line"], r["upper"], r["complete"]
     best_final = play_line(state, line)
@@ -286,9 +290,11 @@ def solve_solo(state, time_s: float = 10.0, nodes: int = 10**12, tt_bits: int = 
     elif upper < threshold:
         win, win_upper, win_exact = "no", upper, True
     else:
-        winc, winc_line = search.nested(state, 1, per_child, left() * first_share, seed + 1)
+        winc, winc_line = search.nested(state, 1, per_child, min(left() * first_share, 1e9),
+                                        seed + 1)
         start = (winc, winc_line) if winc >= threshold else (threshold - 1, [])
-        w = search.run(state, 1, start[0], start[1], max(nodes - used, 1), left(), False)
+        w = search.run(state, 1, start[0], start[1], max(node_budget - used, 1),
+                       min(left(), 1e9), False)
         used += w["nodes"]
         win_upper = min(w["upper"], upper)
         win_exact = w["complete"]
@@ -297,6 +303,8 @@ def solve_solo(state, time_s: float = 10.0, nodes: int = 10**12, tt_bits: int = 
             assert _wins(play_line(state, win_line)), "the winning line does not win"
         else:
             win = "no" if w["complete"] or win_upper < threshold else "unknown"
+    if win_best is not None and win_best > best:     # a winning line is a line too
+        best, line, line_wins = win_best, win_line, True
     elapsed = time.perf_counter() - t0
     return SoloResult(
         position=state.to_notation(), deck=deck_order(state), threshold=threshold,

@@ -618,12 +618,14 @@ cdef class SoloSearch:
                 best_line = line
         return best, best_line
 
-    cdef int rollout(self, BonsaiData* d, RngState* rng, int* out, int* n_out) noexcept nogil:
+    cdef int rollout(self, BonsaiData* d, RngState* rng, int* out, int cap,
+                     int* n_out) noexcept nogil:
         """Play d to the end with the engine's heuristic policy (a uniform choice one time
-        in four); the actions go to out. Returns the shaped value (see `nested`)."""
+        in four); the actions (at most cap) go to out. Returns the shaped value (see
+        `nested`)."""
         cdef int buf[MAX_ACTIONS]
         cdef int n, a, k = 0
-        while d.phase != B.PH_OVER and k < MAX_PLY:
+        while d.phase != B.PH_OVER and k < cap:
             n = bonsai_gen(d, buf)
             if rng_below(rng, 4) == 0:
                 a = buf[rng_below(rng, n)]
@@ -662,7 +664,7 @@ cdef class SoloSearch:
                             memcpy(c, d, sizeof(BonsaiData))
                             bonsai_apply(c, kids[i])
                             resolve_chance(c)
-                            v = self.rollout(c, &rng.s, &seq[ply + 1], &tail)
+                            v = self.rollout(c, &rng.s, &seq[ply + 1], MAX_PLY - 2 - ply, &tail)
                             if v > best_val:
                                 best_val = v
                                 seq[ply] = kids[i]
