@@ -1,7 +1,8 @@
 """Could these solo Bonsai games have been won? An agent plays seeded solo deals; the
 deck-known search (niwa.solver.solo) then asks, with the deck order the record reveals,
 for the best score each deal allowed, from the start and from a late position of the same
-game (the first turn with at most --late-cards cards left in the deck).
+game (the first turn with at most --late-cards cards left in the deck; by default the
+game's last turn, which the search solves exactly).
 
     python bench/bonsai_solo.py                                  # 20 deals, default mcts
     python bench/bonsai_solo.py --deals 5 --nodes 300000 --late-cards 4 --out /tmp/solo
@@ -120,7 +121,7 @@ def main():
                     "depend on the machine's load)")
     ap.add_argument("--late-cards", type=int, default=0,
                     help="the late position: the first turn with at most this many cards "
-                    "left in the deck (0: the deck has run out, the last two turns)")
+                    "left in the deck (0: the deck has run out: the game's last turn)")
     ap.add_argument("--late-nodes", type=int, default=1_000_000)
     ap.add_argument("--tt", type=int, default=22)
     ap.add_argument("--out", default=str(DEFAULT_OUT))

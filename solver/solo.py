@@ -5,7 +5,7 @@ one-player optimisation. `solve_solo` finds the best final score the deal allows
 whether the solo win (a goal tile of each of the 3 colours and the level's threshold,
 80/100/120/140 points) was possible, by depth-first branch and bound
 (`solver/solo_search.pyx`: admissible bound, transposition table, best bound first) after
-heuristic playouts give a first incumbent. The answer is exact when the search completes
+a nested Monte Carlo search gives a first incumbent. The answer is exact when the search completes
 within its node and time budget; otherwise it is the best score found (with its line) and
 a proven upper bound.
 
@@ -15,19 +15,21 @@ or a recorded solo game (`from_record`: the reveals it holds, in order).
 
 >>> from niwa.ext.bonsai import new_initial
 >>> start = with_deck_seed(new_initial(seed=1, players=1), 7)
->>> r = solve_solo(start, time_s=0.2)
->>> r.upper_bound >= r.best_score
+>>> r = solve_solo(start, time_s=None, nodes=2000)
+>>> r.upper_bound >= r.best_score >= r.incumbent_score
 True
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from niwa.ext.errors import NiwaError
 
 REVEAL = "reveal "
+DECK_PART = 3           # the deck's place among a Bonsai notation's '; '-separated parts
 
 
 class SoloError(NiwaError):
@@ -58,7 +60,7 @@ class SoloResult:
     winning_exact: bool             # best_winning_score is the best a winning line can get
     winning_line: list[str]
     start_bound: int                # the static bound at the root (before any search)
-    incumbent_score: int            # the heuristic playouts' best, before the search
+    incumbent_score: int            # the nested Monte Carlo search's best, before the B&B
     nodes: int
     time_s: float
     obtained: int | None = None     # from a record: the score actually obtained
@@ -83,17 +85,11 @@ def check_solo(state) -> None:
         raise SoloError("the position is over: nothing to search")
 
 
-def _deck_part(notation: str) -> tuple[list[str], int]:
-    parts = notation.split("; ")
-    return parts, 3
-
-
 def unseen_cards(state) -> list[str]:
     """The cards still in the deck, as a sorted multiset (in the notation's card names)."""
     from niwa.ext.bonsai import CARDS
 
-    parts, i = _deck_part(state.information_state(0))
-    words = parts[i].split()[2:]         # 'deck set T*3 GW ...'
+    words = state.information_state(0).split("; ")[DECK_PART].split()[2:]  # set T*3 GW ...
     out = []
     for w in words:
         if w == "-":
@@ -105,8 +101,7 @@ def unseen_cards(state) -> list[str]:
 
 def deck_order(state) -> list[str] | None:
     """The deck order a position carries (None: only the set is known)."""
-    parts, i = _deck_part(state.to_notation())
-    words = parts[i].split()
+    words = state.to_notation().split("; ")[DECK_PART].split()
     if words[1] != "order":
         return None
     return [] if words[2:] == ["-"] else words[2:]
@@ -132,20 +127,14 @@ def with_deck(state, cards: list[str]):
                                                        if missing else "",
                                                        f"not unseen {' '.join(extra)}"
                                                        if extra else "") if x))
-    parts, i = _deck_part(state.to_notation())
-    parts[i] = "deck order " + (" ".join(cards) or "-")
+    parts = state.to_notation().split("; ")
+    parts[DECK_PART] = "deck order " + (" ".join(cards) or "-")
     return from_notation("; ".join(parts))
 
 
 def _diff(a: list[str], b: list[str]) -> list[str]:
-    rest = list(b)
-    out = []
-    for x in a:
-        if x in rest:
-            rest.remove(x)
-        else:
-            out.append(x)
-    return out
+    """The cards of a that b lacks (as multisets)."""
+    return list((Counter(a) - Counter(b)).elements())
 
 
 def with_deck_seed(state, seed: int):
