@@ -262,3 +262,41 @@ def test_cli_record_of_a_two_player_game_is_refused(tmp_path):
                                        deal_seed=2))
     r = run("solve", "--record", str(path))
     assert r.exit_code == 2 and "2-player Bonsai game" in r.output
+
+
+def test_json_is_the_result_as_a_dict_and_a_node_budget_repeats_exactly():
+    start = late_position(6, 6).information_state(0)        # its deck as a set again
+    a = run("solve", start, "--deck-seed", "2", "--nodes", "3000", "--json")
+    b = run("solve", start, "--deck-seed", "2", "--nodes", "3000", "--json")
+    assert a.exit_code == 0 and b.exit_code == 0, a.output
+    one, two = json.loads(a.output), json.loads(b.output)
+    from dataclasses import fields
+
+    from niwa.solver.solo import SoloResult
+
+    assert set(one) == {f.name for f in fields(SoloResult)}
+    assert one["source"] == {"deck_seed": 2} and one["threshold"] == 80
+    assert sorted(one["deck"]) == sorted(unseen_cards(late_position(6, 6)))
+    drop = ("time_s",)
+    assert {k: v for k, v in one.items() if k not in drop} == \
+        {k: v for k, v in two.items() if k not in drop}
+    assert one["upper_bound"] >= one["best_score"] >= one["incumbent_score"]
+    assert one["win"] in ("yes", "no", "unknown")
+    if one["win"] == "yes":
+        assert one["best_winning_score"] >= 80 and one["winning_line"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 140))
+def test_slow_many_endings_exact_equals_exhaustive_and_bounds_hold(seed):
+    """More deals than the default run: the last turn (or the last two) exactly, the bound
+    at the position and at every state one decision later."""
+    s = late_position(seed, 0, final_turn=seed % 2 == 0)
+    memo = {}
+    truth = exhaustive(s.clone(), memo)
+    r = SoloSearch(18).run(s, 0, -10000, [], 10**9, 120.0)
+    assert r["complete"] and r["best"] == truth
+    assert bound_of(s) >= truth
+    for a in s.legal_actions():
+        c = resolve(s.child(a))
+        assert bound_of(c) >= exhaustive(c, memo)
