@@ -125,7 +125,8 @@ def json_report(state, r) -> dict:
               help="Alpha-beta plies (iterative deepening stops earlier when proven).")
 @click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
               help="MCTS iterations (default 100000 when --time is not given).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="MCTS seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="MCTS seed (--deck-known: the seed of its playouts).")
 @click.option("--tt", "tt_bits", type=Number(int, 10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20), default=256, show_default=True,
