@@ -125,7 +125,8 @@ def json_report(state, r) -> dict:
               help="Alpha-beta plies (iterative deepening stops earlier when proven).")
 @click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
               help="MCTS iterations (default 100000 when --time is not given).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="MCTS seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="MCTS seed (--deck-known: the seed of its playouts).")
 @click.option("--tt", "tt_bits", type=Number(int, 10, 28), default=22, show_default=True,
               help="Alpha-beta transposition table: 2^TT entries of 24 bytes.")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=256, show_default=True,
@@ -135,6 +136,29 @@ def json_report(state, r) -> dict:
               help="Search only the rest of the current round (Haru), hands open: the value "
                    "is the value of the rest of the round, exact when proven; each "
                    "simultaneous choice is solved as a matrix game (mixed strategy printed).")
+@click.option("--deck-known", "deck_known", is_flag=True,
+              help="Solo Bonsai with the deck order known: the best final score the deal "
+                   "allows and whether the solo win was possible (branch and bound: exact "
+                   "when it completes, else the best found and a proven upper bound). The "
+                   "deck comes from --record, --deck, --deck-seed or the position's own "
+                   "'deck order' (each of those implies --deck-known).")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
+              help="--deck-known: a recorded solo game (games.jsonl or a niwa play save); "
+                   "its reveals give the deck order, and its score is compared.")
+@click.option("--game", "game_number", type=Number(int, 1, 10**9), default=None,
+              help="--record: which game of FILE (1 = the first line).")
+@click.option("--ply", type=Number(int, 0, 10**6), default=0, show_default=True,
+              help="--record: search from the position after this many plies.")
+@click.option("--deck", "deck_cards", default=None, metavar="'CARD CARD ...'",
+              help="--deck-known: the unseen cards of POSITION in the order they will be "
+                   "revealed (card names as in the notation).")
+@click.option("--deck-seed", type=SEED, default=None,
+              help="--deck-known: shuffle POSITION's unseen deck with this seed (a position "
+                   "before the goal draw, e.g. 'bonsai players=1', is dealt from it too).")
+@click.option("--nodes", "node_limit", type=Number(int, 1, 10**15), default=None,
+              help="--deck-known: node budget (with --time, whichever comes first; "
+                   "without --time the answer is the same on any machine). Default: "
+                   "--time 10.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -142,8 +166,9 @@ def json_report(state, r) -> dict:
 @click.option("--out", type=click.File("w"), default="-", show_default=True,
               help="Where --batch writes its CSV.")
 @user_errors
-def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only, as_json,
-              batch, out):
+def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
+              deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
+              as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -151,6 +176,24 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
 
     Example: niwa solve "lotus towers=2" --time 5
     """
+    deck_known = deck_known or bool(record_file or deck_cards is not None
+                                    or deck_seed is not None)
+    if deck_known:
+        from niwa.cli.solo import solve_solo_cmd
+
+        given = [name for name, on in (("--batch", batch is not None), ("--round", round_only),
+                                       ("--depth", depth is not None),
+                                       ("--iters", iters is not None),
+                                       ("--algo", algo != "auto")) if on]
+        if given:
+            raise UserError(f"{given[0]} does not go with --deck-known")
+        solve_solo_cmd(position, record_file, game_number, ply, deck_cards, deck_seed,
+                       time_s, node_limit, tt_bits, seed, as_json)
+        return
+    stray = [name for name, on in (("--game", game_number is not None), ("--ply", ply),
+                                   ("--nodes", node_limit is not None)) if on]
+    if stray:
+        raise UserError(f"{stray[0]} goes with --deck-known (--record)")
     if batch is None and not position:
         raise UserError("give a POSITION or --batch FILE")
     if batch is not None:

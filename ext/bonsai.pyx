@@ -114,54 +114,7 @@ DEFAULTS = {o.key: o.default for o in OPTIONS}
 # iterations with c=0.5 scored 46.7% of 60 against 1000 with 1.4 (no loss at equal budget).
 BONSAI_MCTS_DEFAULTS = {"c": 0.5}
 
-cdef enum:
-    WOOD = 0
-    LEAF = 1
-    FLOWER = 2
-    FRUIT = 3
-    EMPTY = -1
-    POTCELL = -2
-    # card types
-    C_TOOL = 0
-    C_GROWTH = 1            # 1..4 by tile type
-    C_MASTER_ANY = 5
-    C_MASTER_LAST = 13
-    C_HELPER = 14           # 14..17 by tile type
-    C_PARCH = 18            # 18..24: W L F R Growth Helper Master
-    # action ranges
-    A_REMOVE = 768
-    A_KEEP = 896
-    A_MEDITATE = 900
-    A_CULTIVATE = 904
-    A_TAKE = 908
-    A_PLACE = 912
-    A_STOP = 916
-    A_CLAIM = 920
-    A_RENOUNCE = 936
-    A_DISCARD = 952
-    A_REVEAL = 960
-    A_GOALS = 992
-    # phases
-    PH_GOALDRAW = 0
-    PH_DEAL = 1
-    PH_REMOVE = 2
-    PH_ACTION = 3
-    PH_SLOT = 4
-    PH_MASTER = 5
-    PH_PLACE = 6
-    PH_CELL = 7
-    PH_REVEAL = 8
-    PH_GOALS = 9
-    PH_DISCARD = 10
-    PH_OVER = 11
-    # post-action stages
-    ST_REVEAL = 0
-    ST_GOALS = 1
-    ST_DISCARD = 2
-    ST_END = 3
-    BY_NONE = 0
-    BY_CULTIVATE = 1
-    BY_HELPER = 2
+# the tile, card, action and phase constants are in bonsai.pxd (the solo search uses them)
 
 # ---- precomputed tables -----------------------------------------------------------------
 cdef int DXT[2][6]          # x offset by row parity (0 even, 1 odd) and direction
