@@ -293,6 +293,20 @@ def list_tables(directory=None) -> list[tuple[Path, dict | None, str | None]]:
 
 
 _LOADED: dict[str, object] = {}     # header path -> loaded table (this process)
+_LISTED: dict[str, tuple] = {}      # folder -> (its mtime, list_tables of it)
+
+
+def _listing(directory):
+    """list_tables, kept per folder until the folder changes (a table added or removed)."""
+    folder = tables_dir(directory)
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return []
+    cached = _LISTED.get(str(folder))
+    if cached is None or cached[0] != stamp:
+        cached = _LISTED[str(folder)] = (stamp, list_tables(folder))
+    return cached[1]
 
 
 def find_table(state, directory=None):
@@ -305,7 +319,7 @@ def find_table(state, directory=None):
 
     variant = state.variant
     best = None
-    for path, header, _problem in list_tables(directory):
+    for path, header, _problem in _listing(directory):
         if header is None or header.get("game") != state.game_name:
             continue
         if same_variant(header["variant"], variant) and \
@@ -371,6 +385,17 @@ def solve_from_table(state, table):
         best_name=pv[0] if pv else None, actions=actions, pv=pv, depth=len(pv), nodes=probes,
         time_s=elapsed, nps=probes / elapsed if elapsed > 0 else 0.0,
         status=f"endgame table k={table.k}: {'win' if root[0] else 'loss'} in {root[1]} plies")
+
+
+def table_move_values(table, state):
+    """Every legal move of `state` (inside the table): (name, value for the mover, plies to
+    the end counting the move), best first."""
+    out = []
+    for a, code in table.successors(state):
+        value, plies = _move_outcome(code)
+        out.append((state.action_to_string(a), value, plies))
+    out.sort(key=lambda t: (-t[1], t[2] if t[1] else -t[2]))
+    return out
 
 
 def _move_outcome(code):
