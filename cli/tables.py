@@ -6,8 +6,7 @@ import json
 
 import click
 
-from niwa.cli.common import Number, UserError, load_position, runner_options, user_errors, \
-    variant_option
+from niwa.cli.common import Number, UserError, load_position, runner_options, user_errors, variant_option
 
 DIR_HELP = "Tables folder (default: $NIWA_TABLES, else ~/.cache/niwa/tables)."
 

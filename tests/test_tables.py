@@ -3,7 +3,6 @@ over the plain-Python reference rules, the index's round trip, the file format a
 checksum, the build's reproducibility across workers, and their use by solve, the proof
 search and MCTS (docs/endgame-tables.md)."""
 
-import functools
 import json
 import random
 import time
@@ -27,7 +26,6 @@ from niwa.solver.tables import (
     find_table,
     load_table,
     make_index,
-    solve_from_table,
     table_name,
     table_value,
 )
