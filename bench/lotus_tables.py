@@ -1,0 +1,206 @@
+"""Lotus endgame tables: check a table against the proof search, and measure it.
+
+    python bench/lotus_tables.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000
+    python bench/lotus_tables.py --dir DIR speed --stones 3
+    python bench/lotus_tables.py --dir DIR nodes --case 3:basic:optional --case 4:basic:mandatory
+
+`verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
+random playouts from the initial position stopped as soon as both players are down to k
+stones outside the goal: the positions games produce), each proven by the df-pn proof
+search without tables; every value must equal the table's. Writes one CSV row per
+position (bench/results/lotus-tables-verify-*.csv) and exits 1 on any mismatch.
+
+`speed`: lookups per second (the C probe in a loop over prepared positions), and the
+latency of `solve_position` inside the table (cold: the first call, which loads the table
+and checks its sha256; warm: later calls), median and maximum.
+
+`nodes`: the proof search's expansions from a case's initial position (towers:rule:
+trampoline on the standard board) with and without the tables of that variant in --dir
+(the largest k there): CSV and a PNG bar chart in bench/results/.
+
+The table must exist in --dir (niwa tables build lotus --stones K [-v ...] --dir DIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof import ProofSearch
+from niwa.solver.solve import solve_position
+from niwa.solver.tables import find_table, table_value
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def variant_of(args) -> dict:
+    return dict(rule=args.rule, trampoline=args.trampoline, towers=args.towers)
+
+
+def the_table(args, k=None):
+    table = find_table(LotusState(**variant_of(args)), args.dir)
+    if table is None or (k is not None and table.k != k):
+        sys.exit(f"no k={k} table for {variant_of(args)} in {args.dir}: build it with "
+                 f"niwa tables build lotus --stones {k} ... --dir {args.dir}")
+    return table
+
+
+def playout_positions(variant, k, count, rng, limit=100000):
+    """Positions random games reach when both players first have <= k stones outside."""
+    out, tries = [], 0
+    probe = LotusState(**variant)
+    each = probe.stats()["goal"][0] + sum(probe.start_towers(0))
+    while len(out) < count and tries < limit:
+        tries += 1
+        s = LotusState(**variant)
+        while not s.is_terminal() and not all(each - s.goal_count(p) <= k for p in (0, 1)):
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            out.append(s)
+    return out
+
+
+def verify(args) -> int:
+    table = the_table(args, args.stones)
+    rng = random.Random(args.seed)
+    cases = [("index", table.unrank(i)) for i in rng.sample(range(table.size), args.samples)]
+    cases += [("playout", s) for s in playout_positions(variant_of(args), table.k,
+                                                        args.playouts, rng)]
+    ps = ProofSearch(tt_mb=args.tt_mb)
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"lotus-tables-verify-k{table.k}-{args.rule}-{args.trampoline}.csv"
+    bad = nodes = 0
+    t0 = time.time()
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "position", "table_value", "table_plies", "proof_value",
+                    "proof_nodes"])
+        for i, (source, s) in enumerate(cases):
+            v, plies = table_value(table, s)
+            r = ps.solve(s, root_values=False, pv=False)
+            nodes += r.nodes
+            bad += r.value != v
+            w.writerow([source, s.to_notation(), v, plies, r.value, r.nodes])
+            if (i + 1) % 500 == 0:
+                print(f"  {i + 1}/{len(cases)} checked, {bad} mismatches, "
+                      f"{time.time() - t0:.0f} s", flush=True)
+    kinds = {k: sum(1 for c in cases if c[0] == k) for k in ("index", "playout")}
+    print(f"verify k={table.k} {variant_of(args)}: {len(cases)} positions ({kinds['index']} "
+          f"random indices, {kinds['playout']} from random playouts), {bad} mismatches; "
+          f"{nodes:,} proof nodes in {time.time() - t0:.1f} s -> {out}")
+    return 1 if bad else 0
+
+
+def speed(args) -> int:
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    table = the_table(args, args.stones)
+    cold_load = time.perf_counter() - t0
+    states = [table.unrank(i) for i in rng.sample(range(table.size), 20000)]
+    states += playout_positions(variant_of(args), table.k, 2000, rng)
+    best = 0.0
+    for _ in range(5):
+        t0 = time.perf_counter()
+        values = table.probe_many(states)
+        best = max(best, len(states) / (time.perf_counter() - t0))
+    assert (values > 0).all()
+    t0 = time.perf_counter()
+    for s in states[:5000]:
+        table.probe(s)
+    python_rate = 5000 / (time.perf_counter() - t0)
+    warm, plies = [], []
+    for s in states[:300] + states[-300:]:
+        t0 = time.perf_counter()
+        r = solve_position(s, tables=args.dir)
+        warm.append(time.perf_counter() - t0)
+        plies.append(len(r.pv))
+        assert r.algo == "tables"
+    print(f"k={table.k} {variant_of(args)}: {table.size:,} positions")
+    print(f"  load (first find_table: header, sha256 of {table.size / 1e6:.1f} MB, memory map): "
+          f"{cold_load * 1000:.1f} ms")
+    print(f"  C lookups: {best:,.0f}/s (probe_many over {len(states):,} positions, best of 5); "
+          f"from Python: {python_rate:,.0f}/s")
+    print(f"  solve_position inside the table (value, every move, PV to the end), warm: "
+          f"median {statistics.median(warm) * 1000:.2f} ms, mean {statistics.mean(warm) * 1000:.2f}"
+          f" ms, max {max(warm) * 1000:.2f} ms over {len(warm)} positions (300 random indices,"
+          f" 300 from playouts; PV {statistics.mean(plies):.1f} plies on average, longest "
+          f"{max(plies)})")
+    return 0
+
+
+def nodes(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = []
+    for case in args.case:
+        towers, rule, trampoline = case.split(":")
+        variant = dict(towers=int(towers), rule=rule, trampoline=trampoline)
+        state = LotusState(**variant)
+        table = find_table(state, args.dir)
+        if table is None:
+            sys.exit(f"no table for {variant} in {args.dir}")
+        runs = [("tables", table), ("none", None)] if args.with_plain else [("tables", table)]
+        for label, tab in runs:
+            t0 = time.time()
+            r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(
+                state, time_limit=args.time_limit, root_values=False, pv=False)
+            row = dict(case=case, tables=f"k={table.k}" if tab is not None else "none",
+                       value=r.value, nodes=r.nodes, table_hits=r.table_hits,
+                       time_s=round(time.time() - t0, 2), tt_entries=r.tt_entries,
+                       status=r.status)
+            print(row, flush=True)
+            rows.append(row)
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / "lotus-tables-proof-nodes.csv"
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    labels = [f"{r['case']}\n{r['tables']}" for r in rows]
+    ax.bar(range(len(rows)), [r["nodes"] for r in rows],
+           color=["tab:green" if r["tables"] != "none" else "tab:gray" for r in rows])
+    ax.set_xticks(range(len(rows)), labels, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("df-pn expansions")
+    ax.set_title("Proof of the initial position, with and without endgame tables")
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=120)
+    print(f"-> {out} and {out.with_suffix('.png')}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", required=True, help="the tables folder")
+    ap.add_argument("--rule", default="basic")
+    ap.add_argument("--trampoline", default="optional")
+    ap.add_argument("--towers", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tt-mb", type=float, default=256)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("verify")
+    v.add_argument("--stones", type=int, default=3)
+    v.add_argument("--samples", type=int, default=2000)
+    v.add_argument("--playouts", type=int, default=1000)
+    s = sub.add_parser("speed")
+    s.add_argument("--stones", type=int, default=3)
+    n = sub.add_parser("nodes")
+    n.add_argument("--case", action="append", required=True, help="towers:rule:trampoline")
+    n.add_argument("--time-limit", type=float, default=0)
+    n.add_argument("--with-plain", action="store_true", help="also prove without tables")
+    args = ap.parse_args()
+    return {"verify": verify, "speed": speed, "nodes": nodes}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
