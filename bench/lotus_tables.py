@@ -148,8 +148,7 @@ def nodes(args) -> int:
         table = find_table(state, args.dir)
         if table is None:
             sys.exit(f"no table for {variant} in {args.dir}")
-        runs = [("tables", table), ("none", None)] if args.with_plain else [("tables", table)]
-        for label, tab in runs:
+        for tab in ([table, None] if args.with_plain else [table]):
             t0 = time.time()
             r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(
                 state, time_limit=args.time_limit, root_values=False, pv=False)

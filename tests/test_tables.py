@@ -331,3 +331,17 @@ def test_tables_cli_errors_exit_2(args, message, tmp_path):
 def test_probe_outside_the_table_exits_2(folder):
     r = run("tables", "probe", LotusState(**SHORT).to_notation(), "--dir", str(folder))
     assert r.exit_code == 2 and "outside the table" in r.output
+
+
+def test_agents_with_tables_true_use_the_default_folder(folder, monkeypatch):
+    from niwa.solver.agents import make_agent
+
+    monkeypatch.setenv("NIWA_TABLES", str(folder))
+    table = find_table(LotusState(**SHORT), folder)
+    s = table.unrank(4242)
+    perfect = make_agent("perfect:tables=true")
+    move = perfect.step(s, s.current_player())
+    assert perfect.analysis().algo == "tables" and move == solve_position(s, tables=table).best
+    mcts = make_agent("mcts:iters=300,tables=true", seed=1)
+    assert mcts.step(s, s.current_player()) in s.legal_actions()
+    assert mcts.tree.table_hits > 0
