@@ -135,11 +135,6 @@ def speed(args) -> int:
 
 
 def nodes(args) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = []
     for case in args.case:
         towers, rule, trampoline = case.split(":")
@@ -159,23 +154,34 @@ def nodes(args) -> int:
             print(row, flush=True)
             rows.append(row)
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "lotus-tables-proof-nodes.csv"
+    out = RESULTS / f"lotus-tables-proof-nodes-{args.name}.csv"
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+    plot(rows, out.with_suffix(".png"))
+    print(f"-> {out} and {out.with_suffix('.png')}")
+    return 0
+
+
+def plot(rows, path):
+    """Bars of the proof's expansions per case, with and without tables."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 3.5))
     labels = [f"{r['case']}\n{r['tables']}" for r in rows]
-    ax.bar(range(len(rows)), [r["nodes"] for r in rows],
-           color=["tab:green" if r["tables"] != "none" else "tab:gray" for r in rows])
+    heights = [int(r["nodes"]) for r in rows]
+    bars = ax.bar(range(len(rows)), heights,
+                  color=["tab:green" if r["tables"] != "none" else "tab:gray" for r in rows])
+    ax.bar_label(bars, [f"{h:,}" for h in heights], fontsize=8)
     ax.set_xticks(range(len(rows)), labels, fontsize=8)
-    ax.set_yscale("log")
     ax.set_ylabel("df-pn expansions")
     ax.set_title("Proof of the initial position, with and without endgame tables")
     fig.tight_layout()
-    fig.savefig(out.with_suffix(".png"), dpi=120)
-    print(f"-> {out} and {out.with_suffix('.png')}")
-    return 0
+    fig.savefig(path, dpi=120)
 
 
 def main() -> int:
@@ -197,6 +203,7 @@ def main() -> int:
     n.add_argument("--case", action="append", required=True, help="towers:rule:trampoline")
     n.add_argument("--time-limit", type=float, default=0)
     n.add_argument("--with-plain", action="store_true", help="also prove without tables")
+    n.add_argument("--name", default="cases", help="results file: lotus-tables-proof-nodes-NAME")
     args = ap.parse_args()
     return {"verify": verify, "speed": speed, "nodes": nodes}[args.cmd](args)
 
