@@ -7,8 +7,9 @@
 `verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
 random playouts from the initial position stopped as soon as both players are down to k
 stones outside the goal: the positions games produce), each proven by the df-pn proof
-search without tables; every value must equal the table's. Writes one CSV row per
-position (bench/results/lotus-tables-verify-*.csv) and exits 1 on any mismatch.
+search without tables; every value must equal the table's. Appends a summary row to
+bench/results/lotus-tables-verify.csv (--rows FILE: every position) and exits 1 on any
+mismatch.
 
 `speed`: lookups per second (the C probe in a loop over prepared positions), and the
 latency of `solve_position` inside the table (cold: the first call, which loads the table
@@ -73,28 +74,46 @@ def verify(args) -> int:
     cases += [("playout", s) for s in playout_positions(variant_of(args), table.k,
                                                         args.playouts, rng)]
     ps = ProofSearch(tt_mb=args.tt_mb)
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"lotus-tables-verify-k{table.k}-{args.rule}-{args.trampoline}.csv"
     bad = nodes = 0
     t0 = time.time()
-    with open(out, "w", newline="") as f:
-        w = csv.writer(f)
+    rows = open(args.rows, "w", newline="") if args.rows else None
+    w = csv.writer(rows) if rows else None
+    if w:
         w.writerow(["source", "position", "table_value", "table_plies", "proof_value",
                     "proof_nodes"])
-        for i, (source, s) in enumerate(cases):
-            v, plies = table_value(table, s)
-            r = ps.solve(s, root_values=False, pv=False)
-            nodes += r.nodes
-            bad += r.value != v
+    for i, (source, s) in enumerate(cases):
+        v, plies = table_value(table, s)
+        r = ps.solve(s, root_values=False, pv=False)
+        nodes += r.nodes
+        bad += r.value != v
+        if w:
             w.writerow([source, s.to_notation(), v, plies, r.value, r.nodes])
-            if (i + 1) % 500 == 0:
-                print(f"  {i + 1}/{len(cases)} checked, {bad} mismatches, "
-                      f"{time.time() - t0:.0f} s", flush=True)
+        if (i + 1) % 500 == 0:
+            print(f"  {i + 1}/{len(cases)} checked, {bad} mismatches, "
+                  f"{time.time() - t0:.0f} s", flush=True)
+    if rows:
+        rows.close()
     kinds = {k: sum(1 for c in cases if c[0] == k) for k in ("index", "playout")}
+    summary = dict(k=table.k, rule=args.rule, trampoline=args.trampoline, towers=args.towers,
+                   positions=len(cases), random_indices=kinds["index"],
+                   from_playouts=kinds["playout"], mismatches=bad, proof_nodes=nodes,
+                   seconds=round(time.time() - t0, 1), seed=args.seed)
+    append_row(RESULTS / "lotus-tables-verify.csv", summary)
     print(f"verify k={table.k} {variant_of(args)}: {len(cases)} positions ({kinds['index']} "
           f"random indices, {kinds['playout']} from random playouts), {bad} mismatches; "
-          f"{nodes:,} proof nodes in {time.time() - t0:.1f} s -> {out}")
+          f"{nodes:,} proof nodes in {time.time() - t0:.1f} s")
     return 1 if bad else 0
+
+
+def append_row(path, row):
+    """Append one summary row (header written with the first)."""
+    RESULTS.mkdir(exist_ok=True)
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            w.writeheader()
+        w.writerow(row)
 
 
 def speed(args) -> int:
@@ -197,6 +216,7 @@ def main() -> int:
     v.add_argument("--stones", type=int, default=3)
     v.add_argument("--samples", type=int, default=2000)
     v.add_argument("--playouts", type=int, default=1000)
+    v.add_argument("--rows", default=None, help="also write every position checked (CSV)")
     s = sub.add_parser("speed")
     s.add_argument("--stones", type=int, default=3)
     n = sub.add_parser("nodes")

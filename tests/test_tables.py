@@ -345,3 +345,24 @@ def test_agents_with_tables_true_use_the_default_folder(folder, monkeypatch):
     mcts = make_agent("mcts:iters=300,tables=true", seed=1)
     assert mcts.step(s, s.current_player()) in s.legal_actions()
     assert mcts.tree.table_hits > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r['rule']}-{r['trampoline']}")
+def test_standard_board_k3_table_against_the_proof_search(tmp_path, rules):
+    """k = 3 on the standard board (5.3M positions, built here: seconds), 2000 random
+    indices and 500 positions random games reach, each proven without the table."""
+    build_table(rules, 3, tmp_path, progress=False)
+    table = find_table(LotusState(**rules), tmp_path)
+    ps = ProofSearch(tt_mb=64)
+    rng = random.Random(2026)
+    positions = [table.unrank(i) for i in rng.sample(range(table.size), 2000)]
+    while len(positions) < 2500:
+        s = LotusState(**rules)
+        while not s.is_terminal() and not (s.goal_count(0) >= 7 and s.goal_count(1) >= 7):
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            positions.append(s)
+    for s in positions:
+        assert ps.solve(s, root_values=False, pv=False).value == table_value(table, s)[0], \
+            s.to_notation()
