@@ -54,7 +54,8 @@ MAX_POSITIONS = 1 << 36         # a table larger than this is refused (64 G posi
 
 
 class TableError(NiwaError):
-    """A table that cannot be built, loaded or asked as requested."""
+    """An endgame table that cannot be built, found, loaded or asked as requested (the
+    message says why; the command line prints it with exit status 2)."""
 
 
 def same_variant(a, b):

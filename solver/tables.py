@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from niwa.ext.errors import NiwaError
+from niwa.ext.lotus_tables import TableError  # noqa: F401  (one error class for tables)
 
 FORMAT = "niwa-endgame-table"
 FORMAT_VERSION = 1
@@ -41,10 +41,6 @@ ENCODING = ("uint8 per position: bit 7 set = the player to move wins; bits 0-6 =
             "the end with perfect play (winner fastest, loser slowest); 0 = not computed")
 ENV_DIR = "NIWA_TABLES"
 GAMES = ("lotus",)
-
-
-class TableError(NiwaError):
-    """A table that cannot be built, found or loaded (the message says why)."""
 
 
 def default_dir() -> Path:
@@ -71,14 +67,13 @@ def make_index(variant: dict, k: int):
     the goal (niwa.ext.lotus_tables.LotusTableIndex); TableError for a bad request."""
     from niwa.ext.errors import VariantError
     from niwa.ext.lotus_tables import LotusTableIndex
-    from niwa.ext.lotus_tables import TableError as IndexError_
 
     variant = dict(variant)
     if variant.get("players", 2) != 2:
         raise TableError(f"endgame tables are for 2 players, not players={variant['players']}")
     try:
         return LotusTableIndex(variant, k)
-    except (VariantError, IndexError_) as e:
+    except VariantError as e:
         raise TableError(str(e)) from None
 
 
