@@ -15,6 +15,9 @@ mismatch.
 latency of `solve_position` inside the table (cold: the first call, which loads the table
 and checks its sha256; warm: later calls), median and maximum.
 
+`midgame`: positions random games reach with a few more stones outside the goal than the
+table holds, proven with and without the table (alternating), nodes and time.
+
 `nodes`: the proof search's expansions from a case's initial position (towers:rule:
 trampoline on the standard board) with and without the tables of that variant in --dir
 (the largest k there): CSV and a PNG bar chart in bench/results/.
@@ -203,6 +206,73 @@ def plot(rows, path):
     fig.savefig(path, dpi=120)
 
 
+def midgame(args) -> int:
+    """Positions random games reach when both players are down to --outside stones outside
+    the goal (just beyond the table), proven with and without the table: nodes and time,
+    alternating the two searches position by position."""
+    table = the_table(args)
+    rng = random.Random(args.seed)
+    positions = playout_positions(variant_of(args), args.outside, args.positions, rng)
+    totals = {"tables": [0, 0.0], "none": [0, 0.0]}
+    rows = []
+    for i, s in enumerate(positions):
+        row = {"position": s.to_notation()}
+        for label, tab in (("tables", table), ("none", None)) if i % 2 == 0 else \
+                (("none", None), ("tables", table)):
+            t0 = time.perf_counter()
+            r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(s, root_values=False, pv=False)
+            dt = time.perf_counter() - t0
+            totals[label][0] += r.nodes
+            totals[label][1] += dt
+            row[f"value_{label}"], row[f"nodes_{label}"] = r.value, r.nodes
+            row[f"time_{label}"] = round(dt, 4)
+        assert row["value_tables"] == row["value_none"], row
+        rows.append(row)
+    out = RESULTS / f"lotus-tables-midgame-k{table.k}-outside{args.outside}.csv"
+    RESULTS.mkdir(exist_ok=True)
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (n1, t1), (n0, t0_) = totals["tables"], totals["none"]
+    summary = RESULTS / "lotus-tables-midgame.csv"
+    append_row(summary, dict(k=table.k, rule=args.rule, trampoline=args.trampoline,
+                             outside=args.outside, positions=len(rows), nodes_none=n0,
+                             nodes_tables=n1, time_none=round(t0_, 2),
+                             time_tables=round(t1, 2), seed=args.seed))
+    plot_midgame(summary)
+    print(f"midgame k={table.k}, {len(rows)} positions with {args.outside} stones a player "
+          f"outside the goal: nodes {n0:,} without -> {n1:,} with the table "
+          f"({n0 / max(n1, 1):.1f}x fewer), time {t0_:.2f} s -> {t1:.2f} s "
+          f"({t0_ / max(t1, 1e-9):.1f}x) -> {out}")
+    return 0
+
+
+def plot_midgame(summary):
+    """Proof nodes per position, with and without tables, by stones outside the goal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(summary) as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    labels = [f"{r['outside']} out\nk={r['k']}" for r in rows]
+    x = range(len(rows))
+    none = [int(r["nodes_none"]) / int(r["positions"]) for r in rows]
+    with_t = [int(r["nodes_tables"]) / int(r["positions"]) for r in rows]
+    ax.bar([i - 0.2 for i in x], none, 0.4, color="tab:gray", label="no tables")
+    ax.bar([i + 0.2 for i in x], with_t, 0.4, color="tab:green", label="with the k table")
+    ax.set_yscale("log")
+    ax.set_xticks(list(x), labels, fontsize=8)
+    ax.set_ylabel("df-pn expansions per position")
+    ax.set_title("Proofs of positions from random games, stones a player outside the goal")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(Path(summary).with_suffix(".png"), dpi=120)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, help="the tables folder")
@@ -224,8 +294,11 @@ def main() -> int:
     n.add_argument("--time-limit", type=float, default=0)
     n.add_argument("--with-plain", action="store_true", help="also prove without tables")
     n.add_argument("--name", default="cases", help="results file: lotus-tables-proof-nodes-NAME")
+    m = sub.add_parser("midgame")
+    m.add_argument("--outside", type=int, default=5)
+    m.add_argument("--positions", type=int, default=40)
     args = ap.parse_args()
-    return {"verify": verify, "speed": speed, "nodes": nodes}[args.cmd](args)
+    return {"verify": verify, "speed": speed, "nodes": nodes, "midgame": midgame}[args.cmd](args)
 
 
 if __name__ == "__main__":
