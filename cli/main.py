@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "niwa.cli.analyse",
     "niwa.cli.engine",
     "niwa.cli.tune",
+    "niwa.cli.tables",
 ]
 
 

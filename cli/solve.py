@@ -18,6 +18,7 @@ MAX_MOVE_SECONDS = 86_400.0     # a day of search: the longest budget that means
 MAX_ITERATIONS = 10**9          # about an hour of MCTS at the fastest playouts
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
+# and "source": "tables" (an endgame table answered) or "search"
 
 
 def register(main: click.Group) -> None:
@@ -61,6 +62,8 @@ def print_report(state, r) -> None:
         click.echo(f"{r.status}; the value is {estimate}")
     if r.table_warning:
         click.echo(f"proof table: {r.table_warning}")
+    if r.algo == "tables":
+        click.echo(f"source tables ({r.status})")
     click.echo(f"best   {r.best_name or '-'}")
     click.echo(f"algo   {r.algo}")
     if r.actions:
@@ -94,6 +97,7 @@ def json_report(state, r) -> dict:
     full = dataclasses.asdict(r)
     out = {k: full[k] for k in JSON_KEYS}
     out["best"] = r.best_name
+    out["source"] = "tables" if r.algo == "tables" else "search"
     out["actions"] = [{k: v for k, v in a.items() if v is not None or k == "value"}
                       for a in full["actions"]]
     if r.status and (not r.proven or r.table_warning):
@@ -159,6 +163,11 @@ def json_report(state, r) -> dict:
               help="--deck-known: node budget (with --time, whichever comes first; "
                    "without --time the answer is the same on any machine). Default: "
                    "--time 10.")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), default=None,
+              help="Endgame tables folder (default: $NIWA_TABLES, else "
+                   "~/.cache/niwa/tables): a position inside a table is answered from it "
+                   "at once, and the proof search and MCTS take exact values from it.")
+@click.option("--no-tables", is_flag=True, help="Do not use endgame tables.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -168,7 +177,7 @@ def json_report(state, r) -> dict:
 @user_errors
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
-              as_json, batch, out):
+              tables_dir, no_tables, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -196,6 +205,9 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         raise UserError(f"{stray[0]} goes with --deck-known (--record)")
     if batch is None and not position:
         raise UserError("give a POSITION or --batch FILE")
+    if no_tables and tables_dir:
+        raise UserError("--tables and --no-tables contradict each other")
+    tables = None if no_tables else (tables_dir or "auto")
     if batch is not None:
         writer = csv.writer(out)
         writer.writerow(["position", "value", "proven", "best", "pv", "depth", "nodes",
@@ -208,7 +220,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             try:
                 state = load_position(line)
                 r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits,
-                                   round_only, tt_mb)
+                                   round_only, tt_mb, tables)
             except (NiwaError, click.ClickException) as e:
                 # one bad line should not cost the rest of a long batch: say which, go on
                 message = e.format_message() if isinstance(e, click.ClickException) else str(e)
@@ -226,7 +238,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                             "(their line numbers are above); the others are in the CSV")
         return
     state = load_position(position)
-    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb)
+    r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
+                       tables)
     if as_json:
         click.echo(json.dumps(json_report(state, r)))
     else:

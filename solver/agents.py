@@ -147,7 +147,8 @@ class MCTSAgent(Agent):
             self.tree = MCTS(
                 state.num_players, c=p["c"], playout=p["playout"], cutoff=p["cutoff"],
                 solver=p["solver"], ismcts=ismcts, sim=p["sim"], gamma=p["gamma"],
-                max_nodes=p["nodes"], seed=self.rng.next_u64(), reuse=p["reuse"])
+                max_nodes=p["nodes"], seed=self.rng.next_u64(), reuse=p["reuse"],
+                tables=_tables_for(state) if p.get("tables") else None)
         return self.tree
 
     def step(self, state, player):
@@ -309,6 +310,18 @@ def mcts_settings(state, params: dict) -> dict:
     return {**{k: v[1] for k, v in _MCTS_PARAMS.items()}, **game_mcts_defaults(state), **params}
 
 
+def _tables_for(state):
+    """The endgame table of `state`'s variant in the default folder ($NIWA_TABLES, else
+    ~/.cache/niwa/tables), or None (agents with tables=true)."""
+    from niwa.solver.tables import find_table
+
+    return find_table(state)
+
+
+_TABLES_PARAM = (bool, False, "exact values from the endgame tables of the variant in "
+                              "$NIWA_TABLES (else ~/.cache/niwa/tables), if built")
+
+
 def _perfect_agent(seed=None, **params):
     """solver.perfect.PerfectAgent, imported when first built (it builds on this module)."""
     from niwa.solver.perfect import PerfectAgent
@@ -326,7 +339,8 @@ class AgentSpec:
 REGISTRY: dict[str, AgentSpec] = {
     "random": AgentSpec(RandomAgent, {}, "uniformly random legal action"),
     "greedy": AgentSpec(GreedyAgent, {}, "one ply with the game's evaluation"),
-    "mcts": AgentSpec(MCTSAgent, dict(_MCTS_PARAMS), "UCT with MCTS-Solver, chance and "
+    "mcts": AgentSpec(MCTSAgent, {**_MCTS_PARAMS, "tables": _TABLES_PARAM},
+                      "UCT with MCTS-Solver, chance and "
                       "simultaneous nodes, e.g. mcts:iters=2000,c=1.4"),
     "ismcts": AgentSpec(ISMCTSAgent, {k: v for k, v in _MCTS_PARAMS.items() if k != "solver"},
                         "single-observer information-set MCTS, e.g. ismcts:iters=2000"),
@@ -342,6 +356,7 @@ REGISTRY: dict[str, AgentSpec] = {
         "tt_mb": (float, 256.0, "proof table in MB, kept across the moves of a game"),
         "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
                                   "(one parameter at most: fallback=mcts:iters=500)"),
+        "tables": _TABLES_PARAM,
     }, "plays proven wins from df-pn proofs (two-player perfect-information games), "
        "else the hardest-to-refute move, else its fallback, e.g. perfect:time=1s"),
 }

@@ -1,5 +1,6 @@
 # Monte Carlo tree search over the game contract (see mcts.pyx).
 from libc.stdint cimport int64_t, uint64_t
+from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport State, MAX_PLAYERS
 from niwa.ext.rng cimport RngState
 
@@ -54,6 +55,9 @@ cdef class MCTS:
     cdef int acts[1024]
     cdef double probs[1024]
     cdef long long total_iterations
+    cdef readonly ExactValues exact     # endgame tables: exact values at new leaves
+    cdef bint exact_on                  # ... in use for the current root
+    cdef readonly long long table_hits
 
     cdef int new_node(self, int parent, int64_t action, int kind) except -2
     cdef int new_arm(self, int node, int player, int action) except -1
@@ -67,5 +71,6 @@ cdef class MCTS:
     cdef void leaf_rewards(self, State s, double* r) noexcept
     cdef void backup(self, int depth, double* r) noexcept
     cdef bint try_prove(self, int node) noexcept
+    cdef bint exact_leaf(self, State s, int mover, double* r) noexcept
     cdef double child_mean(self, int child, int player) noexcept
     cdef State _child_state(self, State parent, int child)

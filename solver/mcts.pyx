@@ -26,6 +26,10 @@ is proven as soon as one child gives its mover the maximum return 1, or when all
 are proven (its mover takes the best); a chance node when all its outcomes are proven.
 Proven nodes back up their exact value; the search stops when the root is proven.
 
+Endgame tables (`tables=`, two players, not ISMCTS): a new leaf the tables know
+(niwa.ext.exact.ExactValues) gets its exact value instead of a playout and, with the
+solver, is proven like a terminal node.
+
 Single-observer ISMCTS (`ismcts=True`): each iteration starts from
 `resample_hidden(observer)` of the root, so the searcher never reads what the observer
 cannot see. Nodes then stand for information sets: the legal actions are regenerated per
@@ -38,6 +42,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, Rng, State
 from niwa.ext.rng cimport RngState, rng_below, rng_seed, rng_uniform
 
@@ -88,7 +93,7 @@ cdef class MCTS:
 
     def __init__(self, int num_players, double c=1.4, playout="random", int cutoff=-1,
                  bint solver=True, bint ismcts=False, sim="ucb", double gamma=0.1,
-                 int max_nodes=1_000_000, seed=0, bint reuse=True):
+                 int max_nodes=1_000_000, seed=0, bint reuse=True, ExactValues tables=None):
         if not 1 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"MCTS supports 1..{MAX_PLAYERS} players")
         if playout not in PLAYOUTS:
@@ -118,6 +123,9 @@ cdef class MCTS:
         seed = 0 if seed is None else seed
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         self.root_state = None
+        self.exact = tables
+        self.exact_on = False
+        self.table_hits = 0
         self.clear()
 
     def __dealloc__(self):
@@ -413,6 +421,16 @@ cdef class MCTS:
                 s.c_random_playout(&self.rng)
         s.c_returns(r)
 
+    cdef bint exact_leaf(self, State s, int mover, double* r) noexcept:
+        """The returns of `s` from the endgame tables (two players), if they know it."""
+        cdef int v = self.exact.c_value(s)
+        if v < 0:
+            return False
+        self.table_hits += 1
+        r[mover] = <double>v
+        r[1 - mover] = 1.0 - v
+        return True
+
     cdef void backup(self, int depth, double* r) noexcept:
         cdef int d, p, node, arm, b
         cdef double x
@@ -519,6 +537,13 @@ cdef class MCTS:
                     self.nodes[node].proven = 1
                     for p in range(self.num_players):
                         self.nodes[node].exact[p] = r[p]
+                elif self.exact_on and kind >= 0 and self.exact_leaf(s, kind, r):
+                    # an endgame table knows this leaf: its exact value, and (MCTS-Solver)
+                    # the node is proven like a terminal one
+                    if self.solver:
+                        self.nodes[node].proven = 1
+                        for p in range(self.num_players):
+                            self.nodes[node].exact[p] = r[p]
                 else:
                     self.leaf_rewards(s, r)
                 break
@@ -687,6 +712,8 @@ cdef class MCTS:
             iterations = 1000
         cdef int mover = state.c_current_player()
         self.observer = observer if observer is not None else (mover if mover >= 0 else 0)
+        self.exact_on = (self.exact is not None and self.num_players == 2 and not self.ismcts
+                         and self.exact.accepts(state))
         self._prepare_root(state)
         cdef double t0 = now(), elapsed = 0.0
         cdef long long done = 0

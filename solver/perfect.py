@@ -44,10 +44,20 @@ class PerfectAgent(Agent):
         if self.refusal is None:
             self.refusal = proof_refusal(state) or ""
         if not self.refusal:
+            table = None
+            if self.params.get("tables"):
+                from niwa.solver.agents import _tables_for
+                from niwa.solver.tables import solve_from_table
+
+                table = _tables_for(state)
+                if table is not None and table.index(state) >= 0:
+                    # inside the table: its move (the fastest win, or the slowest loss)
+                    self._last = solve_from_table(state, table)
+                    return self._last.best
             if self.searcher is None:
                 from niwa.solver.proof import ProofSearch
 
-                self.searcher = ProofSearch(tt_mb=self.tt_mb)
+                self.searcher = ProofSearch(tt_mb=self.tt_mb, tables=table)
             # Only the PV's first move is wanted: a proving move (win) or the loser's move
             # with the largest refutation (loss), both read from the table. Playing the PV
             # out to the end (and valuing every root move) could cost more than the proof

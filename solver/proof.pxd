@@ -1,6 +1,7 @@
 # Proof-number search (df-pn) over the game contract (see proof.pyx).
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport State
 
 cdef enum:
@@ -52,6 +53,11 @@ cdef class ProofSearch:
     cdef uint32_t* c_d
     cdef float* c_score
     cdef int* scratch
+    # exact values (endgame tables) consulted at every node; in use for this root only
+    # when exact.accepts(root) (exact_on)
+    cdef readonly ExactValues exact
+    cdef bint exact_on
+    cdef readonly long long table_hits
 
     cdef PNEntry* probe(self, uint64_t key) noexcept
     cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept

@@ -53,6 +53,11 @@ the search then prefers moves that leave the opponent few replies.
 Symmetry (symmetry="auto"). A KeyHook may map symmetric positions to one key; for Lotus,
 State.c_symmetric_hash folds the mirror image (lanes a and b swapped) onto one entry.
 
+Endgame tables (tables=). An ExactValues object (niwa.ext.exact; a Lotus endgame table,
+docs/endgame-tables.md) is asked about every child as it is generated and about the root:
+where it answers, the position is a proven leaf (a win for us proves the parent at once,
+like a winning move), so the search never expands below the tables' frontier.
+
 Each step, measured in expansions on the standard board (towers 3..1, basic rule,
 trampoline optional / mandatory; reference C solver: 1.11M / 0.33M):
     plain df-pn, (1, 1) initial numbers      27.96M / 12.89M
@@ -73,6 +78,7 @@ from posix.mman cimport (MADV_DONTNEED, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED
                          PROT_WRITE, madvise, mmap, munmap)
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
 
 from niwa.ext.errors import NiwaError
@@ -241,7 +247,7 @@ cdef class ProofSearch:
 
     def __init__(self, double tt_mb=256, double eps=0.25, str init="mobility", str order="none",
                  symmetry="auto", bint weak=False, int max_ply=1024, long long big_work=10000,
-                 bint reprobe=True, bint huge_pages=False):
+                 bint reprobe=True, bint huge_pages=False, ExactValues tables=None):
         """`tt_mb`: table size in MB (24 bytes an entry). `eps`: the 1+eps trick (0 = plain
         df-pn). `init`: numbers of unexplored children: "mobility" (pn 1, dn = their number
         of moves; on Lotus towers 3..1 it halves the nodes), "uniform" (1, 1) or
@@ -251,7 +257,9 @@ cdef class ProofSearch:
         proof numbers (max + open children - 1 instead of the sum). `big_work`: the
         expansions above which an overwritten unfinished entry counts as a sign of a table
         too small. `reprobe`: re-read siblings from the table after each descent. `huge_pages`:
-        ask the kernel for 2 MB pages for the table."""
+        ask the kernel for 2 MB pages for the table. `tables`: exact values
+        (niwa.ext.exact.ExactValues, e.g. a Lotus endgame table) taken as proven leaves
+        wherever they answer (used only for positions of the game and variant it accepts)."""
         if init not in INIT_MODES:
             raise ValueError(f"init must be one of {', '.join(INIT_MODES)}, got {init!r}")
         if order not in ("none", "evaluation"):
@@ -314,6 +322,9 @@ cdef class ProofSearch:
             raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
         self.state_refs = None
         self.used = 0
+        self.exact = tables
+        self.exact_on = False
+        self.table_hits = 0
 
     def __dealloc__(self):
         if self.tt != NULL:
@@ -497,7 +508,7 @@ cdef class ProofSearch:
         """Fill slot `k` of the child lists for `child` (the move already played):
         CHILD_OPEN, or CHILD_WINS (the game ended in the mover's favour) or CHILD_FAILS (a
         game the search cannot handle: self.error)."""
-        cdef int cm = child.c_current_player()
+        cdef int cm = child.c_current_player(), v
         cdef double r[MAX_PLAYERS]
         cdef double ev
         cdef uint32_t a_pn, a_dn
@@ -521,6 +532,18 @@ cdef class ProofSearch:
                           "proof search met a simultaneous-move node" if cm == SIMULTANEOUS
                           else f"proof search met an unknown node kind {cm}")
             return CHILD_FAILS
+        if self.exact_on:
+            # an endgame table answers: the child is a proven leaf (v is its mover's value)
+            v = self.exact.c_value(child)
+            if v >= 0:
+                self.table_hits += 1
+                if (v == 1) == (cm == mover):
+                    return CHILD_WINS
+                self.c_kind[k] = KIND_LOSS
+                self.c_p[k] = INF
+                self.c_d[k] = 0
+                self.c_score[k] = -1.0
+                return CHILD_OPEN
         self.c_key[k] = self.key_of(child, cm)
         __builtin_prefetch(self.tt + (((self.c_key[k] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
         self.c_score[k] = <float>child.c_evaluate(mover) if self.order else 0.0
@@ -611,11 +634,16 @@ cdef class ProofSearch:
         """Prove or disprove `s` (non-terminal) with infinite thresholds; 1 the mover
         wins, 0 it loses, -1 stopped (budget) or failed (self.error)."""
         cdef uint32_t pn, dn
-        cdef int mover = s.c_current_player()
+        cdef int mover = s.c_current_player(), v
         cdef uint64_t key = self.key_of(s, mover)
         cdef PNEntry* e = self.probe(key)
         if e != NULL and (e.pn == 0 or e.dn == 0):
             return 1 if e.pn == 0 else 0
+        if self.exact_on:
+            v = self.exact.c_value(s)
+            if v >= 0:
+                self.table_hits += 1
+                return v
         (<State>self.states[0]).c_copy_from(s)
         self.mid(0, key, INF, INF, &pn, &dn)
         if pn == 0:
@@ -649,6 +677,7 @@ cdef class ProofSearch:
         if any(hides_something_from(state, p) for p in range(state.num_players)):
             raise NiwaError("proof search needs perfect information; this position hides "
                             "something from a player")
+        self.exact_on = self.exact is not None and self.exact.accepts(state)
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
                 _variant(self.state_refs[0]) != _variant(state):
             if self.state_refs:
@@ -686,7 +715,7 @@ cdef class ProofSearch:
     cdef int _known(self, State s, int pov):
         """Value of `s` for `pov` from the rules or the table only (1 / 0 / -1 unknown)."""
         cdef double r[MAX_PLAYERS]
-        cdef int mover
+        cdef int mover, v
         cdef PNEntry* e
         if s.c_is_terminal():
             s.c_returns(r)
@@ -694,7 +723,10 @@ cdef class ProofSearch:
         mover = s.c_current_player()
         e = self.probe(self.key_of(s, mover))
         if e == NULL or (e.pn != 0 and e.dn != 0):
-            return -1
+            v = self.exact.c_value(s) if self.exact_on else -1
+            if v < 0:
+                return -1
+            return v if mover == pov else 1 - v
         return (1 if e.pn == 0 else 0) if mover == pov else (0 if e.pn == 0 else 1)
 
     cdef long long _work(self, State s):
@@ -721,6 +753,7 @@ cdef class ProofSearch:
         cdef int v
         cdef PNEntry* e
         self.nodes = 0
+        self.table_hits = 0
         self.deepest = 0
         self.overwrites = self.overwritten_unproven = self.overwritten_big = 0
         self.max_overwritten_work = 0
@@ -748,6 +781,7 @@ cdef class ProofSearch:
             result.followup_nodes = self.nodes - proof_nodes
             result.followup_time_s = now() - t1
         result.tt_entries = self.used
+        result.table_hits = self.table_hits
         result.overwrites = self.overwrites
         result.overwritten_unproven = self.overwritten_unproven
         result.overwritten_big = self.overwritten_big

@@ -47,6 +47,7 @@ class ProofResult:
     overwritten_unproven: int = 0   # ... of which held unfinished work
     overwritten_big: int = 0        # ... of which held a large unfinished subtree
     deepest: int = 0                # deepest ply reached
+    table_hits: int = 0             # positions answered by the endgame tables (ProofSearch(tables=))
     table_warning: str | None = None
 
     @property

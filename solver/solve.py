@@ -61,20 +61,21 @@ def proof_to_search_result(state, proof) -> SearchResult:
         proof_numbers=(proof.root_pn, proof.root_dn))
 
 
-def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None):
+def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None, tables=None):
     """The df-pn proof of `state` within `time_s` seconds (default 10): (SearchResult,
     ProofResult). Once proven, the follow-up that values every root move and plays the
-    PV out may take as long again (it re-searches only what the table lost)."""
+    PV out may take as long again (it re-searches only what the table lost). `tables`: a
+    loaded endgame table the proof takes exact values from."""
     from niwa.solver.proof import ProofSearch
 
     budget = 10.0 if time_s is None else time_s
-    searcher = searcher or ProofSearch(tt_mb=tt_mb)
+    searcher = searcher or ProofSearch(tt_mb=tt_mb, tables=tables)
     proof = searcher.solve(state, time_limit=budget, followup_time_limit=budget)
     return proof_to_search_result(state, proof), proof
 
 
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                   tt_bits=22, round_only=False, tt_mb=256) -> SearchResult:
+                   tt_bits=22, round_only=False, tt_mb=256, tables=None) -> SearchResult:
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
@@ -85,7 +86,10 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     result's `status` says why the value is an estimate. `tt_mb`: the proof table.
     `round_only`: open-hands alpha-beta of the rest of the current round only (the game's
     episode, State.episode()); the value is then the round's outcome as the game's
-    evaluation at the round's end defines it, and the result's `episode` names the round."""
+    evaluation at the round's end defines it, and the result's `episode` names the round.
+    `tables`: endgame tables (niwa.solver.tables.resolve_tables: "auto" = the default
+    folder, a folder, a loaded table, or None): a position inside them is answered from
+    them at once (algo "tables"), and the proof search and MCTS take exact values there."""
     from niwa.solver.alphabeta import AlphaBeta
     from niwa.solver.mcts import MCTS
 
@@ -97,11 +101,19 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
         if state.episode() == 0:
             raise SolveError(f"--round: {state.game_name} has no rounds")
         algo = "alphabeta"
+    table = None
+    if tables is not None and not round_only:
+        from niwa.solver.tables import resolve_tables, solve_from_table
+
+        table = resolve_tables(state, tables)
+        if table is not None and algo in ("auto", "proof") and depth is None and \
+                iters is None and table.index(state) >= 0:
+            return solve_from_table(state, table)
     if algo in ("auto", "proof"):
         refusal = proof_refusal(state) if depth is None and iters is None else \
             "a --depth or --iters budget asks for alpha-beta or MCTS"
         if refusal is None:
-            return _proof_or_estimate(state, time_s, tt_mb, tt_bits)
+            return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table)
         if algo == "proof":
             raise SolveError(refusal)
         algo = "mcts" if has_hidden_information(state) else "alphabeta"
@@ -116,20 +128,20 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     tuned = mcts_settings(state, {})
     tree = MCTS(state.num_players, seed=seed, ismcts=has_hidden_information(state),
                 max_nodes=4_000_000, c=tuned["c"], playout=tuned["playout"],
-                cutoff=tuned["cutoff"])
+                cutoff=tuned["cutoff"], tables=table)
     if iters is None and time_s is None:
         iters = 100_000
     return tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)
 
 
 
-def _proof_or_estimate(state, time_s, tt_mb, tt_bits) -> SearchResult:
+def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None) -> SearchResult:
     """The proof in 80% of the budget or, when it does not finish, alpha-beta's estimate
     in the rest (the proof's own figures kept in `status` and `proof_numbers`)."""
     from niwa.solver.alphabeta import AlphaBeta
 
     budget = 10.0 if time_s is None else time_s
-    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb)
+    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb, tables=table)
     if proof.proven:
         return result
     why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "

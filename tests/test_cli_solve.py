@@ -21,7 +21,9 @@ def test_solve_json_has_exactly_the_documented_keys():
     r = run("solve", TINY, "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert set(out) == {"value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps"}
+    assert set(out) == {"value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps",
+                        "source"}
+    assert out["source"] == "search"
     assert out["proven"] is True and out["value"] == 0.0   # tiny set-up: seat 0 loses
     assert len(out["actions"]) == 3 and all(a["value"] == 0.0 for a in out["actions"])
 

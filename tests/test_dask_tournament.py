@@ -116,3 +116,17 @@ def test_dask_executor_reports_the_cluster_and_an_unreachable_one(cluster):
         ex.close()
     with pytest.raises(TournamentError, match="cannot reach the Dask scheduler"):
         DaskExecutor(f"dask://127.0.0.1:{free_port()}", timeout=1)
+
+
+def test_dask_builds_the_same_endgame_table_as_one_process(cluster, tmp_path):
+    """The classes of each level solved on the cluster's workers: the same bytes."""
+    from niwa.solver.tables import build_table
+
+    variant = dict(lane=2, shared=4, trampoline_at=4, towers=3)
+    local = build_table(variant, 2, tmp_path / "local", progress=False)
+    ex = DaskExecutor(f"dask://{cluster}")
+    try:
+        remote = build_table(variant, 2, tmp_path / "dask", executor=ex, progress=False)
+    finally:
+        ex.close()
+    assert remote["sha256"] == local["sha256"] and "dask" in remote["build"]["executor"]

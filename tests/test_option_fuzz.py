@@ -43,7 +43,8 @@ def stubs(monkeypatch):
         seen["experiment"], seen["executor"] = exp, executor
         raise Accepted
 
-    def solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb):
+    def solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
+                       tables=None):
         seen["solve"] = dict(time_s=time_s, depth=depth, iters=iters, seed=seed, tt=tt_bits,
                              tt_mb=tt_mb)
         raise Accepted

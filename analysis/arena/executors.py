@@ -16,10 +16,23 @@ import time
 from collections import deque
 from collections.abc import Collection, Iterator
 
-from niwa.analysis.arena.game_log import game_row, play_batch, play_task
+from niwa.analysis.arena.game_log import game_row, play_task
 from niwa.analysis.arena.game_loop import GameResult, first_line
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, TournamentError
+
+
+def run_task(task, move_clock=None) -> dict:
+    """Run one task: a scheduled game (GameTask), or any other job: a picklable callable
+    that returns its result row, a dict with `duration_s` (e.g. one class of an endgame
+    table, niwa.solver.tables). Both executors run either kind."""
+    if isinstance(task, GameTask):
+        return play_task(task, move_clock)
+    return task()
+
+
+def run_batch(tasks: list) -> list[dict]:
+    return [run_task(t) for t in tasks]
 
 
 class BatchSizer:
@@ -117,7 +130,7 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
         if batch is None:
             return
         for task in batch:
-            conn.send(play_task(task, clock))
+            conn.send(run_task(task, clock))
 
 
 class _Worker:
@@ -263,10 +276,14 @@ class LocalExecutor:
         code = w.proc.exitcode
         w.stop()
         replay.extend(w.tasks)          # the rest of its batch was never started
-        deaths[task.game_id] = deaths.get(task.game_id, 0) + 1
-        if deaths[task.game_id] < 2:
+        key = task.game_id if isinstance(task, GameTask) else id(task)
+        deaths[key] = deaths.get(key, 0) + 1
+        if deaths[key] < 2:
             replay.appendleft(task)
             return None
+        if not isinstance(task, GameTask):      # a job has no forfeit to record: stop
+            raise TournamentError(f"{task!r} crashed the worker process twice "
+                                  f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
                               f"({_exit_reason(code)})", now - w.game_started)
 
@@ -320,16 +337,24 @@ class DaskExecutor:
         sizer = BatchSizer(self.workers, target_s=1.0)
         pending = _Pending(tasks)
 
+        tasks_of = {}
+
         def submit():
             batch = pending.take(sizer.next_size(pending.count))
-            return self.client.submit(play_batch, batch, pure=False)
+            fut = self.client.submit(run_batch, batch, pure=False)
+            tasks_of[fut] = batch
+            return fut
 
         stream = as_completed([submit() for _ in range(min(2 * self.workers, pending.count))])
         try:
             for fut in stream:
+                batch = tasks_of.pop(fut, [])
                 try:
                     rows = fut.result()
                 except Exception as e:    # e.g. a worker without niwa installed
+                    if not any(isinstance(t, GameTask) for t in batch):
+                        raise TournamentError(f"a job failed on the Dask cluster: "
+                                              f"{first_line(e)}") from None
                     raise TournamentError(
                         f"a game failed on the Dask cluster: {first_line(e)} (finished games "
                         "are saved: fix the workers and rerun with --resume)") from None

@@ -1,0 +1,305 @@
+"""Lotus endgame tables: check a table against the proof search, and measure it.
+
+    python bench/lotus_tables.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000
+    python bench/lotus_tables.py --dir DIR speed --stones 3
+    python bench/lotus_tables.py --dir DIR nodes --case 3:basic:optional --case 4:basic:mandatory
+
+`verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
+random playouts from the initial position stopped as soon as both players are down to k
+stones outside the goal: the positions games produce), each proven by the df-pn proof
+search without tables; every value must equal the table's. Appends a summary row to
+bench/results/lotus-tables-verify.csv (--rows FILE: every position) and exits 1 on any
+mismatch.
+
+`speed`: lookups per second (the C probe in a loop over prepared positions), and the
+latency of `solve_position` inside the table (cold: the first call, which loads the table
+and checks its sha256; warm: later calls), median and maximum.
+
+`midgame`: positions random games reach with a few more stones outside the goal than the
+table holds, proven with and without the table (alternating), nodes and time.
+
+`nodes`: the proof search's expansions from a case's initial position (towers:rule:
+trampoline on the standard board) with and without the tables of that variant in --dir
+(the largest k there): CSV and a PNG bar chart in bench/results/.
+
+The table must exist in --dir (niwa tables build lotus --stones K [-v ...] --dir DIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof import ProofSearch
+from niwa.solver.solve import solve_position
+from niwa.solver.tables import find_table, table_value
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def variant_of(args) -> dict:
+    return dict(rule=args.rule, trampoline=args.trampoline, towers=args.towers)
+
+
+def the_table(args, k=None):
+    table = find_table(LotusState(**variant_of(args)), args.dir)
+    if table is None or (k is not None and table.k != k):
+        sys.exit(f"no k={k} table for {variant_of(args)} in {args.dir}: build it with "
+                 f"niwa tables build lotus --stones {k} ... --dir {args.dir}")
+    return table
+
+
+def playout_positions(variant, k, count, rng, limit=100000):
+    """Positions random games reach when both players first have <= k stones outside."""
+    out, tries = [], 0
+    probe = LotusState(**variant)
+    each = probe.stats()["goal"][0] + sum(probe.start_towers(0))
+    while len(out) < count and tries < limit:
+        tries += 1
+        s = LotusState(**variant)
+        while not s.is_terminal() and not all(each - s.goal_count(p) <= k for p in (0, 1)):
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            out.append(s)
+    return out
+
+
+def verify(args) -> int:
+    table = the_table(args, args.stones)
+    rng = random.Random(args.seed)
+    cases = [("index", table.unrank(i)) for i in rng.sample(range(table.size), args.samples)]
+    cases += [("playout", s) for s in playout_positions(variant_of(args), table.k,
+                                                        args.playouts, rng)]
+    ps = ProofSearch(tt_mb=args.tt_mb)
+    bad = nodes = 0
+    t0 = time.time()
+    rows = open(args.rows, "w", newline="") if args.rows else None
+    w = csv.writer(rows) if rows else None
+    if w:
+        w.writerow(["source", "position", "table_value", "table_plies", "proof_value",
+                    "proof_nodes"])
+    for i, (source, s) in enumerate(cases):
+        v, plies = table_value(table, s)
+        r = ps.solve(s, root_values=False, pv=False)
+        nodes += r.nodes
+        bad += r.value != v
+        if w:
+            w.writerow([source, s.to_notation(), v, plies, r.value, r.nodes])
+        if (i + 1) % 500 == 0:
+            print(f"  {i + 1}/{len(cases)} checked, {bad} mismatches, "
+                  f"{time.time() - t0:.0f} s", flush=True)
+    if rows:
+        rows.close()
+    kinds = {k: sum(1 for c in cases if c[0] == k) for k in ("index", "playout")}
+    summary = dict(k=table.k, rule=args.rule, trampoline=args.trampoline, towers=args.towers,
+                   positions=len(cases), random_indices=kinds["index"],
+                   from_playouts=kinds["playout"], mismatches=bad, proof_nodes=nodes,
+                   seconds=round(time.time() - t0, 1), seed=args.seed)
+    append_row(RESULTS / "lotus-tables-verify.csv", summary)
+    print(f"verify k={table.k} {variant_of(args)}: {len(cases)} positions ({kinds['index']} "
+          f"random indices, {kinds['playout']} from random playouts), {bad} mismatches; "
+          f"{nodes:,} proof nodes in {time.time() - t0:.1f} s")
+    return 1 if bad else 0
+
+
+def append_row(path, row):
+    """Append one summary row (header written with the first)."""
+    RESULTS.mkdir(exist_ok=True)
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def speed(args) -> int:
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    table = the_table(args, args.stones)
+    cold_load = time.perf_counter() - t0
+    states = [table.unrank(i) for i in rng.sample(range(table.size), 20000)]
+    states += playout_positions(variant_of(args), table.k, 2000, rng)
+    best = 0.0
+    for _ in range(5):
+        t0 = time.perf_counter()
+        values = table.probe_many(states)
+        best = max(best, len(states) / (time.perf_counter() - t0))
+    assert (values > 0).all()
+    t0 = time.perf_counter()
+    for s in states[:5000]:
+        table.probe(s)
+    python_rate = 5000 / (time.perf_counter() - t0)
+    warm, plies = [], []
+    for s in states[:300] + states[-300:]:
+        t0 = time.perf_counter()
+        r = solve_position(s, tables=args.dir)
+        warm.append(time.perf_counter() - t0)
+        plies.append(len(r.pv))
+        assert r.algo == "tables"
+    print(f"k={table.k} {variant_of(args)}: {table.size:,} positions")
+    print(f"  load (first find_table: header, sha256 of {table.size / 1e6:.1f} MB, memory map): "
+          f"{cold_load * 1000:.1f} ms")
+    print(f"  C lookups: {best:,.0f}/s (probe_many over {len(states):,} positions, best of 5); "
+          f"from Python: {python_rate:,.0f}/s")
+    print(f"  solve_position inside the table (value, every move, PV to the end), warm: "
+          f"median {statistics.median(warm) * 1000:.2f} ms, mean {statistics.mean(warm) * 1000:.2f}"
+          f" ms, max {max(warm) * 1000:.2f} ms over {len(warm)} positions (300 random indices,"
+          f" 300 from playouts; PV {statistics.mean(plies):.1f} plies on average, longest "
+          f"{max(plies)})")
+    return 0
+
+
+def nodes(args) -> int:
+    rows = []
+    for case in args.case:
+        towers, rule, trampoline = case.split(":")
+        variant = dict(towers=int(towers), rule=rule, trampoline=trampoline)
+        state = LotusState(**variant)
+        table = find_table(state, args.dir)
+        if table is None:
+            sys.exit(f"no table for {variant} in {args.dir}")
+        for tab in ([table, None] if args.with_plain else [table]):
+            t0 = time.time()
+            r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(
+                state, time_limit=args.time_limit, root_values=False, pv=False)
+            row = dict(case=case, tables=f"k={table.k}" if tab is not None else "none",
+                       value=r.value, nodes=r.nodes, table_hits=r.table_hits,
+                       time_s=round(time.time() - t0, 2), tt_entries=r.tt_entries,
+                       status=r.status)
+            print(row, flush=True)
+            rows.append(row)
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"lotus-tables-proof-nodes-{args.name}.csv"
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    plot(rows, out.with_suffix(".png"))
+    print(f"-> {out} and {out.with_suffix('.png')}")
+    return 0
+
+
+def plot(rows, path):
+    """Bars of the proof's expansions per case, with and without tables."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    labels = [f"{r['case']}\n{r['tables']}" for r in rows]
+    heights = [int(r["nodes"]) for r in rows]
+    bars = ax.bar(range(len(rows)), heights,
+                  color=["tab:green" if r["tables"] != "none" else "tab:gray" for r in rows])
+    ax.bar_label(bars, [f"{h:,}" for h in heights], fontsize=8)
+    ax.set_xticks(range(len(rows)), labels, fontsize=8)
+    ax.set_ylabel("df-pn expansions")
+    ax.set_title("Proof of the initial position, with and without endgame tables")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def midgame(args) -> int:
+    """Positions random games reach when both players are down to --outside stones outside
+    the goal (just beyond the table), proven with and without the table: nodes and time,
+    alternating the two searches position by position."""
+    table = the_table(args)
+    rng = random.Random(args.seed)
+    positions = playout_positions(variant_of(args), args.outside, args.positions, rng)
+    totals = {"tables": [0, 0.0], "none": [0, 0.0]}
+    rows = []
+    for i, s in enumerate(positions):
+        row = {"position": s.to_notation()}
+        for label, tab in (("tables", table), ("none", None)) if i % 2 == 0 else \
+                (("none", None), ("tables", table)):
+            t0 = time.perf_counter()
+            r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(s, root_values=False, pv=False)
+            dt = time.perf_counter() - t0
+            totals[label][0] += r.nodes
+            totals[label][1] += dt
+            row[f"value_{label}"], row[f"nodes_{label}"] = r.value, r.nodes
+            row[f"time_{label}"] = round(dt, 4)
+        assert row["value_tables"] == row["value_none"], row
+        rows.append(row)
+    out = RESULTS / f"lotus-tables-midgame-k{table.k}-outside{args.outside}.csv"
+    RESULTS.mkdir(exist_ok=True)
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (n1, t1), (n0, t0_) = totals["tables"], totals["none"]
+    summary = RESULTS / "lotus-tables-midgame.csv"
+    append_row(summary, dict(k=table.k, rule=args.rule, trampoline=args.trampoline,
+                             outside=args.outside, positions=len(rows), nodes_none=n0,
+                             nodes_tables=n1, time_none=round(t0_, 2),
+                             time_tables=round(t1, 2), seed=args.seed))
+    plot_midgame(summary)
+    print(f"midgame k={table.k}, {len(rows)} positions with {args.outside} stones a player "
+          f"outside the goal: nodes {n0:,} without -> {n1:,} with the table "
+          f"({n0 / max(n1, 1):.1f}x fewer), time {t0_:.2f} s -> {t1:.2f} s "
+          f"({t0_ / max(t1, 1e-9):.1f}x) -> {out}")
+    return 0
+
+
+def plot_midgame(summary):
+    """Proof nodes per position, with and without tables, by stones outside the goal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(summary) as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    labels = [f"{r['outside']} out\nk={r['k']}" for r in rows]
+    x = range(len(rows))
+    none = [int(r["nodes_none"]) / int(r["positions"]) for r in rows]
+    with_t = [int(r["nodes_tables"]) / int(r["positions"]) for r in rows]
+    ax.bar([i - 0.2 for i in x], none, 0.4, color="tab:gray", label="no tables")
+    ax.bar([i + 0.2 for i in x], with_t, 0.4, color="tab:green", label="with the k table")
+    ax.set_yscale("log")
+    ax.set_xticks(list(x), labels, fontsize=8)
+    ax.set_ylabel("df-pn expansions per position")
+    ax.set_title("Proofs of positions from random games, stones a player outside the goal")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(Path(summary).with_suffix(".png"), dpi=120)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", required=True, help="the tables folder")
+    ap.add_argument("--rule", default="basic")
+    ap.add_argument("--trampoline", default="optional")
+    ap.add_argument("--towers", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tt-mb", type=float, default=256)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("verify")
+    v.add_argument("--stones", type=int, default=3)
+    v.add_argument("--samples", type=int, default=2000)
+    v.add_argument("--playouts", type=int, default=1000)
+    v.add_argument("--rows", default=None, help="also write every position checked (CSV)")
+    s = sub.add_parser("speed")
+    s.add_argument("--stones", type=int, default=3)
+    n = sub.add_parser("nodes")
+    n.add_argument("--case", action="append", required=True, help="towers:rule:trampoline")
+    n.add_argument("--time-limit", type=float, default=0)
+    n.add_argument("--with-plain", action="store_true", help="also prove without tables")
+    n.add_argument("--name", default="cases", help="results file: lotus-tables-proof-nodes-NAME")
+    m = sub.add_parser("midgame")
+    m.add_argument("--outside", type=int, default=5)
+    m.add_argument("--positions", type=int, default=40)
+    args = ap.parse_args()
+    return {"verify": verify, "speed": speed, "nodes": nodes, "midgame": midgame}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,413 @@
+"""Endgame tables on disk: where they live, their file format, building them (locally or
+on Dask), loading them lazily, and answering a position from them.
+
+The index and the retrograde kernel are the game's (niwa.ext.lotus_tables); this module is
+the orchestration around them. The format and the numbers: docs/endgame-tables.md.
+
+A table is two files in the tables folder (`--dir`, else $NIWA_TABLES, else
+~/.cache/niwa/tables):
+    NAME.npy    the values, one uint8 per position (numpy's .npy format, memory-mapped)
+    NAME.json   the header: game, variant, stones, index scheme and version, counts,
+                and the sha256 of NAME.npy, checked every time the table is loaded
+
+>>> import tempfile
+>>> from niwa.ext.lotus import LotusState
+>>> variant = dict(lane=1, shared=3, trampoline_at=3, towers=2)
+>>> folder = tempfile.mkdtemp()
+>>> info = build_table(variant, 1, folder, progress=False)
+>>> info["positions"], info["counts"]["wins"] + info["counts"]["losses"]
+(82, 82)
+>>> table = find_table(LotusState(**variant), folder)
+>>> table.k
+1
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from niwa.ext.lotus_tables import TableError  # noqa: F401  (one error class for tables)
+
+FORMAT = "niwa-endgame-table"
+FORMAT_VERSION = 1
+INDEX_SCHEME = "lotus-class-composition-colouring"
+INDEX_VERSION = 1
+ENCODING = ("uint8 per position: bit 7 set = the player to move wins; bits 0-6 = plies to "
+            "the end with perfect play (winner fastest, loser slowest); 0 = not computed")
+ENV_DIR = "NIWA_TABLES"
+GAMES = ("lotus",)
+
+
+def default_dir() -> Path:
+    """$NIWA_TABLES, else $XDG_CACHE_HOME/niwa/tables, else ~/.cache/niwa/tables."""
+    if os.environ.get(ENV_DIR):
+        return Path(os.environ[ENV_DIR]).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "niwa" / "tables"
+
+
+def tables_dir(directory=None) -> Path:
+    return Path(directory).expanduser() if directory else default_dir()
+
+
+def table_name(variant: dict, k: int) -> str:
+    """'lotus-basic-optional-lane3-shared11-tramp8-towers4-k3'."""
+    v = variant
+    return (f"lotus-{v['rule']}-{v['trampoline']}-lane{v['lane']}-shared{v['shared']}-"
+            f"tramp{v['trampoline_at']}-towers{v['towers']}-k{k}")
+
+
+def make_index(variant: dict, k: int):
+    """The index of the Lotus variant's positions with at most k stones a player outside
+    the goal (niwa.ext.lotus_tables.LotusTableIndex); TableError for a bad request."""
+    from niwa.ext.errors import VariantError
+    from niwa.ext.lotus_tables import LotusTableIndex
+
+    variant = dict(variant)
+    if variant.get("players", 2) != 2:
+        raise TableError(f"endgame tables are for 2 players, not players={variant['players']}")
+    try:
+        return LotusTableIndex(variant, k)
+    except VariantError as e:
+        raise TableError(str(e)) from None
+
+
+# ---- building --------------------------------------------------------------------------
+@dataclass
+class ClassJob:
+    """One class of a table, solved in a worker (local pool or Dask): everything it needs
+    travels with it (the variant, k, and its dependencies' values)."""
+
+    variant: dict
+    k: int
+    cls: int
+    deps: dict = field(repr=False)
+
+    def __repr__(self):
+        return f"ClassJob(class {self.cls} of {table_name(self.variant, self.k)})"
+
+    def __call__(self) -> dict:
+        t0 = time.perf_counter()
+        index = make_index(self.variant, self.k)
+        values = index.build_class(self.cls, self.deps)
+        return {"cls": self.cls, "values": values, "duration_s": time.perf_counter() - t0}
+
+
+class _LevelJobs:
+    """The jobs of one level, made lazily (their dependency copies only as each is sent)."""
+
+    def __init__(self, index, classes, values, spans, variant, k):
+        self.index, self.classes, self.values, self.spans = index, classes, values, spans
+        self.variant, self.k = variant, k
+
+    def __len__(self):
+        return len(self.classes)
+
+    def __iter__(self):
+        for c in self.classes:
+            yield ClassJob(self.variant, self.k, c["id"],
+                           _deps(self.index, c["id"], self.values, self.spans, copy=True))
+
+
+def _deps(index, cls, values, spans, copy=False):
+    """The values of the classes class `cls` depends on (views, or copies to send)."""
+    out = {}
+    for d in index.dependencies(cls):
+        off, size = spans[d]
+        out[d] = values[off:off + size].copy() if copy else values[off:off + size]
+    return out
+
+
+def build_table(variant: dict, k: int, directory=None, executor=None, progress=None,
+                force=False) -> dict:
+    """Build the table of `variant` (2-player Lotus) for at most `k` stones a player
+    outside the goal and write it to `directory`; returns its header.
+
+    `executor`: None runs in this process; else an executor of niwa.analysis.arena
+    (LocalExecutor(n), DaskExecutor(...)) solves the classes of each level in parallel. The
+    values do not depend on it (nor on the number of workers): every entry is the game's
+    exact value. `progress`: a tqdm bar (None: only on a terminal)."""
+    import numpy as np
+    from tqdm import tqdm
+
+    index = make_index(variant, k)
+    full_variant = dict(index.variant)
+    folder = tables_dir(directory)
+    name = table_name(full_variant, k)
+    if not force and (folder / f"{name}.json").exists():
+        raise TableError(f"{folder / name}.json exists already (--force rebuilds it)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TableError(f"cannot create the tables folder {folder}: {e.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise TableError(f"the tables folder {folder} is not writable")
+    classes = index.classes()
+    spans = {c["id"]: (c["offset"], c["size"]) for c in classes}
+    levels: dict[tuple, list] = {}
+    for c in classes:
+        levels.setdefault(c["level"], []).append(c)
+    values = np.zeros(index.size, dtype=np.uint8)
+    t0 = time.perf_counter()
+    show = progress if progress is not None else os.isatty(2)
+    bar = tqdm(total=index.size, unit="pos", unit_scale=True, desc=name, disable=not show)
+    try:
+        for level in sorted(levels):
+            group = levels[level]
+            if executor is None:
+                for c in group:
+                    out = index.build_class(c["id"], _deps(index, c["id"], values, spans),
+                                            progress=bar.update)
+                    values[c["offset"]:c["offset"] + c["size"]] = out
+            else:
+                by_id = {c["id"]: c for c in group}
+                for row in executor.run(_LevelJobs(index, group, values, spans, full_variant, k)):
+                    c = by_id[row["cls"]]
+                    values[c["offset"]:c["offset"] + c["size"]] = row["values"]
+                    bar.update(c["size"])
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - t0
+    if not values.all():
+        raise TableError(f"{int((values == 0).sum()):,} positions were left without a value")
+    wins = int(np.count_nonzero(values & 128))
+    depth = values & 127
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "game": "lotus",
+        "variant": full_variant, "stones": k,
+        "index": {"scheme": INDEX_SCHEME, "version": INDEX_VERSION, "spaces": index.nspaces,
+                  "classes": len(classes), "start_configurations": index.nstarts},
+        "encoding": ENCODING, "positions": int(index.size),
+        "counts": {"wins": wins, "losses": int(index.size) - wins,
+                   "longest_win": int(depth[values >= 128].max(initial=0)),
+                   "longest_loss": int(depth[values < 128].max(initial=0))},
+        "payload": f"{name}.npy", "payload_bytes": 0, "sha256": "",
+        "build": {"seconds": round(seconds, 3),
+                  "executor": executor.describe() if executor is not None else "this process",
+                  "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "niwa": _version()},
+    }
+    payload = folder / f"{name}.npy"
+    tmp = folder / f".{name}.npy.tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, values)
+    header["sha256"] = sha256_of(tmp)
+    header["payload_bytes"] = tmp.stat().st_size
+    os.replace(tmp, payload)
+    tmp_h = folder / f".{name}.json.tmp"
+    tmp_h.write_text(json.dumps(header, indent=2) + "\n")
+    os.replace(tmp_h, folder / f"{name}.json")
+    _LOADED.pop(str(folder / f"{name}.json"), None)
+    return header
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("niwa")
+    except Exception:    # pragma: no cover - not installed
+        return "unknown"
+
+
+def sha256_of(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# ---- loading ---------------------------------------------------------------------------
+def read_header(path) -> dict:
+    """A table's header (NAME.json), checked for format and version; TableError if not."""
+    path = Path(path)
+    try:
+        header = json.loads(path.read_text())
+    except OSError as e:
+        raise TableError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:
+        raise TableError(f"{path} is not a table header (bad JSON: {e})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise TableError(f"{path} is not a niwa endgame table header")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise TableError(f"{path}: format version {header.get('format_version')}; this niwa "
+                         f"reads version {FORMAT_VERSION} (rebuild the table)")
+    index = header.get("index") or {}
+    if index.get("scheme") != INDEX_SCHEME or index.get("version") != INDEX_VERSION:
+        raise TableError(f"{path}: index {index.get('scheme')} v{index.get('version')}; this "
+                         f"niwa uses {INDEX_SCHEME} v{INDEX_VERSION} (rebuild the table)")
+    return header
+
+
+def load_table(header_path, verify=True):
+    """The table whose header is `header_path`: a LotusTableIndex with its values attached
+    (memory-mapped). `verify`: check the payload's sha256 against the header first."""
+    import numpy as np
+
+    header_path = Path(header_path)
+    header = read_header(header_path)
+    payload = header_path.parent / header["payload"]
+    if not payload.exists():
+        raise TableError(f"{header_path}: its values file {payload.name} is missing")
+    if verify:
+        digest = sha256_of(payload)
+        if digest != header["sha256"]:
+            raise TableError(f"{payload} fails its checksum (sha256 {digest[:12]}..., header "
+                             f"says {header['sha256'][:12]}...): the file is damaged; "
+                             f"rebuild it with niwa tables build")
+    index = make_index(header["variant"], header["stones"])
+    try:
+        values = np.load(payload, mmap_mode="r")
+    except (ValueError, OSError) as e:
+        raise TableError(f"{payload}: not a numpy array file ({e})") from None
+    if values.dtype != np.uint8 or values.ndim != 1 or values.shape[0] != index.size:
+        raise TableError(f"{payload}: {values.dtype} array of shape {values.shape}; the index "
+                         f"expects {index.size:,} uint8 values")
+    index.attach(values)
+    return index
+
+
+def list_tables(directory=None) -> list[tuple[Path, dict | None, str | None]]:
+    """Every table header in the folder: (path, header or None, problem or None)."""
+    folder = tables_dir(directory)
+    out = []
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json")):
+        try:
+            out.append((path, read_header(path), None))
+        except TableError as e:
+            out.append((path, None, str(e)))
+    return out
+
+
+_LOADED: dict[str, object] = {}     # header path -> loaded table (this process)
+_LISTED: dict[str, tuple] = {}      # folder -> (its mtime, list_tables of it)
+
+
+def _listing(directory):
+    """list_tables, kept per folder until the folder changes (a table added or removed)."""
+    folder = tables_dir(directory)
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return []
+    cached = _LISTED.get(str(folder))
+    if cached is None or cached[0] != stamp:
+        cached = _LISTED[str(folder)] = (stamp, list_tables(folder))
+    return cached[1]
+
+
+def find_table(state, directory=None):
+    """The loaded table (largest k) for `state`'s game and variant in the folder, or None
+    when there is none. Loaded on first use and kept for the process (lazily: nothing is
+    read before a position of that variant asks)."""
+    if getattr(state, "game_name", None) not in GAMES or state.num_players != 2:
+        return None
+    from niwa.ext.lotus_tables import same_variant
+
+    variant = state.variant
+    best = None
+    for path, header, _problem in _listing(directory):
+        if header is None or header.get("game") != state.game_name:
+            continue
+        if same_variant(header["variant"], variant) and \
+                (best is None or header["stones"] > best[1]["stones"]):
+            best = (path, header)
+    if best is None:
+        return None
+    key = str(best[0])
+    table = _LOADED.get(key)
+    if table is None:
+        table = _LOADED[key] = load_table(best[0])
+    return table
+
+
+def resolve_tables(state, tables="auto"):
+    """What a searcher should consult for `state`: `tables` may be "auto" (the default
+    folder), a folder, a loaded table, or None (none)."""
+    if tables is None or tables is False:
+        return None
+    if isinstance(tables, str | Path):
+        return find_table(state, None if tables == "auto" else tables)
+    return tables
+
+
+# ---- answering -------------------------------------------------------------------------
+def table_value(table, state):
+    """(value for the mover 1.0/0.0, plies to the end) or None outside the table."""
+    b = table.probe(state)
+    if b <= 0:
+        return None
+    return (1.0 if b & 128 else 0.0), b & 127
+
+
+def solve_from_table(state, table):
+    """The SearchResult of a position inside `table`: its value, every move's value, and
+    the principal variation to the end (the winner takes the fastest win, the loser the
+    slowest loss), all read from the table."""
+    from niwa.solver.results import ActionStat, SearchResult
+
+    t0 = time.perf_counter()
+    root = table_value(table, state)
+    if root is None:
+        raise TableError("the position is outside the table")
+    mover = state.current_player()
+    probes = 1
+    actions = []
+    for a, code in table.successors(state):
+        probes += 1
+        value, _ = _move_outcome(code)
+        actions.append(ActionStat(a, state.action_to_string(a), value, proven=True))
+    pv, cur = [], state.clone()
+    best = None
+    while not cur.is_terminal():
+        choice = _table_move(table, cur)
+        probes += len(cur.legal_actions())
+        if best is None:
+            best = choice
+        pv.append(cur.action_to_string(choice))
+        cur.apply(choice)
+    elapsed = time.perf_counter() - t0
+    return SearchResult(
+        algo="tables", value=root[0], player=mover, proven=True, best=best,
+        best_name=pv[0] if pv else None, actions=actions, pv=pv, depth=len(pv), nodes=probes,
+        time_s=elapsed, nps=probes / elapsed if elapsed > 0 else 0.0,
+        status=f"endgame table k={table.k}: {'win' if root[0] else 'loss'} in {root[1]} plies")
+
+
+def table_move_values(table, state):
+    """Every legal move of `state` (inside the table): (name, value for the mover, plies to
+    the end counting the move), best first."""
+    out = []
+    for a, code in table.successors(state):
+        value, plies = _move_outcome(code)
+        out.append((state.action_to_string(a), value, plies))
+    out.sort(key=lambda t: (-t[1], t[2] if t[1] else -t[2]))
+    return out
+
+
+def _move_outcome(code):
+    """(value for the mover, plies to the end after the move + 1) from successors()'s code."""
+    if code == 257:
+        return 1.0, 1
+    if code == 256:
+        return 0.0, 1
+    return (0.0 if code & 128 else 1.0), (code & 127) + 1
+
+
+def _table_move(table, state):
+    """The move the table's value asks for: the fastest win, else the slowest loss."""
+    best, best_key = None, None
+    for a, code in table.successors(state):
+        value, plies = _move_outcome(code)
+        key = (value, -plies if value else plies)
+        if best_key is None or key > best_key:
+            best, best_key = a, key
+    return best
