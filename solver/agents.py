@@ -342,8 +342,11 @@ REGISTRY: dict[str, AgentSpec] = {
         "tt_mb": (float, 256.0, "proof table in MB, kept across the moves of a game"),
         "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
                                   "(one parameter at most: fallback=mcts:iters=500)"),
-    }, "plays proven wins from df-pn proofs (two-player perfect-information games), "
-       "else the hardest-to-refute move, else its fallback, e.g. perfect:time=1s"),
+        "book": (str, "auto", "opening book: auto (the variant's book from `niwa book "
+                              "build` or the package), none, or a book file's path"),
+    }, "plays its opening book, else proven wins from df-pn proofs (two-player "
+       "perfect-information games), else the hardest-to-refute move, else its fallback, "
+       "e.g. perfect:time=1s"),
 }
 
 
