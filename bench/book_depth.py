@@ -2,6 +2,7 @@
 
     python bench/book_depth.py --plies 8 10 12 14 16 --games 3 --time 20 --tt-mb 1024
     python bench/book_depth.py --book PATH ...   # Black (the book's winner) plays the book
+    python bench/book_depth.py --book PATH --leaves 40   # positions just past the book
 
 Plays `--games` seeded games to each depth: both sides random, or with --book the book's
 winner from the book and the other side random (the lines `perfect` meets). Then proves
@@ -43,6 +44,8 @@ def main(argv=None) -> int:
     p.add_argument("--rule", default="basic")
     p.add_argument("--trampoline", default="optional")
     p.add_argument("--book", default=None, help="a book file: its winner plays from it")
+    p.add_argument("--leaves", type=int, default=0,
+                   help="prove this many positions just past --book (seeded sample) instead")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     book = None
@@ -52,7 +55,20 @@ def main(argv=None) -> int:
     variant = dict(rule=args.rule, trampoline=args.trampoline)
     search = ProofSearch(tt_mb=args.tt_mb)
     rows = []
-    for plies in args.plies:
+    if args.leaves:
+        from niwa.solver.book import book_leaves
+        leaves = book_leaves(book)
+        random.Random(1).shuffle(leaves)
+        for i, (s, ply) in enumerate(leaves[:args.leaves]):
+            search.clear()
+            r = search.solve(s, time_limit=args.time, root_values=False, pv=False)
+            rows.append({"plies": ply, "game": i, "mover": r.player,
+                         "proven": r.proven, "value": "" if r.value is None else int(r.value),
+                         "nodes": r.nodes, "time_s": round(r.time_s, 2),
+                         "position": s.to_notation()})
+        args.plies = sorted({r["plies"] for r in rows})
+        print(f"{len(leaves)} leaves; proved {len(rows)} with a fresh table each", file=sys.stderr)
+    for plies in args.plies if not args.leaves else []:
         for g in range(args.games):
             s = line_to(plies, 1000 * plies + g, variant, book)
             if s.is_terminal():

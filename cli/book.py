@@ -34,6 +34,9 @@ def _variant(game, variants):
 @variant_option
 @click.option("--plies", type=Number(int, 1, 200), default=8, show_default=True,
               help="Depth of the book in plies from the start.")
+@click.option("--max-work", type=Number(int, 1, 10**12), default=None,
+              help="Go on past --plies while a position's proof took more than this many "
+                   "expansions (what a live proof could not redo within a move's time).")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20), default=4096,
               show_default=True, help="Proof table in MB (full Lotus needs about 6000).")
 @click.option("--time", "time_s", type=Number(float, 0, 86_400.0), default=0.0,
@@ -43,12 +46,12 @@ def _variant(game, variants):
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def build_cmd(game, variants, plies, tt_mb, time_s, out, progress):
+def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
     """Prove GAME's start and write the winner's moves to --plies as a book.
 
     \b
     Example (full Lotus, ~10 minutes and ~6 GB):
-      niwa book build lotus --plies 10 --tt-mb 6144
+      niwa book build lotus --plies 8 --max-work 20000 --tt-mb 8192
     """
     import sys
 
@@ -60,6 +63,7 @@ def build_cmd(game, variants, plies, tt_mb, time_s, out, progress):
                f"{plies} plies -> {path}", err=True)
     try:
         book = build_book(game, variant, plies=plies, tt_mb=tt_mb, time_limit=time_s,
+                          max_work=max_work,
                           progress=sys.stderr.isatty() if progress is None else progress)
     except MemoryError as e:
         raise UserError(str(e)) from None

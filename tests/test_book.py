@@ -176,3 +176,15 @@ def test_cli_builds_checks_and_rejects_books(tmp_path):
     assert r.exit_code == 2
     r = run("book", "info", "nogame")
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_the_shipped_full_lotus_book_verifies():
+    # every move of the book shipped for full Lotus (basic/optional) proved again from an
+    # empty table: about the cost of the whole-game proof (~10 minutes, an 8 GB table)
+    from niwa.solver.book import PACKAGE_BOOKS
+
+    path = PACKAGE_BOOKS / book_name("lotus", {})
+    book = load_book(path)
+    assert book.winner == 1
+    assert verify_book(book, tt_mb=8192, progress=True) >= book.entries
