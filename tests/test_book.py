@@ -179,12 +179,14 @@ def test_cli_builds_checks_and_rejects_books(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_shipped_full_lotus_book_verifies():
-    # every move of the book shipped for full Lotus (basic/optional) proved again from an
-    # empty table: about the cost of the whole-game proof (~10 minutes, an 8 GB table)
+@pytest.mark.parametrize("variant,tt_mb", [({"trampoline": "mandatory"}, 2048), ({}, 8192)],
+                         ids=["basic-mandatory", "basic-optional"])
+def test_the_shipped_full_lotus_books_verify(variant, tt_mb):
+    # every move of a book shipped for full Lotus proved again from an empty table: about
+    # the cost of the whole-game proof (mandatory: ~2 minutes and 2 GB; optional: ~10
+    # minutes and 8 GB)
     from niwa.solver.book import PACKAGE_BOOKS
 
-    path = PACKAGE_BOOKS / book_name("lotus", {})
-    book = load_book(path)
-    assert book.winner == 1
-    assert verify_book(book, tt_mb=8192, progress=True) >= book.entries
+    book = load_book(PACKAGE_BOOKS / book_name("lotus", variant))
+    assert book.winner == 1 and book.variant == book.variant | {"towers": 4}
+    assert verify_book(book, tt_mb=tt_mb, progress=True) >= book.entries
