@@ -339,7 +339,8 @@ REGISTRY: dict[str, AgentSpec] = {
     "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
     "perfect": AgentSpec(_perfect_agent, {
         "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
-        "tt_mb": (float, 256.0, "proof table in MB, kept across the moves of a game"),
+        "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
+                                "games of the same variant"),
         "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
                                   "(one parameter at most: fallback=mcts:iters=500)"),
         "book": (str, "auto", "opening book: auto (the variant's book from `niwa book "
