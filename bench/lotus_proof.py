@@ -11,7 +11,9 @@ Columns: towers, rule, trampoline, value for the first player (1 = White wins wi
 play, 0 = Black wins, empty if unproven), White's winning first moves, nodes (positions
 expanded by the proof), time_s, table entries used / capacity, status (proven, or why it
 stopped and the root's proof/disproof numbers), the follow-up nodes that valued every first
-move and played out the principal variation, and that variation.
+move and played out the principal variation, and that variation. An unproven case lists
+each first move's value as far as the table has it (? = open) and, in first_move_work, the
+expansions spent below it.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from pathlib import Path
 
 from niwa.ext.lotus import LotusState
 from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_result import MoveValue
 
 COLUMNS = ["towers", "rule", "trampoline", "value_first_player", "winning_first_moves",
            "first_move_values", "nodes", "time_s", "tt_entries", "tt_capacity", "tt_mb", "status",
-           "followup_nodes", "followup_time_s", "table_warning", "pv_plies", "pv"]
+           "followup_nodes", "followup_time_s", "table_warning", "pv_plies", "pv",
+           "first_move_work"]
 RULES = [(r, t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs" / "lotus-perfect-play.csv"
 
@@ -63,12 +67,25 @@ def solve_case(towers: int, rule: str, trampoline: str, tt_mb: float, time_limit
             break
     status = "proven" if r.proven else (
         f"unproven ({r.status} after {nodes:,} nodes; root pn={r.root_pn} dn={r.root_dn})")
+    first = r.moves
+    work = ""
+    if not r.proven:
+        # how far each first move got: its value if the table has it proven, and the
+        # expansions spent below it
+        first, parts = [], []
+        for a in state.legal_actions():
+            child = state.child(a)
+            v = search.known_value(child, state.current_player())
+            first.append(MoveValue(a, state.action_to_string(a), None if v is None else float(v)))
+            parts.append(f"{state.action_to_string(a)}={search.subtree_work(child)}")
+        work = " ".join(parts)
     return {
         "towers": towers, "rule": rule, "trampoline": trampoline,
         "value_first_player": "" if r.value is None else int(r.value),
         "winning_first_moves": " ".join(r.winning_moves),
         "first_move_values": " ".join(f"{m.name}={'?' if m.value is None else int(m.value)}"
-                                      for m in r.moves),
+                                      for m in first),
+        "first_move_work": work,
         "nodes": nodes, "time_s": round(spent, 2), "tt_entries": r.tt_entries,
         "tt_capacity": r.tt_capacity, "tt_mb": tt_mb, "status": status,
         "followup_nodes": r.followup_nodes, "followup_time_s": round(r.followup_time_s, 2),

@@ -10,6 +10,7 @@ import click
 COMMAND_MODULES = [
     "niwa.cli.positions",
     "niwa.cli.solve",
+    "niwa.cli.book",
     "niwa.cli.play",
     "niwa.cli.records",
     "niwa.cli.score",

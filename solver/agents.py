@@ -353,12 +353,16 @@ REGISTRY: dict[str, AgentSpec] = {
     "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
     "perfect": AgentSpec(_perfect_agent, {
         "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
-        "tt_mb": (float, 256.0, "proof table in MB, kept across the moves of a game"),
+        "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
+                                "games of the same variant"),
         "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
                                   "(one parameter at most: fallback=mcts:iters=500)"),
         "tables": _TABLES_PARAM,
-    }, "plays proven wins from df-pn proofs (two-player perfect-information games), "
-       "else the hardest-to-refute move, else its fallback, e.g. perfect:time=1s"),
+        "book": (str, "auto", "opening book: auto (the variant's book from `niwa book "
+                              "build` or the package), none, or a book file's path"),
+    }, "plays its opening book, else proven wins from df-pn proofs (two-player "
+       "perfect-information games), else the hardest-to-refute move, else its fallback, "
+       "e.g. perfect:time=1s"),
 }
 
 

@@ -794,6 +794,39 @@ cdef class ProofSearch:
             result.table_warning = f"table {100.0 * self.used / self.capacity:.0f}% full"
         return result
 
+    # ---- what the table says about one position (the opening book walks the proof) ------
+    def known_value(self, State state, int pov):
+        """The value of `state` for player `pov` from the rules or the table only: 1 (pov
+        wins), 0 (pov loses) or None (the table does not have it proven). Nothing is
+        searched."""
+        self._prepare_keys(state)
+        cdef int v = self._known(state, pov)
+        return None if v < 0 else v
+
+    def prove_value(self, State state, int pov, double time_limit=0.0, long long max_nodes=0):
+        """The value of `state` for player `pov` (1 / 0), proving it within the budget if
+        the table does not know it (the table carries over); None if the budget ran out."""
+        if state.c_is_terminal():
+            return self._resolve(state, pov)
+        self._prepare(state)
+        self._budget(time_limit, max_nodes)
+        cdef int v = self._resolve(state, pov)
+        self._raise_error()
+        return None if v < 0 else v
+
+    def subtree_work(self, State state):
+        """Expansions the table records below `state` (0 if it has no entry): how much it
+        costs to prove again once the entry is lost."""
+        self._prepare_keys(state)
+        return self._work(state)
+
+    def _prepare_keys(self, State state):
+        if state.c_is_terminal():
+            return
+        if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
+                _variant(self.state_refs[0]) != _variant(state):
+            self._prepare(state)
+
     def _root_values(self, State state):
         cdef int mover = state.c_current_player(), v
         cdef State child

@@ -318,7 +318,7 @@ def agent_comment(agent) -> dict | None:
             info["visits"] = info["actions"][0].get("visits")   # MCTS: the chosen move's
         if info.get("iterations") is not None:
             info["depth"] = None        # (MCTS's depth is only its line's length)
-    keep = {k: info[k] for k in ("value", "proven", "visits", "depth", "nodes", "pv")
+    keep = {k: info[k] for k in ("algo", "value", "proven", "visits", "depth", "nodes", "pv")
             if info.get(k) is not None}
     if "pv" in keep:
         keep["pv"] = [str(m) for m in keep["pv"]]

@@ -1,0 +1,96 @@
+"""`niwa book`: opening books read off df-pn proofs, for the `perfect` agent (logic in
+niwa.solver.book)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from niwa.cli.common import Number, UserError, user_errors, variant_option
+
+
+def register(main: click.Group) -> None:
+    main.add_command(book_group)
+
+
+@click.group("book")
+def book_group():
+    """Opening books: the proven winner's moves to a fixed depth, read off a proof of the
+    whole game, so that `perfect` needs no live proof early in the game. Books live in
+    $NIWA_BOOKS, else ~/.cache/niwa/books/ (then those shipped with niwa)."""
+
+
+def _variant(game, variants):
+    from niwa.ext.registry import get_game, parse_variant_options
+    from niwa.solver.book import canonical_variant
+
+    get_game(game)      # an unknown game: NiwaError, one line
+    return canonical_variant(game, parse_variant_options(variants))
+
+
+@book_group.command("build")
+@click.argument("game")
+@variant_option
+@click.option("--plies", type=Number(int, 1, 200), default=8, show_default=True,
+              help="Depth of the book in plies from the start.")
+@click.option("--max-work", type=Number(int, 1, 10**12), default=None,
+              help="Go on past --plies while a position's proof took more than this many "
+                   "expansions (what a live proof could not redo within a move's time).")
+@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20), default=4096,
+              show_default=True, help="Proof table in MB (full Lotus needs about 6000).")
+@click.option("--time", "time_s", type=Number(float, 0, 86_400.0), default=0.0,
+              help="Seconds for the proof of the start (and each re-proof); 0 = no limit.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Book file (default: the books folder, named after game and variant).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: only on a terminal).")
+@user_errors
+def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
+    """Prove GAME's start and write the winner's moves to --plies as a book.
+
+    \b
+    Example (full Lotus, ~10 minutes and ~6 GB):
+      niwa book build lotus --plies 8 --max-work 20000 --tt-mb 8192
+    """
+    import sys
+
+    from niwa.solver.book import book_name, books_dir, build_book
+
+    variant = _variant(game, variants)
+    path = out or str(books_dir() / book_name(game, variant))
+    click.echo(f"proving {game} {variant} with a {tt_mb:g} MB table, then walking "
+               f"{plies} plies -> {path}", err=True)
+    try:
+        book = build_book(game, variant, plies=plies, tt_mb=tt_mb, time_limit=time_s,
+                          max_work=max_work,
+                          progress=sys.stderr.isatty() if progress is None else progress)
+    except MemoryError as e:
+        raise UserError(str(e)) from None
+    book.save(path)
+    click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
+                          sort_keys=True))
+
+
+@book_group.command("info")
+@click.argument("where")
+@variant_option
+@user_errors
+def info_cmd(where, variants):
+    """Check a book (its checksum) and print what it holds. WHERE is a book file, or a game
+    (with --variant) to find its book."""
+    from pathlib import Path
+
+    from niwa.solver.book import book_name, books_dir, find_book, load_book
+
+    if Path(where).is_file():
+        path = Path(where)
+    else:
+        variant = _variant(where, variants)
+        path = find_book(where, variant)
+        if path is None:
+            raise UserError(f"no book for {where} {variant}: expected "
+                            f"{books_dir() / book_name(where, variant)} (niwa book build)")
+    book = load_book(path)
+    click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
+                          sort_keys=True))

@@ -1,0 +1,342 @@
+"""Opening books read off df-pn proofs: {position -> proven winning move} for the winning
+side, to a fixed depth, so that the `perfect` agent can play the first moves of a game whose
+proof takes minutes (full Lotus: ~9 minutes and 6 GB) without proving them live.
+
+Building (build_book). Prove the start position, then walk the winning side's solution
+tree to depth `plies`: at the winner's positions one proven winning move (of those the
+table already knows to win, the one whose proof was the smallest, i.e. the quickest to
+prove again), at the loser's positions every legal move. A position the table lost
+(overwritten entries) is proved again before it is used; transpositions are walked once.
+
+Selective depth (max_work). A position D plies in can still need a long proof, and a line
+whose proof is cheap needs no book at all. With `max_work` W the walk goes on past D while
+the position's proof took more than W expansions (the table's `work`, which undercounts a
+fresh proof: subtrees proven elsewhere are not in it) and stops where it took at most W.
+Measured on towers 3..1 pro/mandatory (14.4M-node proof), book to 8 plies, 30 positions
+just past the book each proved from an empty table: W = 20,000: 1,134 entries, fresh
+proofs up to 631K nodes; W = 5,000: 2,655 entries, up to 531K; W = 1,000: 5,309 entries,
+median 1.9K, 90th percentile 43K, max 63K nodes.
+
+The file (.npz, written and read with numpy, no pickle):
+    keys     uint64, sorted: State.hash() of each winner's position (the game's full 64-bit
+             Zobrist key: stones, towers, side to move, opening state), NOT the symmetric
+             key the proof search uses, so the stored move belongs to this exact position
+    actions  int32: the winning action in that position
+    meta     a JSON string: format, game, variant (every option), plies, winner (seat),
+             entries, positions walked, the proof's and the walk's nodes and seconds, and
+             sha256, the checksum of keys, actions and the rest of meta (verified on load)
+Lookup is np.searchsorted on keys; the caller must check the move is legal (two positions
+sharing all 64 bits would otherwise be confused) and that the variant matches.
+
+Where books live: $NIWA_BOOKS if set, else ~/.cache/niwa/books/, then the books shipped
+in the package (niwa/solver/books/). File name: GAME-<16 hex digits of the variant's
+sha256>.npz (book_name).
+
+>>> b = build_book("lotus", dict(towers=1, lane=1, shared=3, trampoline_at=3), plies=4,
+...                tt_mb=8, progress=False)
+>>> b.winner, b.entries > 0, b.plies
+(1, True, 4)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from niwa.ext.errors import NiwaError
+
+FORMAT = "niwa-book-1"
+PACKAGE_BOOKS = Path(__file__).resolve().parent / "books"
+
+
+class BookError(NiwaError):
+    """A book that cannot be built, found or trusted."""
+
+
+def books_dir() -> Path:
+    """Where books are written and looked up first: $NIWA_BOOKS, else ~/.cache/niwa/books."""
+    env = os.environ.get("NIWA_BOOKS")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "niwa" / "books"
+
+
+def canonical_variant(game: str, variant: dict | None) -> dict:
+    """Every variant option of `game` (defaults filled in), as the game's own state reports
+    them: two spellings of one variant give one book."""
+    from niwa.ext.registry import get_game
+
+    return dict(sorted(get_game(game).new(**(variant or {})).variant.items()))
+
+
+def book_name(game: str, variant: dict) -> str:
+    text = json.dumps(canonical_variant(game, variant), sort_keys=True)
+    return f"{game}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.npz"
+
+
+def find_book(game: str, variant: dict) -> Path | None:
+    """The book file of this game and variant: in books_dir() first, then the package's."""
+    name = book_name(game, variant)
+    for folder in (books_dir(), PACKAGE_BOOKS):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+@dataclass
+class Book:
+    game: str
+    variant: dict
+    plies: int
+    winner: int
+    keys: np.ndarray            # uint64, sorted
+    actions: np.ndarray         # int32
+    info: dict = field(default_factory=dict)    # counts and costs of the build
+    sha256: str | None = None   # the file's checksum, once saved or loaded
+
+    @property
+    def entries(self) -> int:
+        return len(self.keys)
+
+    def lookup(self, state) -> int | None:
+        """The book's action for `state` (its full hash), or None. Not checked for legality:
+        the caller plays it only if it is legal."""
+        key = np.uint64(state.hash())
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self.keys) and self.keys[i] == key:
+            return int(self.actions[i])
+        return None
+
+    def matches(self, state) -> bool:
+        """True when `state` is a position of this book's game and variant."""
+        return state.game_name == self.game and \
+            dict(sorted(state.variant.items())) == self.variant
+
+    def meta(self) -> dict:
+        return {"format": FORMAT, "game": self.game, "variant": self.variant,
+                "plies": self.plies, "winner": self.winner, "entries": self.entries,
+                **self.info}
+
+    def save(self, path: Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = self.meta()
+        meta["sha256"] = self.sha256 = _checksum(self.keys, self.actions, meta)
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as f:
+            np.savez_compressed(f, keys=self.keys, actions=self.actions,
+                                meta=np.array(json.dumps(meta, sort_keys=True)))
+        tmp.replace(path)
+        return path
+
+
+def _checksum(keys, actions, meta: dict) -> str:
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(keys, dtype="<u8").tobytes())
+    h.update(np.ascontiguousarray(actions, dtype="<i4").tobytes())
+    h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"},
+                        sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def load_book(path) -> Book:
+    """Read and verify a book file; BookError (one line) if it is not a book or its
+    checksum does not match."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            keys, actions, meta = z["keys"], z["actions"], json.loads(str(z["meta"]))
+    except FileNotFoundError:
+        raise BookError(f"no book at {path}") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        raise BookError(f"{path} is not a readable book ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise BookError(f"{path}: not a {FORMAT} file")
+    if meta.get("sha256") != _checksum(keys, actions, meta):
+        raise BookError(f"{path}: checksum mismatch, the book is damaged or was edited; "
+                        f"delete it and build it again (niwa book build)")
+    if keys.dtype != np.uint64 or actions.dtype != np.int32 or len(keys) != len(actions) \
+            or len(keys) != meta.get("entries") or np.any(keys[1:] <= keys[:-1]):
+        raise BookError(f"{path}: malformed book arrays")
+    fixed = ("format", "game", "variant", "plies", "winner", "entries", "sha256")
+    return Book(game=meta["game"], variant=meta["variant"], plies=meta["plies"],
+                winner=meta["winner"], keys=keys, actions=actions,
+                info={k: v for k, v in meta.items() if k not in fixed}, sha256=meta["sha256"])
+
+
+def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
+    """A move of `winner` (to move in `state`, a proven win for it) that the proof search
+    shows wins: of the moves the table already knows to win, the one with the smallest
+    recorded proof; else `state` is proved again and its moves tried in turn."""
+    legal = state.legal_actions()
+    best = None
+    for a in legal:
+        child = state.child(a)
+        if search.known_value(child, winner) == 1:
+            work = search.subtree_work(child)
+            if best is None or work < best[0]:
+                best = (work, a)
+    if best is not None:
+        return best[1]
+    if search.prove_value(state, winner, time_limit) != 1:
+        raise BookError(f"the proof does not show a win for seat {winner} at "
+                        f"{state.to_notation()}")
+    for a in legal:     # the table now has this position's proof (or its mirror's)
+        child = state.child(a)
+        v = search.known_value(child, winner)
+        if v is None:
+            v = search.prove_value(child, winner, time_limit)
+        if v == 1:
+            return a
+        if v is None:
+            break
+    raise BookError(f"no proven winning move found for seat {winner} at {state.to_notation()}")
+
+
+def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: float = 4096,
+               time_limit: float = 0.0, progress: bool = True, searcher=None,
+               max_work: int | None = None) -> Book:
+    """Prove `game`'s start (variant) and read the winner's moves off the proof to depth
+    `plies` (see the module notes). With `max_work`, a line goes on past `plies` while its
+    position's proof took more than `max_work` expansions (what a live proof could not
+    redo in time). `time_limit` bounds the root proof and each re-proof (0 = none).
+    `searcher`: a ProofSearch to use (its table is kept), else a new one."""
+    from tqdm import tqdm
+
+    from niwa.ext.registry import get_game
+    from niwa.solver.proof import ProofSearch
+
+    if plies < 1:
+        raise BookError("a book needs at least one ply")
+    variant = canonical_variant(game, variant)
+    start = get_game(game).new(**variant)
+    search = searcher or ProofSearch(tt_mb=tt_mb)
+    t0 = time.time()
+    root = search.solve(start, time_limit=time_limit, root_values=False, pv=False)
+    if not root.proven:
+        raise BookError(f"the start was not proven ({root.summary()}); give more time or "
+                        f"--tt-mb")
+    winner = root.player if root.value == 1.0 else 1 - root.player
+    proof_s, proof_nodes = time.time() - t0, root.nodes
+    nodes0 = search.nodes
+    book: dict[int, int] = {}
+    depth_done: dict[int, int] = {}     # position hash -> most plies still walked below it
+    leaf_work: dict[int, int] = {}      # positions just past the book -> their proof's work
+    counts = {"winner_positions": 0, "loser_positions": 0, "reproved": 0, "deepest": 0}
+    bar = tqdm(desc=f"book {game} {plies} plies", unit=" pos", disable=not progress)
+    stack = [(start, plies)]
+    while stack:
+        state, left = stack.pop()
+        if state.is_terminal():
+            continue
+        key = state.hash()
+        if left <= 0:
+            work = search.subtree_work(state)       # 0: the table lost it
+            if max_work is None or 0 < work <= max_work:
+                leaf_work[key] = work   # what a live proof from here may cost
+                continue
+        if depth_done.get(key, -(1 << 30)) >= left:
+            continue
+        depth_done[key] = left
+        counts["deepest"] = max(counts["deepest"], plies - left + 1)
+        bar.update()
+        legal = state.legal_actions()
+        if state.current_player() == winner:
+            counts["winner_positions"] += 1
+            a = book.get(key)
+            if a is None:
+                used = search.nodes
+                a = winning_move(search, state, winner, time_limit)
+                counts["reproved"] += search.nodes > used
+                if len(legal) > 1:
+                    book[key] = a
+            stack.append((state.child(a), left - 1))
+        else:
+            counts["loser_positions"] += 1
+            stack.extend((state.child(a), left - 1) for a in legal)
+    bar.close()
+    keys = np.array(sorted(book), dtype=np.uint64)
+    actions = np.array([book[int(k)] for k in keys], dtype=np.int32)
+    work = np.array(sorted(leaf_work.values()), dtype=np.int64)
+    counts["leaves"] = len(work)
+    if len(work):
+        counts["leaf_work"] = {f"p{q}": int(np.percentile(work, q)) for q in (50, 90, 99, 100)}
+    info = {**counts, "proof_nodes": int(proof_nodes), "proof_s": round(proof_s, 1),
+            "walk_nodes": int(search.nodes - nodes0),
+            "walk_s": round(time.time() - t0 - proof_s, 1), "tt_mb": search.tt_mb,
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if max_work is not None:
+        info["max_work"] = int(max_work)
+    return Book(game=game, variant=variant, plies=plies, winner=winner, keys=keys,
+                actions=actions, info=info)
+
+
+def book_leaves(book: Book) -> list:
+    """The winner's positions just past the book (in its tree, without a book move), with
+    their plies from the start: where `perfect` starts proving live."""
+    from niwa.ext.registry import get_game
+
+    out, seen = [], set()
+    stack = [(get_game(book.game).new(**book.variant), book.plies)]
+    while stack:
+        state, left = stack.pop()
+        if state.is_terminal() or state.hash() in seen:
+            continue
+        seen.add(state.hash())
+        legal = state.legal_actions()
+        if state.current_player() != book.winner:
+            stack.extend((state.child(a), left - 1) for a in legal)
+            continue
+        a = book.lookup(state) if len(legal) > 1 else legal[0]
+        if left <= 0 and (a is None or len(legal) == 1):
+            out.append((state, book.plies - left))
+        elif a in legal:
+            stack.append((state.child(a), left - 1))
+    return out
+
+
+def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
+                progress: bool = False) -> int:
+    """Walk the book's tree again (the loser's every move, the book's move for the winner)
+    and prove with a fresh proof search that every book move wins; the number of book
+    moves checked, or BookError at the first that is missing, illegal or not a win."""
+    from tqdm import tqdm
+
+    from niwa.ext.registry import get_game
+    from niwa.solver.proof import ProofSearch
+
+    search = ProofSearch(tt_mb=tt_mb)
+    start = get_game(book.game).new(**book.variant)
+    seen: dict[int, int] = {}
+    checked = 0
+    stack = [(start, book.plies)]
+    bar = tqdm(desc="verify book", unit=" pos", disable=not progress)
+    while stack:
+        state, left = stack.pop()
+        if state.is_terminal() or seen.get(state.hash(), -(1 << 30)) >= left:
+            continue
+        seen[state.hash()] = left
+        bar.update()
+        legal = state.legal_actions()
+        if state.current_player() != book.winner:
+            stack.extend((state.child(a), left - 1) for a in legal)
+            continue
+        a = book.lookup(state) if len(legal) > 1 else legal[0]
+        if left <= 0 and (a is None or len(legal) == 1):
+            continue    # past the book's depth and not extended here: a leaf
+        if a is None or a not in legal:
+            raise BookError(f"book move {'missing' if a is None else 'illegal'} at "
+                            f"{state.to_notation()}")
+        child = state.child(a)
+        if search.prove_value(child, book.winner, time_limit) != 1:
+            raise BookError(f"book move {state.action_to_string(a)} does not win at "
+                            f"{state.to_notation()}")
+        checked += 1
+        stack.append((child, left - 1))
+    bar.close()
+    return checked

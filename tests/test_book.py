@@ -1,0 +1,192 @@
+"""Opening books read off df-pn proofs (solver/book.py), `niwa book`, and `perfect` playing
+from one."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from niwa.analysis.arena.game_loop import play
+from niwa.cli.main import main
+from niwa.ext.game import Rng
+from niwa.ext.lotus import LotusState
+from niwa.solver.agents import AgentError, make_agent
+from niwa.solver.book import (
+    Book,
+    BookError,
+    book_name,
+    build_book,
+    find_book,
+    load_book,
+    verify_book,
+)
+from niwa.solver.proof import ProofSearch
+
+SMALL = dict(towers=3, trampoline="mandatory")     # a 0.3M-node proof, Black (seat 1) wins
+
+
+@pytest.fixture(scope="module")
+def small_book():
+    return build_book("lotus", SMALL, plies=6, tt_mb=64, progress=False)
+
+
+def book_positions(book):
+    """Every winner's position of the book's tree (the loser's every move, the book's
+    move for the winner), with the book's move there."""
+    out, stack, seen = [], [(LotusState(**book.variant), book.plies)], set()
+    while stack:
+        s, left = stack.pop()
+        if left <= 0 or s.is_terminal() or s.hash() in seen:
+            continue
+        seen.add(s.hash())
+        legal = s.legal_actions()
+        if s.current_player() == book.winner:
+            a = book.lookup(s) if len(legal) > 1 else legal[0]
+            out.append((s, a))
+            stack.append((s.child(a), left - 1))
+        else:
+            stack.extend((s.child(a), left - 1) for a in legal)
+    return out
+
+
+def test_every_book_move_is_legal_and_proven_winning_by_a_fresh_search(small_book):
+    assert small_book.winner == 1 and small_book.plies == 6
+    positions = book_positions(small_book)
+    assert len(positions) > 20 and small_book.entries > 20
+    fresh = ProofSearch(tt_mb=64)
+    for s, a in positions:
+        assert a is not None and a in s.legal_actions(), s.to_notation()
+        assert fresh.prove_value(s.child(a), small_book.winner) == 1, s.to_notation()
+    assert verify_book(small_book, tt_mb=64) == len(positions)
+
+
+def test_verify_book_finds_a_losing_move():
+    book = build_book("lotus", dict(towers=2), plies=4, tt_mb=16, progress=False)
+    assert verify_book(book, tt_mb=16) > 0
+    # a book position where another move loses: the book with that move fails to verify
+    search = ProofSearch(tt_mb=16)
+    for s, a in book_positions(book):
+        losing = [b for b in s.legal_actions()
+                  if b != a and search.prove_value(s.child(b), book.winner) == 0]
+        if losing:
+            break
+    assert losing
+    i = int(np.searchsorted(book.keys, np.uint64(s.hash())))
+    actions = book.actions.copy()
+    actions[i] = losing[0]
+    bad = Book(book.game, book.variant, book.plies, book.winner, book.keys, actions)
+    with pytest.raises(BookError, match="does not win"):
+        verify_book(bad, tt_mb=16)
+
+
+def test_the_book_round_trips_and_a_damaged_one_fails_clearly(small_book, tmp_path):
+    path = small_book.save(tmp_path / "b.npz")
+    again = load_book(path)
+    assert np.array_equal(again.keys, small_book.keys)
+    assert np.array_equal(again.actions, small_book.actions)
+    assert again.variant == small_book.variant and again.winner == 1
+    s = LotusState(**SMALL)
+    s.apply(s.legal_actions()[0])
+    assert again.lookup(s) == small_book.lookup(s) is not None
+    # an edited move, same metadata: the checksum no longer matches
+    with np.load(path) as z:
+        keys, actions, meta = z["keys"], z["actions"].copy(), z["meta"]
+    actions[0] += 1
+    np.savez(tmp_path / "bad.npz", keys=keys, actions=actions, meta=meta)
+    with pytest.raises(BookError, match="checksum mismatch"):
+        load_book(tmp_path / "bad.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a book")
+    with pytest.raises(BookError, match="not a readable book"):
+        load_book(tmp_path / "junk.npz")
+
+
+def test_books_are_found_under_niwa_books(small_book, tmp_path, monkeypatch):
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))
+    assert find_book("lotus", SMALL) is None
+    small_book.save(tmp_path / book_name("lotus", SMALL))
+    # another spelling of the same variant finds the same book
+    spelled = dict(SMALL, rule="basic", lane="3")
+    assert find_book("lotus", spelled) == tmp_path / book_name("lotus", SMALL)
+    assert find_book("lotus", dict(towers=3)) is None
+
+
+def play_as(seat, perfect, opponent_spec, games, variant):
+    results, sources = [], []
+    for g in range(games):
+        opponent = make_agent(opponent_spec, seed=100 + g)
+        agents = [opponent, perfect] if seat == 1 else [perfect, opponent]
+        for agent in agents:
+            agent.reset()
+        r = play(LotusState(**variant), agents, chance_rng=Rng(g))
+        results.append(r.results[seat])
+        sources.append(dict(perfect.sources))
+    return results, sources
+
+
+@pytest.mark.parametrize("opponent", ["random", "mcts:iters=100"])
+def test_perfect_with_a_book_wins_every_game_as_the_winner(small_book, tmp_path, opponent):
+    path = small_book.save(tmp_path / "b.npz")
+    perfect = make_agent(f"perfect:time=2,tt_mb=64,book={path}", seed=1)
+    results, sources = play_as(1, perfect, opponent, 12, SMALL)
+    assert results == [1.0] * 12
+    assert all(s.get("book", 0) >= 2 for s in sources), sources
+    assert sum(s.get("fallback", 0) for s in sources) == 0
+
+
+def test_perfect_says_a_move_came_from_its_book(small_book, tmp_path):
+    path = small_book.save(tmp_path / "b.npz")
+    perfect = make_agent(f"perfect:time=1,tt_mb=16,book={path}", seed=1)
+    s = LotusState(**SMALL)
+    s.apply(s.legal_actions()[0])
+    a = perfect.step(s, 1)
+    assert a == small_book.lookup(s)
+    assert perfect.analysis().algo == "book" and perfect.analysis().proven
+
+
+def test_perfect_refuses_a_book_of_another_variant(small_book, tmp_path):
+    path = small_book.save(tmp_path / "b.npz")
+    perfect = make_agent(f"perfect:time=1,tt_mb=16,book={path}", seed=1)
+    s = LotusState(towers=2)
+    with pytest.raises(AgentError, match="not this game's variant"):
+        perfect.step(s, 0)
+    with pytest.raises(AgentError, match="no book"):
+        make_agent(f"perfect:book={tmp_path / 'none.npz'}").step(s, 0)
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_builds_checks_and_rejects_books(tmp_path):
+    out = tmp_path / "t2.npz"
+    r = run("book", "build", "lotus", "-v", "towers=2", "--plies", "4", "--tt-mb", "16",
+            "--out", out, "--no-progress")
+    assert r.exit_code == 0, r.output
+    meta = json.loads(r.stdout.splitlines()[-1])
+    assert meta["winner"] == 1 and meta["entries"] > 0 and out.is_file()
+    r = run("book", "info", out)
+    assert r.exit_code == 0 and json.loads(r.stdout)["sha256"] == meta["sha256"]
+    out.write_bytes(out.read_bytes()[:-20])
+    r = run("book", "info", out)
+    assert r.exit_code == 2 and "Traceback" not in r.output and "book" in r.output
+    r = run("book", "build", "lotus", "--plies", "0")
+    assert r.exit_code == 2
+    r = run("book", "info", "nogame")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant,tt_mb", [({"trampoline": "mandatory"}, 2048), ({}, 8192)],
+                         ids=["basic-mandatory", "basic-optional"])
+def test_the_shipped_full_lotus_books_verify(variant, tt_mb):
+    # every move of a book shipped for full Lotus proved again from an empty table: about
+    # the cost of the whole-game proof (mandatory: ~2 minutes and 2 GB; optional: ~10
+    # minutes and 8 GB)
+    from niwa.solver.book import PACKAGE_BOOKS
+
+    book = load_book(PACKAGE_BOOKS / book_name("lotus", variant))
+    assert book.winner == 1 and book.variant == book.variant | {"towers": 4}
+    assert verify_book(book, tt_mb=tt_mb, progress=True) >= book.entries
