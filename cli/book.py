@@ -37,7 +37,7 @@ def _variant(game, variants):
 @click.option("--max-work", type=Number(int, 1, 10**12), default=None,
               help="Go on past --plies while a position's proof took more than this many "
                    "expansions (what a live proof could not redo within a move's time).")
-@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20), default=4096,
+@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=4096,
               show_default=True, help="Proof table in MB (full Lotus needs about 6000).")
 @click.option("--time", "time_s", type=Number(float, 0, 86_400.0), default=0.0,
               help="Seconds for the proof of the start (and each re-proof); 0 = no limit.")
