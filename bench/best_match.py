@@ -1,0 +1,89 @@
+"""One candidate-vs-baseline match for the `best` agent search (issue 16), appended to
+bench/results/<game>-best-experiments.csv with its score and 95% interval.
+
+    python bench/best_match.py haru "mcts:time=0.01,c=0.7" "mcts:time=0.01" --games 100 \
+        --note "c=0.7"
+
+The match is `niwa tournament GAME --agents CANDIDATE BASELINE --workers 1` (seats swapped,
+one deal per round); the score is the candidate's mean points (win 1, draw 0.5) with the
+normal-approximation 95% interval of analysis.stats.match (observed per-game variance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from niwa.analysis.stats.match import match_summary
+from niwa.analysis.stats.ratings import Z95
+
+RESULTS = Path(__file__).parent / "results"
+FIELDS = ["game", "candidate", "baseline", "games", "wins", "draws", "losses", "score",
+          "score_low", "score_high", "elo", "elo_margin", "seed", "note", "out"]
+
+
+def summarise(games_csv: Path, candidate: str) -> dict:
+    df = pd.read_csv(games_csv)
+    pts = []
+    for _, row in df.iterrows():
+        seat = 0 if row["agent_0"] == candidate else 1
+        pts.append(float(row[f"result_{seat}"]))
+    n = len(pts)
+    wins = sum(p == 1.0 for p in pts)
+    losses = sum(p == 0.0 for p in pts)
+    draws = n - wins - losses
+    score = sum(pts) / n
+    var = sum((p - score) ** 2 for p in pts) / n
+    half = Z95 * math.sqrt(var / n)
+    m = match_summary(wins, draws, losses)
+    return {"games": n, "wins": wins, "draws": draws, "losses": losses,
+            "score": round(score, 4), "score_low": round(score - half, 4),
+            "score_high": round(score + half, 4), "elo": round(m.elo, 1),
+            "elo_margin": round(m.margin, 1)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("game")
+    ap.add_argument("candidate", nargs="?")
+    ap.add_argument("baseline", nargs="?")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--note", default="")
+    ap.add_argument("--out", default=None, help="tournament folder (default /tmp/best/...)")
+    args = ap.parse_args(argv)
+    if not args.candidate or not args.baseline:
+        ap.error("give CANDIDATE and BASELINE specs")
+    if args.candidate == args.baseline:
+        ap.error("candidate and baseline must differ (tell them apart by spec)")
+    out = Path(args.out or f"/tmp/best/{args.game}-{abs(hash((args.candidate, args.baseline, args.seed, args.games))) % 10**8}")
+    cmd = ["niwa", "tournament", args.game, "--agents", args.candidate, args.baseline,
+           "--games", str(args.games), "--workers", "1", "--seed", str(args.seed),
+           "--out", str(out), "--no-progress"]
+    if (out / "tournament.json").exists():
+        cmd.append("--resume")
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    row = {"game": args.game, "candidate": args.candidate, "baseline": args.baseline,
+           **summarise(out / "games.csv", args.candidate), "seed": args.seed,
+           "note": args.note, "out": str(out)}
+    path = RESULTS / f"{args.game}-best-experiments.csv"
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+    print(f"{args.game} {args.candidate} vs {args.baseline}: {row['score']:.3f} "
+          f"[{row['score_low']:.3f}, {row['score_high']:.3f}] over {row['games']} games, "
+          f"Elo {row['elo']:+.0f} ± {row['elo_margin']:.0f}  ({args.note})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
