@@ -3,6 +3,8 @@ bench/results/<game>-best-experiments.csv with its score and 95% interval.
 
     python bench/best_match.py haru "mcts:time=0.01,c=0.7" "mcts:time=0.01" --games 100 \
         --note "c=0.7"
+    python bench/best_match.py haru CANDIDATE BASELINE --combine DIR1 DIR2   # one row for
+        # matches already played in several folders (e.g. two seeds run side by side)
 
 The match is `niwa tournament GAME --agents CANDIDATE BASELINE --workers 1` (seats swapped,
 one deal per round); the score is the candidate's mean points (win 1, draw 0.5) with the
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import math
 import subprocess
 import sys
@@ -28,8 +31,10 @@ FIELDS = ["game", "candidate", "baseline", "games", "wins", "draws", "losses", "
           "score_low", "score_high", "elo", "elo_margin", "seed", "note", "out"]
 
 
-def summarise(games_csv: Path, candidate: str) -> dict:
-    df = pd.read_csv(games_csv)
+def summarise(games_csvs, candidate: str) -> dict:
+    if isinstance(games_csvs, (str, Path)):
+        games_csvs = [games_csvs]
+    df = pd.concat([pd.read_csv(p) for p in games_csvs], ignore_index=True)
     pts = []
     for _, row in df.iterrows():
         seat = 0 if row["agent_0"] == candidate else 1
@@ -57,21 +62,34 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--note", default="")
     ap.add_argument("--out", default=None, help="tournament folder (default /tmp/best/...)")
+    ap.add_argument("--combine", nargs="+", metavar="DIR",
+                    help="play nothing: one row for the games.csv of these folders")
     args = ap.parse_args(argv)
     if not args.candidate or not args.baseline:
         ap.error("give CANDIDATE and BASELINE specs")
     if args.candidate == args.baseline:
         ap.error("candidate and baseline must differ (tell them apart by spec)")
-    out = Path(args.out or f"/tmp/best/{args.game}-{abs(hash((args.candidate, args.baseline, args.seed, args.games))) % 10**8}")
+    if args.combine:
+        missing = [d for d in args.combine if not (Path(d) / "games.csv").exists()]
+        if missing:
+            ap.error(f"no games.csv in {', '.join(missing)}")
+        return record(args, [Path(d) / "games.csv" for d in args.combine],
+                      " + ".join(args.combine))
+    key = hashlib.sha1(repr((args.candidate, args.baseline, args.seed, args.games)).encode())
+    out = Path(args.out or f"/tmp/best/{args.game}-{key.hexdigest()[:10]}")
     cmd = ["niwa", "tournament", args.game, "--agents", args.candidate, args.baseline,
            "--games", str(args.games), "--workers", "1", "--seed", str(args.seed),
-           "--out", str(out), "--no-progress"]
+           "--out", str(out), "--progress" if sys.stderr.isatty() else "--no-progress"]
     if (out / "tournament.json").exists():
         cmd.append("--resume")
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return record(args, [out / "games.csv"], str(out))
+
+
+def record(args, games_csvs, out: str) -> int:
     row = {"game": args.game, "candidate": args.candidate, "baseline": args.baseline,
-           **summarise(out / "games.csv", args.candidate), "seed": args.seed,
-           "note": args.note, "out": str(out)}
+           **summarise(games_csvs, args.candidate), "seed": args.seed,
+           "note": args.note, "out": out}
     path = RESULTS / f"{args.game}-best-experiments.csv"
     new = not path.exists()
     with path.open("a", newline="") as f:
