@@ -5,6 +5,7 @@ bench/results/<game>-best-experiments.csv with its score and 95% interval.
         --note "c=0.7"
     python bench/best_match.py haru CANDIDATE BASELINE --combine DIR1 DIR2   # one row for
         # matches already played in several folders (e.g. two seeds run side by side)
+    python bench/best_match.py haru --plot     # bench/results/haru-best-experiments.png
 
 The match is `niwa tournament GAME --agents CANDIDATE BASELINE --workers 1` (seats swapped,
 one deal per round); the score is the candidate's mean points (win 1, draw 0.5) with the
@@ -53,6 +54,37 @@ def summarise(games_csvs, candidate: str) -> dict:
             "elo_margin": round(m.margin, 1)}
 
 
+BARS = {"haru": 0.65, "bonsai": 0.58}     # issue 16's bar for `best` at 50 ms
+
+
+def plot(path: Path) -> Path:
+    """One line per recorded experiment: the candidate's score with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df = pd.read_csv(path)
+    labels = [f"{r.candidate}  vs  {r.baseline}  ({r.games} g)" for r in df.itertuples()]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(df) + 1.5))
+    y = list(range(len(df)))[::-1]
+    ax.errorbar(df.score, y, xerr=[df.score - df.score_low, df.score_high - df.score],
+                fmt="o", capsize=3)
+    ax.axvline(0.5, color="grey", lw=0.8)
+    game = df.game.iloc[0]
+    if game in BARS:
+        ax.axvline(BARS[game], color="tab:red", ls="--", lw=0.8, label=f"bar {BARS[game]:.0%}")
+        ax.legend(loc="best")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel("candidate's score (95% interval)")
+    ax.set_title(f"{game}: best-agent experiments")
+    fig.tight_layout()
+    out = path.with_suffix(".png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("game")
@@ -64,7 +96,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="tournament folder (default /tmp/best/...)")
     ap.add_argument("--combine", nargs="+", metavar="DIR",
                     help="play nothing: one row for the games.csv of these folders")
+    ap.add_argument("--plot", action="store_true",
+                    help="play nothing: draw the game's recorded experiments as a PNG")
     args = ap.parse_args(argv)
+    if args.plot:
+        path = RESULTS / f"{args.game}-best-experiments.csv"
+        if not path.exists():
+            ap.error(f"no experiments recorded in {path}")
+        print(plot(path))
+        return 0
     if not args.candidate or not args.baseline:
         ap.error("give CANDIDATE and BASELINE specs")
     if args.candidate == args.baseline:
