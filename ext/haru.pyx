@@ -651,6 +651,132 @@ cdef inline int haru_playout(HaruData* d, RngState* rng) noexcept nogil:
         plies += 1
     return plies
 
+# ---- heuristic playout policy ---------------------------------------------------------------
+# Epsilon-greedy on a cheap move score (issue 16): a playout move is uniformly random with
+# probability 1/POLICY_EPS_DIV, else the best-scoring move (ties at random). Scores:
+# - Senior's bloom: completing a figure of one's own (+100 + its points), taking the last
+#   free pad of an opposing near-figure (+20), making a near-figure of one's own (+3 per
+#   figure: two of its pads missing, both free, no opposing flower), spoiling one (+1);
+# - Junior's wind: a push that gives the mover a figure and the opponent none (+100 +
+#   points), one that gives the opponent a figure (-100), otherwise 0;
+# - Senior's new dark pad (bloomed by the next Junior, either player): the opponent's
+#   completing pad -20, one's own +10;
+# - flower choice, frog moves: uniform.
+DEF POLICY_EPS_DIV = 4
+DEF BLOCK_SCORE = 20
+DEF MAKE_NEAR_SCORE = 3
+
+cdef inline void bloom_scores(HaruData* d, int p, int* score) noexcept nogil:
+    """score[cell] for `p` blooming each cell (see above); figures through unflowered pads."""
+    cdef uint32_t mine = d.flowers[p], theirs = d.flowers[1 - p], free = unflowered(d)
+    cdef uint32_t m, miss
+    cdef int i, c
+    for c in range(HARU_CELLS):
+        score[c] = 0
+    for i in range(NFIG):
+        m = FIG_MASK[i]
+        if not theirs & m:
+            miss = m & ~mine
+            if miss & free == miss and miss:
+                if not miss & (miss - 1):
+                    score[lowest(miss)] += 100 + FIG_POINTS[i]
+                elif popc(miss) == 2:
+                    score[lowest(miss)] += MAKE_NEAR_SCORE
+                    score[lowest(miss & (miss - 1))] += MAKE_NEAR_SCORE
+        if not mine & m:
+            miss = m & ~theirs
+            if miss & free == miss and miss:
+                if not miss & (miss - 1):
+                    score[lowest(miss)] += BLOCK_SCORE
+                elif popc(miss) == 2:
+                    score[lowest(miss)] += 1
+                    score[lowest(miss & (miss - 1))] += 1
+
+cdef inline int colour_points_after(HaruData* d, int colour, uint32_t m, int dir) noexcept nogil:
+    """Figure points `colour` would hold after the wind moves the pads in m one step."""
+    cdef uint32_t fl = move_board(d.flowers[colour], m, dir), f
+    cdef int i, best = 0
+    if popc(fl) < 4:
+        return 0
+    for i in range(NFIG):
+        f = FIG_MASK[i]
+        if fl & f == f and FIG_POINTS[i] > best:
+            best = FIG_POINTS[i]
+    return best
+
+cdef inline int wind_score(HaruData* d, int p, int a) noexcept nogil:
+    cdef uint32_t m = 0
+    cdef int mine, theirs
+    push_chain(d, (a - A_WIND) >> 2, (a - A_WIND) & 3, &m)
+    mine = colour_points_after(d, p, m, (a - A_WIND) & 3)
+    theirs = colour_points_after(d, 1 - p, m, (a - A_WIND) & 3)
+    if theirs:
+        return -100 + mine
+    if mine:
+        return 100 + mine
+    return 0
+
+cdef int haru_policy_action(HaruData* d, int* buf, int n, RngState* rng) noexcept nogil:
+    """One playout move of the player to move among buf[:n] (epsilon-greedy, see above)."""
+    cdef int s = d.step, p, i, k, v, best, ties = 0, a
+    cdef int score[HARU_CELLS]
+    cdef int opp[HARU_CELLS]
+    if n == 1 or rng_below(rng, POLICY_EPS_DIV) == 0:
+        return buf[rng_below(rng, n)]
+    if s == ST_BLOOM or s == ST_DARK:
+        p = 1 - junior(d)
+        bloom_scores(d, p, score)
+        if s == ST_DARK:
+            # the next Junior blooms the dark pad: keep the opponent's completions off it
+            bloom_scores(d, 1 - p, opp)
+            for k in range(HARU_CELLS):
+                score[k] = (10 if score[k] >= 100 else 0) - (20 if opp[k] >= 100 else 0)
+    elif s == ST_WIND:
+        p = junior(d)
+    else:
+        return buf[rng_below(rng, n)]
+    best = -1000000
+    a = buf[0]
+    for i in range(n):
+        if s == ST_WIND:
+            v = wind_score(d, p, buf[i])
+        elif s == ST_BLOOM:
+            v = score[buf[i] - A_BLOOM]
+        else:
+            v = score[buf[i] - A_DARK]
+        if v > best:
+            best = v
+            a = buf[i]
+            ties = 1
+        elif v == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                a = buf[i]
+    return a
+
+cdef inline int haru_heuristic_playout(HaruData* d, RngState* rng) noexcept nogil:
+    """haru_playout with haru_policy_action for the players' decisions."""
+    cdef int buf[MAX_ACTIONS]
+    cdef int n, plies = 0, s, v0
+    while d.step != ST_OVER:
+        s = d.step
+        if s == ST_DRAW:
+            haru_apply(d, A_DRAW + random_bit_value(d.pile[drawer(d)], rng))
+        elif s == ST_CROAK:
+            croak_first(d, rng_below(rng, 2))
+        elif s == ST_CHOOSE and not d.turn_view:
+            v0 = random_bit_value(d.hand[0], rng)
+            haru_apply_joint(d, v0, random_bit_value(d.hand[1], rng))
+        elif s == ST_CHOOSE:
+            haru_apply(d, random_bit_value(d.hand[0], rng))
+        elif s == ST_CHOOSE2:
+            haru_apply(d, random_bit_value(d.hand[1], rng))
+        else:
+            n = haru_gen(d, buf)
+            haru_apply(d, haru_policy_action(d, buf, n, rng))
+        plies += 1
+    return plies
+
 cdef inline void near_figures(HaruData* d, int* n0, int* n1) noexcept nogil:
     """Per player, the figures (no 5-lines) where they have all but one flower and the last
     pad is still free; both players in one pass (this is most of the evaluation's cost)."""
@@ -789,6 +915,10 @@ cdef class HaruState(State):
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
         return haru_playout(&self.d, rng)
+
+    cdef int c_heuristic_playout(self, RngState* rng) noexcept:
+        """Epsilon-greedy playout on cheap figure/blocking scores (haru_policy_action)."""
+        return haru_heuristic_playout(&self.d, rng)
 
     cdef double c_evaluate(self, int player) noexcept:
         """Heuristic: 0.5, plus 0.35 x the score lead as a fraction of the target, plus
@@ -1487,20 +1617,39 @@ def new_initial(seed=None, **variant):
     return s
 
 
-def playouts(HaruState start, long long games, seed=0):
-    """Run `games` random playouts from `start` entirely in C; returns (games, actions,
-    wins) where wins[p] counts games won by seat p (draws count for nobody)."""
+def playouts(HaruState start, long long games, seed=0, policy="random"):
+    """Run `games` playouts (random, or the heuristic policy) from `start` entirely in C;
+    returns (games, actions, wins) where wins[p] counts games won by seat p (draws count
+    for nobody)."""
     cdef Rng rng = seed if isinstance(seed, Rng) else Rng(seed)
     cdef HaruData d
     cdef long long g, actions = 0
     cdef long long wins[3]
+    cdef bint guided
+    if policy not in ("random", "heuristic"):
+        raise ValueError(f"policy must be random or heuristic, got {policy!r}")
+    guided = policy == "heuristic"
     wins[0] = wins[1] = wins[2] = 0
     with nogil:
         for g in range(games):
             memcpy(&d, &start.d, sizeof(HaruData))
-            actions += haru_playout(&d, &rng.s)
+            if guided:
+                actions += haru_heuristic_playout(&d, &rng.s)
+            else:
+                actions += haru_playout(&d, &rng.s)
             wins[d.winner] += 1
     return games, actions, [wins[0], wins[1]]
+
+
+def policy_action(HaruState state, seed=0):
+    """The move the heuristic playout policy makes for the player to move in `state` (a
+    decision node: not chance, simultaneous or over), drawn with Rng(seed)."""
+    cdef Rng rng = seed if isinstance(seed, Rng) else Rng(seed)
+    cdef int buf[MAX_ACTIONS]
+    cdef int n = haru_gen(&state.d, buf)
+    if n == 0:
+        raise ValueError("policy_action needs a position where one player moves")
+    return haru_policy_action(&state.d, buf, n, &rng.s)
 
 
 def complete_information_state(str text):
