@@ -66,8 +66,8 @@ def main(argv=None) -> int:
     for v in args.variant:
         cmd += ["--variant", v]
     subprocess.run(cmd, check=True, env={**os.environ})
-    row = {"candidate": args.candidate, "reference": args.reference, **score(out / "games.csv", args.candidate),
-           "note": args.note, "out": str(out)}
+    row = {"candidate": args.candidate, "reference": args.reference,
+           **score(out / "games.csv", args.candidate), "note": args.note, "out": str(out)}
     new = not RESULTS.exists()
     with RESULTS.open("a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)

@@ -7,7 +7,7 @@ import pytest
 
 from niwa.analysis.bench import ladder
 from niwa.ext.lotus import LotusState
-from niwa.ext.registry import get_game, games
+from niwa.ext.registry import games, get_game
 from niwa.solver.agents import AgentError, BestAgent, agent_settings, best_spec, make_agent
 from niwa.solver.mcts import MCTS
 

@@ -109,7 +109,8 @@ def play_pairs(ladder: Ladder, games: int, runs: Path, executor, seed: int,
     from niwa.analysis.arena.tournament import make_config, run_tournament
 
     folders = []
-    for k, (i, j) in enumerate(ladder.pairs):
+    # the pairs of the weaker agents first: the ladder's foot is rated while the rest runs
+    for k, (i, j) in sorted(enumerate(ladder.pairs), key=lambda kp: (kp[1][1], kp[1][0])):
         a, b = ladder.pool[i], ladder.pool[j]
         folder = runs / ladder.game / folder_name(a, b)
         config, _ = make_config(ladder.game, [a, b], games=games, seed=seed + k,
