@@ -56,6 +56,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, help="tournament folder (default under /tmp)")
     ap.add_argument("--note", default="")
     ap.add_argument("--variant", action="append", default=[], help="KEY=VALUE")
+    ap.add_argument("--record-only", action="store_true",
+                    help="play nothing: record the games already in the folder (a run "
+                         "stopped early; say so in --note)")
     args = ap.parse_args(argv)
     key = hashlib.sha1(repr((args.candidate, args.reference, args.games, args.seed,
                              args.variant)).encode()).hexdigest()[:12]
@@ -65,7 +68,8 @@ def main(argv=None) -> int:
            "--out", str(out), "--resume", "--time-margin", "30", "--no-progress"]
     for v in args.variant:
         cmd += ["--variant", v]
-    subprocess.run(cmd, check=True, env={**os.environ})
+    if not args.record_only:
+        subprocess.run(cmd, check=True, env={**os.environ})
     row = {"candidate": args.candidate, "reference": args.reference,
            **score(out / "games.csv", args.candidate), "note": args.note, "out": str(out)}
     new = not RESULTS.exists()

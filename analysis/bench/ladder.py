@@ -104,14 +104,17 @@ def folder_name(a: str, b: str) -> str:
 
 
 def play_pairs(ladder: Ladder, games: int, runs: Path, executor, seed: int,
-               progress: bool | None = None) -> list[Path]:
-    """Play (or finish) every pair of the ladder; returns their folders."""
+               progress: bool | None = None, skip: tuple[str, ...] = ()) -> list[Path]:
+    """Play (or finish) every pair of the ladder, but those with an agent whose spec
+    starts with one of `skip`; returns their folders."""
     from niwa.analysis.arena.tournament import make_config, run_tournament
 
     folders = []
     # the pairs of the weaker agents first: the ladder's foot is rated while the rest runs
     for k, (i, j) in sorted(enumerate(ladder.pairs), key=lambda kp: (kp[1][1], kp[1][0])):
         a, b = ladder.pool[i], ladder.pool[j]
+        if any(x.startswith(s) for s in skip for x in (a, b)):
+            continue
         folder = runs / ladder.game / folder_name(a, b)
         config, _ = make_config(ladder.game, [a, b], games=games, seed=seed + k,
                                 time_margin=30.0)
@@ -257,6 +260,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2]
                     / "bench" / "ladder", help="where the CSV, PNG and table go")
     ap.add_argument("--report-only", action="store_true", help="no games: tables only")
+    ap.add_argument("--skip-agent", action="append", default=[], metavar="PREFIX",
+                    help="do not play the pairs of agents whose spec starts with PREFIX "
+                         "(e.g. best: while its spec is still being settled); repeatable")
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2:
         ap.error("--games must be an even number of at least 2 (seats swapped)")
@@ -269,7 +275,7 @@ def main(argv=None) -> int:
         return 2
     if not args.report_only:
         play_pairs(ladder, args.games, args.runs, make_executor(args.executor, args.workers),
-                   args.seed)
+                   args.seed, skip=tuple(args.skip_agent))
     report(ladder, args.runs, args.out, args.games)
     return 0
 
