@@ -752,7 +752,7 @@ SPEC = GameSpec(
     batch_playouts=playouts,
     # Playouts cut after 10 random plies and scored by c_evaluate: 65% of 60 games against
     # playout=heuristic at 10 ms of CPU a move (implicit minimax backups on top: also 65%,
-    # so dropped); the 50 ms confirmation and every experiment are in
+    # so dropped), 51.6% of 192 at 50 ms (level); every experiment is in
     # bench/results/lotus-best-experiments.csv.
     best_agent="mcts:cutoff=10",
     stats=(StatField("goal", "int", True, "stones in the player's goal"),
