@@ -56,6 +56,8 @@ def agents_cmd():
         if settings:
             shown = ",".join(f"{k}={v}" for k, v in settings.items())
             click.echo(f"mcts and ismcts defaults tuned for {game}: {shown}")
+    for game in games():
+        click.echo(f"best on {game}: {get_game(game).best_agent}")
 
 
 @click.command("new")

@@ -120,6 +120,10 @@ class GameSpec:
     batch_playouts: Callable[..., tuple] | None = None
     playout_policies: tuple[str, ...] = ("random", "heuristic")
     mcts_defaults: Mapping[str, Any] = field(default_factory=dict)
+    # The strongest agent niwa knows for this game, as an agent spec string without a time
+    # budget: what the `best` agent plays (`best:time=0.05` adds the budget). Published per
+    # game from measured results (bench/results/<game>-best-experiments.md).
+    best_agent: str = "mcts"
     stats: tuple[StatField, ...] = ()
     score_parts: tuple[str, ...] = ()           # keys of state.score_breakdown() rows, if any
     solo_thresholds: Mapping[int, int] = field(default_factory=dict)

@@ -3,7 +3,10 @@ analysis). A spec is `name` or `name:key=value,key=value`, e.g. `mcts:iters=2000
 
 Agents: `random`, `greedy` (one ply with the game's evaluation), `mcts:iters=2000,c=1.4`
 (UCT + MCTS-Solver, chance and simultaneous nodes; ISMCTS where something is hidden),
-`ismcts:...`, `alphabeta:depth=8` or `alphabeta:time=1s`, `perfect:time=1s` (df-pn proofs), `human`.
+`ismcts:...`, `alphabeta:depth=8` or `alphabeta:time=1s`, `perfect:time=1s` (df-pn proofs), `human`,
+and `best:time=0.05` (the game's strongest known agent: the spec its GameSpec publishes as
+`best_agent`, resolved on the first step, with `time=`/`iters=` and any override of that
+spec's parameters, e.g. `best:time=0.05,c=1.0`).
 `describe_agents()` lists every parameter with its default.
 
 An agent is asked for one action at a time:
@@ -148,7 +151,8 @@ class MCTSAgent(Agent):
                 state.num_players, c=p["c"], playout=p["playout"], cutoff=p["cutoff"],
                 solver=p["solver"], ismcts=ismcts, sim=p["sim"], gamma=p["gamma"],
                 max_nodes=p["nodes"], seed=self.rng.next_u64(), reuse=p["reuse"],
-                tables=_tables_for(state) if p.get("tables") else None)
+                tables=_tables_for(state) if p.get("tables") else None,
+                minimax=p["minimax"], bias=p["bias"], eps=p["eps"])
         return self.tree
 
     def step(self, state, player):
@@ -163,7 +167,7 @@ class MCTSAgent(Agent):
         self._player = player
         t0 = time.perf_counter()
         result = self._tree(state).search(state, iterations=iters, time_limit=time_limit,
-                                          observer=player)
+                                          observer=player, cpu_time=self.params.get("cpu", False))
         if paced:
             self.pacer.took(time_limit, time.perf_counter() - t0)
         self._last = result
@@ -182,6 +186,57 @@ class ISMCTSAgent(MCTSAgent):
 
     name = "ismcts"
     ismcts = True
+
+
+class BestAgent(Agent):
+    """The strongest agent niwa knows for the game at hand: the spec the game's GameSpec
+    publishes as `best_agent`, resolved on the first step (an agent learns its game from
+    the state), with this agent's `time=`/`iters=` and overrides of that spec's parameters
+    on top. Everything else (clock, observe, reset, analysis) goes to the resolved agent."""
+
+    name = "best"
+
+    def __init__(self, seed=None, **params):
+        super().__init__(seed, **params)
+        self.seed = seed
+        self.inner: Agent | None = None
+        self.resolved: str | None = None    # the spec actually played, once known
+
+    def step(self, state, player):
+        if self.inner is None:
+            self.resolved = best_spec(state.game_name, self.params)
+            self.inner = make_agent(self.resolved, seed=self.seed)
+        self.inner.clock = self.clock
+        action = self.inner.step(state, player)
+        self._last = self.inner.analysis()
+        return action
+
+    def observe(self, state, action):
+        if self.inner is not None:
+            self.inner.observe(state, action)
+
+    def reset(self):
+        if self.inner is not None:
+            self.inner.reset()
+
+
+def best_spec(game: str, overrides: dict | None = None) -> str:
+    """The spec `best` plays on `game`: the game's published `best_agent` (plain `mcts` for
+    a game outside the registry) with `overrides` (parameter -> value) replacing or adding
+    parameters, checked as any spec is (AgentError when the resolved agent lacks one).
+
+    >>> best_spec("lotus", {"time": 0.05}).endswith("time=0.05")
+    True
+    """
+    spec = find_game(game)
+    name, params = parse_spec(spec.best_agent if spec is not None else "mcts")
+    merged = {**params, **(overrides or {})}
+    text = name + (":" + ",".join(f"{k}={v}" for k, v in merged.items()) if merged else "")
+    try:
+        parse_spec(text)
+    except AgentError as e:
+        raise AgentError(f"best on {game} plays {name}: {e}") from None
+    return text
 
 
 class AlphaBetaAgent(Agent):
@@ -285,9 +340,16 @@ def parse_human_action(state, player, text, legal=None) -> int:
 _MCTS_PARAMS = {
     "iters": (int, 2000, "iterations per move (default 2000 unless time is given)"),
     "time": (float, 0.0, "seconds per move, e.g. time=1s"),
+    "cpu": (bool, False, "time= counts the search thread's CPU seconds, not wall-clock "
+                         "seconds (fair budgets on a loaded machine)"),
     "c": (float, 1.4, "UCT exploration constant"),
-    "playout": (str, "random", "random | heuristic (the game's own policy, else guided by its evaluation)"),
+    "playout": (str, "random", "random | heuristic (the game's own policy, else guided by its "
+                               "evaluation) | greedy (epsilon-greedy on the evaluation)"),
+    "eps": (float, 0.1, "greedy playouts: share of uniformly random moves"),
     "cutoff": (int, -1, "stop playouts after this many plies and use the evaluation"),
+    "minimax": (float, 0.0, "implicit minimax backups: weight of the evaluation's max^n "
+                            "value in selection (0 = off)"),
+    "bias": (float, 0.0, "progressive bias: weight of the evaluation, fading as 1/visits"),
     "solver": (bool, True, "MCTS-Solver: back up proven wins/losses"),
     "sim": (str, "ucb", "simultaneous nodes: ucb | rm (regret matching) | exp3"),
     "gamma": (float, 0.1, "exploration of rm / exp3"),
@@ -334,6 +396,9 @@ class AgentSpec:
     factory: type
     params: dict = field(default_factory=dict)   # name -> (type, default, help)
     help: str = ""
+    # also accepts any parameter of another registered agent, kept as text and checked when
+    # the agent knows what it plays (the `best` agent's overrides)
+    open_params: bool = False
 
 
 REGISTRY: dict[str, AgentSpec] = {
@@ -351,6 +416,12 @@ REGISTRY: dict[str, AgentSpec] = {
         "dets": (int, 1, "determinizations when something is hidden"),
     }, "iterative-deepening alpha-beta, e.g. alphabeta:depth=8 or alphabeta:time=1s"),
     "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
+    "best": AgentSpec(BestAgent, {
+        "time": (float, 0.0, "seconds per move, e.g. time=0.05"),
+        "iters": (int, 0, "iterations per move (MCTS-based best agents)"),
+    }, "the game's strongest known agent (its GameSpec's best_agent, see `niwa agents` "
+       "below), e.g. best:time=0.05; any parameter of that agent may be overridden, e.g. "
+       "best:time=0.05,c=1.0", open_params=True),
     "perfect": AgentSpec(_perfect_agent, {
         "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
         "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
@@ -406,11 +477,15 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key = key.strip()
         if not eq:
             raise AgentError(f"agent parameter {item!r} in {spec!r} should be key=value")
+        if key in params:
+            raise AgentError(f"agent {name!r} parameter {key} is given twice in {spec!r}")
+        if key not in entry.params and entry.open_params and any(
+                key in other.params for other in REGISTRY.values()):
+            params[key] = value.strip()     # checked once the agent knows what it plays
+            continue
         if key not in entry.params:
             known = ", ".join(entry.params) or "none"
             raise AgentError(f"agent {name!r} has no parameter {key!r}; parameters: {known}")
-        if key in params:
-            raise AgentError(f"agent {name!r} parameter {key} is given twice in {spec!r}")
         typ = entry.params[key][0]
         try:
             params[key] = _convert(typ, value.strip())
@@ -427,7 +502,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, params
 
 
-_CHOICES = {"playout": ("random", "heuristic"), "sim": ("ucb", "rm", "exp3")}
+_CHOICES = {"playout": ("random", "heuristic", "greedy"), "sim": ("ucb", "rm", "exp3")}
 # what each number means bounds it (low, high, low excluded?): a value outside could only
 # hang a searcher (time=inf, nan), overflow its C types (iters=1e20) or mean nothing (c=-1)
 _RANGES = {
@@ -436,6 +511,9 @@ _RANGES = {
     "c": (0.0, 100.0, False),
     "cutoff": (-1, 10**6, False),       # -1 = play out to the end
     "gamma": (0.0, 1.0, True),
+    "eps": (0.0, 1.0, False),
+    "minimax": (0.0, 1.0, False),
+    "bias": (0.0, 100.0, False),
     "nodes": (2, 10**9, False),
     "depth": (1, 500, False),
     "tt": (10, 28, False),              # as `niwa solve --tt`: 2^28 entries of 24 bytes
@@ -477,6 +555,9 @@ def agent_settings(spec: str, game: str) -> dict:
     from niwa.ext.registry import get_game
 
     name, params = parse_spec(spec)
+    if name == "best":     # what it resolves to on this game, fully (and checked here)
+        resolved = best_spec(game, params)
+        return {**agent_settings(resolved, game), "agent": "best", "resolves_to": resolved}
     entry = REGISTRY[name]
     settings = {key: default for key, (_, default, _) in entry.params.items()}
     if isinstance(entry.factory, type) and issubclass(entry.factory, MCTSAgent):

@@ -21,6 +21,7 @@ cdef struct Node:
     double visits
     double value[MAX_PLAYERS]   # sum of the reward vectors backed up through this node
     float exact[MAX_PLAYERS]    # proven value vector (MCTS-Solver), valid when proven
+    float heur[MAX_PLAYERS]     # implicit minimax: the evaluation backed up by max^n
     signed char proven
 
 # One player's option at a simultaneous node (decoupled statistics).
@@ -48,6 +49,9 @@ cdef class MCTS:
     cdef readonly double c
     cdef readonly int playout, cutoff, solver, ismcts, sim_policy
     cdef readonly double gamma
+    cdef readonly double minimax, bias, eps
+    cdef bint use_heur
+    cdef State trial
     cdef readonly bint reuse
     cdef int iteration, observer
     cdef int path[MCTS_MAX_DEPTH]
@@ -70,6 +74,9 @@ cdef class MCTS:
     cdef int sampled_arm(self, int node, int p) noexcept
     cdef void leaf_rewards(self, State s, double* r) noexcept
     cdef void backup(self, int depth, double* r) noexcept
+    cdef void backup_heur(self, int depth) noexcept
+    cdef double child_score(self, int child, int mover) noexcept
+    cdef void greedy_step(self, State s, int p) noexcept
     cdef bint try_prove(self, int node) noexcept
     cdef bint exact_leaf(self, State s, int mover, double* r) noexcept
     cdef double child_mean(self, int child, int player) noexcept

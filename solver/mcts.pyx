@@ -30,6 +30,21 @@ Endgame tables (`tables=`, two players, not ISMCTS): a new leaf the tables know
 (niwa.ext.exact.ExactValues) gets its exact value instead of a playout and, with the
 solver, is proven like a terminal node.
 
+The game's evaluation (`State.c_evaluate`) can guide the search three ways, each off by
+default:
+- implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant 2014, `minimax=alpha`):
+  every new leaf stores the evaluation of its position for every player, and each node
+  keeps the max^n value of its children's stored evaluations (the mover's best child; a
+  chance node the probability-weighted mean of its outcomes seen). Selection then ranks a
+  child by (1 - alpha) * playout mean + alpha * that minimax value;
+- progressive bias (Chaslot et al. 2008, `bias=w`): + w * (the child's minimax value) /
+  (visits + 1), a pull that fades as the child is visited;
+- `playout=greedy`: epsilon-greedy playouts on the evaluation (with probability `eps` a
+  uniformly random action, else the action whose result evaluates best for the mover,
+  every legal action tried); with `cutoff=k` every playout stops after k plies and the
+  evaluation scores the position reached (random or greedy steps; the game's own
+  `heuristic` playout always plays to the end).
+
 Single-observer ISMCTS (`ismcts=True`): each iteration starts from
 `resample_hidden(observer)` of the root, so the searcher never reads what the observer
 cannot see. Nodes then stand for information sets: the legal actions are regenerated per
@@ -40,7 +55,7 @@ from libc.math cimport exp, log, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, Rng, State
@@ -48,20 +63,23 @@ from niwa.ext.rng cimport RngState, rng_below, rng_seed, rng_uniform
 
 from niwa.solver.results import ActionStat, SearchResult
 
-PLAYOUTS = ("random", "heuristic")
+PLAYOUTS = ("random", "heuristic", "greedy")
 SIM_POLICIES = ("ucb", "rm", "exp3")
 
 cdef enum:
     PLAYOUT_RANDOM = 0
     PLAYOUT_HEURISTIC = 1
+    PLAYOUT_GREEDY = 2
     SIM_UCB = 0
     SIM_RM = 1
     SIM_EXP3 = 2
 
 
-cdef inline double now() noexcept nogil:
+cdef inline double now(bint cpu=False) noexcept nogil:
+    """Wall-clock seconds, or with `cpu` the CPU seconds this thread has used (a time
+    budget that means the same on a loaded machine)."""
     cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID if cpu else CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
@@ -93,7 +111,8 @@ cdef class MCTS:
 
     def __init__(self, int num_players, double c=1.4, playout="random", int cutoff=-1,
                  bint solver=True, bint ismcts=False, sim="ucb", double gamma=0.1,
-                 int max_nodes=1_000_000, seed=0, bint reuse=True, ExactValues tables=None):
+                 int max_nodes=1_000_000, seed=0, bint reuse=True, ExactValues tables=None,
+                 double minimax=0.0, double bias=0.0, double eps=0.1):
         if not 1 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"MCTS supports 1..{MAX_PLAYERS} players")
         if playout not in PLAYOUTS:
@@ -104,6 +123,16 @@ cdef class MCTS:
             raise ValueError("max_nodes must be at least 2")
         if not 0 < gamma <= 1:
             raise ValueError("gamma must be in (0, 1]")
+        if not 0 <= minimax <= 1:
+            raise ValueError("minimax must be in [0, 1]")
+        if not 0 <= eps <= 1:
+            raise ValueError("eps must be in [0, 1]")
+        if bias < 0:
+            raise ValueError("bias must be at least 0")
+        self.minimax = minimax
+        self.bias = bias
+        self.eps = eps
+        self.use_heur = minimax > 0 or bias > 0
         self.num_players = num_players
         self.c = c
         self.playout = PLAYOUTS.index(playout)
@@ -198,6 +227,16 @@ cdef class MCTS:
             return ch.exact[player]
         return ch.value[player] / ch.visits
 
+    cdef double child_score(self, int child, int mover) noexcept:
+        """The exploitation term of a visited child for `mover`: its mean, mixed with its
+        minimax value (implicit minimax backups) and progressive bias when those are on."""
+        cdef Node* ch = &self.nodes[child]
+        cdef double q = self.child_mean(child, mover), h
+        if not self.use_heur or ch.proven:
+            return q
+        h = ch.heur[mover]
+        return (1.0 - self.minimax) * q + self.minimax * h + self.bias * h / (ch.visits + 1.0)
+
     cdef int select_player(self, int node, State s) except -2:
         """The child to follow from a player node (creating children as needed); -1 if the
         pool is full before this node could be expanded."""
@@ -230,7 +269,7 @@ cdef class MCTS:
             while child >= 0:
                 ch = &self.nodes[child]
                 if ch.stamp == self.iteration:
-                    score = self.child_mean(child, mover) + \
+                    score = self.child_score(child, mover) + \
                         self.c * sqrt(log(<double>ch.avail) / ch.visits)
                     if score > best_score:
                         best_score = score
@@ -256,7 +295,7 @@ cdef class MCTS:
             ch = &self.nodes[child]
             if ch.visits == 0:
                 return child
-            score = self.child_mean(child, mover) + self.c * sqrt(logn / ch.visits)
+            score = self.child_score(child, mover) + self.c * sqrt(logn / ch.visits)
             if score > best_score:
                 best_score = score
                 best = child
@@ -392,13 +431,36 @@ cdef class MCTS:
             arm = a.next
         return -2 - best if best < -1 else best
 
+    cdef void greedy_step(self, State s, int p) noexcept:
+        """One epsilon-greedy playout move for the mover `p`: a random action with
+        probability eps, else the one whose result evaluates best for p (ties: first)."""
+        cdef int acts[MAX_ACTIONS]
+        cdef int n = s.c_legal_actions(acts), k, a, i
+        cdef double v, best = -1.0
+        if n == 1 or rng_uniform(&self.rng) < self.eps:
+            s.c_apply(acts[rng_below(&self.rng, n)])
+            return
+        k = rng_below(&self.rng, n)     # start at a random action: ties broken at random
+        a = acts[k]
+        for i in range(n):
+            self.trial.c_copy_from(s)
+            self.trial.c_apply(acts[k])
+            v = self.trial.c_evaluate(p)
+            if v > best:
+                best = v
+                a = acts[k]
+            k += 1
+            if k == n:
+                k = 0
+        s.c_apply(a)
+
     cdef void leaf_rewards(self, State s, double* r) noexcept:
         cdef int p, n, ply, q
         cdef int joint[MAX_PLAYERS]
         if not s.c_is_terminal():
-            if self.cutoff >= 0:
+            if self.cutoff >= 0 or self.playout == PLAYOUT_GREEDY:
                 ply = 0
-                while ply < self.cutoff and not s.c_is_terminal():
+                while (self.cutoff < 0 or ply < self.cutoff) and not s.c_is_terminal():
                     p = s.c_current_player()
                     if p == CHANCE:
                         s.c_apply(s.c_sample_chance(&self.rng))
@@ -407,6 +469,8 @@ cdef class MCTS:
                             n = s.c_player_actions(q, self.acts)
                             joint[q] = self.acts[rng_below(&self.rng, n)] if n > 0 else -1
                         s.c_apply_joint(joint)
+                    elif self.playout == PLAYOUT_GREEDY:
+                        self.greedy_step(s, p)
                     else:
                         n = s.c_legal_actions(self.acts)
                         s.c_apply(self.acts[rng_below(&self.rng, n)])
@@ -464,6 +528,61 @@ cdef class MCTS:
                 changed = self.try_prove(node)
             else:
                 changed = False
+
+    cdef void backup_heur(self, int depth) noexcept:
+        """Implicit minimax: every node on the path above the new leaf takes the max^n value
+        of its children's stored evaluations (proven children count with their exact
+        value); a chance node the probability-weighted mean of the outcomes seen, a
+        simultaneous node the visit-weighted mean of its joint children."""
+        cdef int d, p, node, child, kind, best
+        cdef double w, total, v, top
+        cdef double acc[MAX_PLAYERS]
+        cdef Node* ch
+        cdef Node* nd
+        for d in range(depth - 1, -1, -1):
+            node = self.path[d]
+            nd = &self.nodes[node]
+            kind = nd.kind
+            if nd.proven:
+                for p in range(self.num_players):
+                    nd.heur[p] = nd.exact[p]
+                continue
+            if kind >= 0:
+                best = -1
+                top = -1e300
+                child = nd.first_child
+                while child >= 0:
+                    ch = &self.nodes[child]
+                    if ch.visits > 0 or ch.proven:
+                        v = ch.exact[kind] if ch.proven else ch.heur[kind]
+                        if v > top:
+                            top = v
+                            best = child
+                    child = ch.next_sibling
+                if best < 0:
+                    return
+                ch = &self.nodes[best]
+                for p in range(self.num_players):
+                    nd.heur[p] = ch.exact[p] if ch.proven else ch.heur[p]
+            elif kind == CHANCE or kind == SIMULTANEOUS:
+                total = 0.0
+                for p in range(self.num_players):
+                    acc[p] = 0.0
+                child = nd.first_child
+                while child >= 0:
+                    ch = &self.nodes[child]
+                    if ch.visits > 0 or ch.proven:
+                        w = ch.prob if kind == CHANCE else ch.visits
+                        total += w
+                        for p in range(self.num_players):
+                            acc[p] += w * (ch.exact[p] if ch.proven else ch.heur[p])
+                    child = ch.next_sibling
+                if total <= 0:
+                    return
+                for p in range(self.num_players):
+                    nd.heur[p] = acc[p] / total
+            else:
+                return
 
     cdef bint try_prove(self, int node) noexcept:
         """MCTS-Solver: prove `node` from its children if it can; True if it now is."""
@@ -537,14 +656,20 @@ cdef class MCTS:
                     self.nodes[node].proven = 1
                     for p in range(self.num_players):
                         self.nodes[node].exact[p] = r[p]
+                        self.nodes[node].heur[p] = r[p]
                 elif self.exact_on and kind >= 0 and self.exact_leaf(s, kind, r):
                     # an endgame table knows this leaf: its exact value, and (MCTS-Solver)
                     # the node is proven like a terminal one
+                    for p in range(self.num_players):
+                        self.nodes[node].heur[p] = r[p]
                     if self.solver:
                         self.nodes[node].proven = 1
                         for p in range(self.num_players):
                             self.nodes[node].exact[p] = r[p]
                 else:
+                    if self.use_heur:
+                        for p in range(self.num_players):
+                            self.nodes[node].heur[p] = s.c_evaluate(p)
                     self.leaf_rewards(s, r)
                 break
             if self.nodes[node].proven and not self.ismcts:
@@ -580,6 +705,8 @@ cdef class MCTS:
             depth += 1
             self.path[depth] = node
         self.backup(depth, r)
+        if self.use_heur:
+            self.backup_heur(depth)
         return 0
 
     # ---- tree reuse -------------------------------------------------------------------
@@ -696,13 +823,15 @@ cdef class MCTS:
             self.nodes[self.root].parent = -1
         self.root_state = state.c_clone()
         self.scratch = state.c_clone()
+        self.trial = state.c_clone()
 
     # ---- Python API -----------------------------------------------------------------
     def search(self, State state, long long iterations=0, double time_limit=0.0,
-               observer=None):
+               observer=None, bint cpu_time=False):
         """Search from `state` within the budget (iterations and/or seconds; both 0 means
-        1000 iterations). `observer` is the seat whose knowledge ISMCTS respects (default:
-        the player to move). Returns a SearchResult (see `summary()`)."""
+        1000 iterations; with `cpu_time` the seconds are this thread's CPU time, not the
+        wall clock). `observer` is the seat whose knowledge ISMCTS respects (default: the
+        player to move). Returns a SearchResult (see `summary()`)."""
         if state.c_is_terminal():
             raise ValueError("cannot search a terminal position")
         if state.num_players != self.num_players:
@@ -715,7 +844,7 @@ cdef class MCTS:
         self.exact_on = (self.exact is not None and self.num_players == 2 and not self.ismcts
                          and self.exact.accepts(state))
         self._prepare_root(state)
-        cdef double t0 = now(), elapsed = 0.0
+        cdef double t0 = now(cpu_time), elapsed = 0.0
         cdef long long done = 0
         cdef bint with_time = time_limit > 0
         try:
@@ -724,8 +853,8 @@ cdef class MCTS:
                     break
                 if self.nodes[self.root].proven:
                     break
-                if with_time and (done & 63) == 0:
-                    elapsed = now() - t0
+                if with_time and (done & 7) == 0:     # (every 8: slow playouts overshoot little)
+                    elapsed = now(cpu_time) - t0
                     if elapsed >= time_limit:
                         break
                 self.iteration += 1
@@ -734,7 +863,7 @@ cdef class MCTS:
         except MemoryError:
             self.clear()    # (the node being expanded may have only some of its children)
             raise
-        elapsed = now() - t0
+        elapsed = now(cpu_time) - t0
         self.total_iterations += done
         return self.summary(done, elapsed)
 
@@ -752,6 +881,7 @@ cdef class MCTS:
         return {"action": nd.action, "kind": nd.kind, "visits": nd.visits,
                 "value": [nd.value[q] for q in range(self.num_players)],
                 "proven": bool(nd.proven), "exact": [nd.exact[q] for q in range(self.num_players)],
+                "heur": [nd.heur[q] for q in range(self.num_players)],
                 "parent": nd.parent}
 
     def _mean(self, int idx, int player):

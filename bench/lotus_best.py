@@ -1,0 +1,86 @@
+"""One measured experiment of the Lotus `best` search (niwa issue #16, item 1): a match of
+a candidate spec against a reference spec, seats swapped, through `niwa tournament`, and
+one row appended to bench/results/lotus-best-experiments.csv (score with its Wilson 95%
+interval, the Elo difference with its margin).
+
+    python bench/lotus_best.py --candidate "mcts:minimax=0.3,cpu=1,time=0.01" \\
+        --reference "mcts:playout=heuristic,cpu=1,time=0.01" --games 100 --note "minimax"
+
+Runs are resumable (`--out` keeps the tournament; repeat the command to finish it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from niwa.analysis.stats.intervals import wilson_interval
+from niwa.analysis.stats.match import match_summary
+
+RESULTS = Path(__file__).parent / "results" / "lotus-best-experiments.csv"
+FIELDS = ["candidate", "reference", "games", "wins", "losses", "draws", "score_pct",
+          "score_low", "score_high", "elo", "elo_margin", "note", "out"]
+
+
+def score(games_csv: Path, candidate: str) -> dict:
+    """The candidate's W-D-L, score and intervals from a two-agent games.csv."""
+    df = pd.read_csv(games_csv)
+    df = df[df["error_seat"].isna()] if "error_seat" in df else df
+    mine = [r["result_0"] if r["agent_0"] == candidate else r["result_1"]
+            for _, r in df.iterrows()]
+    wins = sum(1 for x in mine if x > 0.75)
+    losses = sum(1 for x in mine if x < 0.25)
+    draws = len(mine) - wins - losses
+    points = wins + 0.5 * draws
+    low, high = wilson_interval(round(points), len(mine))
+    m = match_summary(wins, draws, losses)
+    return {"games": len(mine), "wins": wins, "losses": losses, "draws": draws,
+            "score_pct": round(100 * points / max(1, len(mine)), 1),
+            "score_low": round(100 * low, 1), "score_high": round(100 * high, 1),
+            "elo": round(m.elo, 1), "elo_margin": round(m.margin, 1)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--candidate", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, help="tournament folder (default under /tmp)")
+    ap.add_argument("--note", default="")
+    ap.add_argument("--variant", action="append", default=[], help="KEY=VALUE")
+    ap.add_argument("--record-only", action="store_true",
+                    help="play nothing: record the games already in the folder (a run "
+                         "stopped early; say so in --note)")
+    args = ap.parse_args(argv)
+    key = hashlib.sha1(repr((args.candidate, args.reference, args.games, args.seed,
+                             args.variant)).encode()).hexdigest()[:12]
+    out = args.out or Path("/tmp") / f"lotus-best-{key}"
+    cmd = ["niwa", "tournament", "lotus", "--agents", args.candidate, args.reference,
+           "--games", str(args.games), "--workers", "1", "--seed", str(args.seed),
+           "--out", str(out), "--resume", "--time-margin", "30", "--no-progress"]
+    for v in args.variant:
+        cmd += ["--variant", v]
+    if not args.record_only:
+        subprocess.run(cmd, check=True, env={**os.environ})
+    row = {"candidate": args.candidate, "reference": args.reference,
+           **score(out / "games.csv", args.candidate), "note": args.note, "out": str(out)}
+    new = not RESULTS.exists()
+    with RESULTS.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+    print(", ".join(f"{k}={v}" for k, v in row.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
