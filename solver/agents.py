@@ -428,7 +428,8 @@ REGISTRY: dict[str, AgentSpec] = {
                                 "games of the same variant"),
         "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
                                   "(one parameter at most: fallback=mcts:iters=500)"),
-        "tables": _TABLES_PARAM,
+        # on by default: with the tables built, perfect wins every game it should (README)
+        "tables": (bool, True, _TABLES_PARAM[2]),
         "book": (str, "auto", "opening book: auto (the variant's book from `niwa book "
                               "build` or the package), none, or a book file's path"),
     }, "plays its opening book, else proven wins from df-pn proofs (two-player "

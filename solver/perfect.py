@@ -119,7 +119,7 @@ class PerfectAgent(Agent):
             if move is not None:
                 return move
             table = None
-            if self.params.get("tables"):
+            if self.params.get("tables", True):
                 from niwa.solver.agents import _tables_for
                 from niwa.solver.tables import solve_from_table
 
