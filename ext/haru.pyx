@@ -629,27 +629,6 @@ cdef inline int random_bit_value(uint16_t set_, RngState* rng) noexcept nogil:
         k -= 1
     return lowest(b) + 1
 
-cdef inline int haru_playout(HaruData* d, RngState* rng) noexcept nogil:
-    cdef int buf[MAX_ACTIONS]
-    cdef int n, plies = 0, s, v0
-    while d.step != ST_OVER:
-        s = d.step
-        if s == ST_DRAW:
-            haru_apply(d, A_DRAW + random_bit_value(d.pile[drawer(d)], rng))
-        elif s == ST_CROAK:
-            croak_first(d, rng_below(rng, 2))
-        elif s == ST_CHOOSE and not d.turn_view:
-            v0 = random_bit_value(d.hand[0], rng)
-            haru_apply_joint(d, v0, random_bit_value(d.hand[1], rng))
-        elif s == ST_CHOOSE:
-            haru_apply(d, random_bit_value(d.hand[0], rng))
-        elif s == ST_CHOOSE2:
-            haru_apply(d, random_bit_value(d.hand[1], rng))
-        else:
-            n = haru_gen(d, buf)
-            haru_apply(d, buf[rng_below(rng, n)])
-        plies += 1
-    return plies
 
 # ---- heuristic playout policy ---------------------------------------------------------------
 # Epsilon-greedy on a cheap move score (issue 16): a playout move is uniformly random with
@@ -754,8 +733,10 @@ cdef int haru_policy_action(HaruData* d, int* buf, int n, RngState* rng) noexcep
                 a = buf[i]
     return a
 
-cdef inline int haru_heuristic_playout(HaruData* d, RngState* rng) noexcept nogil:
-    """haru_playout with haru_policy_action for the players' decisions."""
+cdef inline int haru_playout(HaruData* d, RngState* rng, bint guided) noexcept nogil:
+    """Play to the end: draws and croaks at random, the players' moves uniformly at random
+    or (`guided`) by haru_policy_action. Callers pass a constant, so each compiles to its
+    own loop."""
     cdef int buf[MAX_ACTIONS]
     cdef int n, plies = 0, s, v0
     while d.step != ST_OVER:
@@ -773,7 +754,7 @@ cdef inline int haru_heuristic_playout(HaruData* d, RngState* rng) noexcept nogi
             haru_apply(d, random_bit_value(d.hand[1], rng))
         else:
             n = haru_gen(d, buf)
-            haru_apply(d, haru_policy_action(d, buf, n, rng))
+            haru_apply(d, haru_policy_action(d, buf, n, rng) if guided else buf[rng_below(rng, n)])
         plies += 1
     return plies
 
@@ -914,11 +895,11 @@ cdef class HaruState(State):
         memcpy(&self.d, &(<HaruState>other).d, sizeof(HaruData))
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
-        return haru_playout(&self.d, rng)
+        return haru_playout(&self.d, rng, False)
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
         """Epsilon-greedy playout on cheap figure/blocking scores (haru_policy_action)."""
-        return haru_heuristic_playout(&self.d, rng)
+        return haru_playout(&self.d, rng, True)
 
     cdef double c_evaluate(self, int player) noexcept:
         """Heuristic: 0.5, plus 0.35 x the score lead as a fraction of the target, plus
@@ -1634,9 +1615,9 @@ def playouts(HaruState start, long long games, seed=0, policy="random"):
         for g in range(games):
             memcpy(&d, &start.d, sizeof(HaruData))
             if guided:
-                actions += haru_heuristic_playout(&d, &rng.s)
+                actions += haru_playout(&d, &rng.s, True)
             else:
-                actions += haru_playout(&d, &rng.s)
+                actions += haru_playout(&d, &rng.s, False)
             wins[d.winner] += 1
     return games, actions, [wins[0], wins[1]]
 
