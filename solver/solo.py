@@ -157,7 +157,7 @@ def from_record(record, ply: int = 0):
     """(position after `ply` plies of a recorded solo game, with its deck order; the final
     position). The order is the reveals the record holds after that ply; a game that did
     not reach the end of the deck (capped, quit) does not reveal all of it. `record` is a
-    validated GameRecord (niwa.analysis.arena.game_record.read_game)."""
+    validated GameRecord (read_game in analysis/arena/game_record.py)."""
     if record.game != "bonsai":
         raise SoloError(f"the record is a {record.game} game, not Bonsai")
     if len(record.seats) != 1:

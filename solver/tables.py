@@ -128,8 +128,8 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     """Build the table of `variant` (2-player Lotus) for at most `k` stones a player
     outside the goal and write it to `directory`; returns its header.
 
-    `executor`: None runs in this process; else an executor of niwa.analysis.arena
-    (LocalExecutor(n), DaskExecutor(...)) solves the classes of each level in parallel. The
+    `executor`: None runs in this process; else an executor of the arena (analysis/arena/executors.py:
+    LocalExecutor(n), DaskExecutor(...)) solves the classes of each level in parallel. The
     values do not depend on it (nor on the number of workers): every entry is the game's
     exact value. `progress`: a tqdm bar (None: only on a terminal)."""
     import numpy as np
