@@ -125,7 +125,7 @@ cdef class LotusTableIndex(ExactValues):
         self.stones_each = d.stones_each
         self.towers = d.max_tower
         self.route = d.route
-        cdef int n, r, i, h, key
+        cdef int n, r
         for n in range(LT_BINOM):
             for r in range(LT_BINOM):
                 self.binom[n][r] = 0
@@ -133,6 +133,17 @@ cdef class LotusTableIndex(ExactValues):
             for r in range(1, n + 1):
                 self.binom[n][r] = self.binom[n - 1][r - 1] + self.binom[n - 1][r]
         starts = start_configurations(self.towers, k)
+        self._index_starts(starts)
+        self.size = self._lay_out_classes()
+        self.refs = {}
+        self.attached = False
+        self._starts = starts
+        self._starts_cache = None
+
+    def _index_starts(self, starts):
+        """Number the start configurations (a player's towers still in the start, by
+        height) and key each by its counts of towers per height."""
+        cdef int i, h, key
         if len(starts) > LT_MAX_STARTS:
             raise TableError("too many start configurations")
         self.nstarts = len(starts)
@@ -148,6 +159,12 @@ cdef class LotusTableIndex(ExactValues):
             for h in range(self.towers, 0, -1):
                 key = key * 5 + self.start_count[i][h]
             self.start_of_key[key] = i
+
+    def _lay_out_classes(self):
+        """Allocate the per-class arrays and place every class (stones outside the goal
+        and start configuration of each player) in the table; returns the table's size."""
+        cdef int k = self.k, nw, nb, sw, sb, c, bw, bb, m
+        cdef int64_t total = 0
         self.nclasses = k * k * self.nstarts * self.nstarts
         self.offset = <int64_t*>malloc(self.nclasses * sizeof(int64_t))
         self.ncol = <int64_t*>malloc(self.nclasses * sizeof(int64_t))
@@ -155,8 +172,6 @@ cdef class LotusTableIndex(ExactValues):
         self.ptr = <unsigned char**>calloc(self.nclasses, sizeof(unsigned char*))
         if self.offset == NULL or self.ncol == NULL or self.ncomp == NULL or self.ptr == NULL:
             raise MemoryError()
-        cdef int nw, nb, sw, sb, c, bw, bb, m
-        cdef int64_t total = 0
         for nw in range(1, k + 1):
             for nb in range(1, k + 1):
                 for sw in range(self.nstarts):
@@ -178,11 +193,7 @@ cdef class LotusTableIndex(ExactValues):
                         if total > MAX_POSITIONS:
                             raise TableError(f"a table with k={k} on this board would hold "
                                              f"more than {MAX_POSITIONS:,} positions")
-        self.size = total
-        self.refs = {}
-        self.attached = False
-        self._starts = starts
-        self._starts_cache = None
+        return total
 
     # ---- the index ----------------------------------------------------------------------
     cdef int c_class_id(self, int nw, int nb, int sw, int sb) noexcept nogil:

@@ -283,6 +283,27 @@ cdef class ProofSearch:
         self.max_ply = max_ply
         self.big_work = big_work
         self.reprobe = reprobe
+        self._map_table(tt_mb, huge_pages)
+        self.states = <PyObject**>calloc(max_ply + 1, sizeof(PyObject*))
+        cdef size_t slots = <size_t>max_ply * MAX_ACTIONS
+        self.c_move = <int*>malloc(slots * sizeof(int))
+        self.c_key = <uint64_t*>malloc(slots * sizeof(uint64_t))
+        self.c_kind = <unsigned char*>malloc(slots * sizeof(unsigned char))
+        self.c_p = <uint32_t*>malloc(slots * sizeof(uint32_t))
+        self.c_d = <uint32_t*>malloc(slots * sizeof(uint32_t))
+        self.c_score = <float*>malloc(slots * sizeof(float))
+        if self.states == NULL or self.c_move == NULL or self.c_key == NULL \
+                or self.c_kind == NULL or self.c_p == NULL or self.c_d == NULL or self.c_score == NULL \
+                or self.scratch == NULL:
+            raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
+        self.state_refs = None
+        self.used = 0
+        self.exact = tables
+        self.exact_on = False
+        self.table_hits = 0
+
+    def _map_table(self, double tt_mb, bint huge_pages):
+        """Size the table (buckets of PN_BUCKET entries) and map it."""
         self.nbuckets = <uint64_t>(tt_mb * 1048576.0 / (PN_BUCKET * sizeof(PNEntry)))
         if self.nbuckets < 1:
             self.nbuckets = 1
@@ -308,23 +329,6 @@ cdef class ProofSearch:
         if huge_pages:
             madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
         self.tt = <PNEntry*>mem
-        self.states = <PyObject**>calloc(max_ply + 1, sizeof(PyObject*))
-        cdef size_t slots = <size_t>max_ply * MAX_ACTIONS
-        self.c_move = <int*>malloc(slots * sizeof(int))
-        self.c_key = <uint64_t*>malloc(slots * sizeof(uint64_t))
-        self.c_kind = <unsigned char*>malloc(slots * sizeof(unsigned char))
-        self.c_p = <uint32_t*>malloc(slots * sizeof(uint32_t))
-        self.c_d = <uint32_t*>malloc(slots * sizeof(uint32_t))
-        self.c_score = <float*>malloc(slots * sizeof(float))
-        if self.states == NULL or self.c_move == NULL or self.c_key == NULL \
-                or self.c_kind == NULL or self.c_p == NULL or self.c_d == NULL or self.c_score == NULL \
-                or self.scratch == NULL:
-            raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
-        self.state_refs = None
-        self.used = 0
-        self.exact = tables
-        self.exact_on = False
-        self.table_hits = 0
 
     def __dealloc__(self):
         if self.tt != NULL:

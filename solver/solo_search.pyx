@@ -225,56 +225,11 @@ cdef int wood_frontier(Tree* T) noexcept nogil:
     return n
 
 
-cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
-    """An upper bound on the best final score reachable from d (module docstring)."""
+cdef int parchment_extra(BonsaiData* d, int* avail) noexcept nogil:
+    """What the tree and the cards already held give the parchments obtainable but not held."""
     cdef Tree* T = &d.tree[0]
     cdef int* held = d.cards[0]
-    cdef int avail[B.BONSAI_NCARDS]
-    cdef int pk[7]
-    cdef int pk0[7]
-    cdef int val[4]
-    cdef int val0[4]
-    cdef int* v
-    cdef int lt_typed[4]
-    cdef int tiles[4]
-    cdef int slots[4]
-    cdef int reach[4]
-    cdef int morder[9]
-    cdef int c, k, t, s, m, i, j, g, tmp, score, extra, best = NEG, total
-    cdef int lt_any = 0, l_flexlow = 0, l_wild = 0, card, gaps = 0, pend, turns_fix = -1
-    cdef int dfut = 0, turns, cult, growth[4], helpers_av = 0, masters_av = 0, growth_av = 0
-    cdef int nmast = 0, fh, fl, wild, sany, own, flex, x, use, placed, value, cnt_tiles
-    cdef int cnt_slots, pmax, goals, need, have, pts, colour, mine, frontier = -1, removal
-    cdef bint start = d.phase == B.PH_ACTION or d.phase == B.PH_REMOVE, ok
-    if d.phase == B.PH_OVER:
-        return leaf_value(d, mode)
-    score = score_of(d)
-    for c in range(B.BONSAI_NCARDS):
-        avail[c] = d.deck[c]
-    for s in range(4):
-        if d.market[s] >= 0:
-            avail[d.market[s]] += 1
-        else:
-            gaps += 1
-    for k in range(7):
-        pk[k] = held[B.C_PARCH + k] > 0 or avail[B.C_PARCH + k] > 0
-        pk0[k] = held[B.C_PARCH + k] > 0
-    val[B.WOOD] = pk[0]
-    val[B.LEAF] = 3 + pk[1]
-    val[B.FLOWER] = 5 + 2 * pk[2]
-    val[B.FRUIT] = 7 + 2 * pk[3]
-    val0[B.WOOD] = pk0[0]
-    val0[B.LEAF] = 3 + pk0[1]
-    val0[B.FLOWER] = 5 + 2 * pk0[2]
-    val0[B.FRUIT] = 7 + 2 * pk0[3]
-    for t in range(4):
-        growth[t] = held[B.C_GROWTH + t]
-        growth_av += avail[B.C_GROWTH + t]
-        helpers_av += avail[B.C_HELPER + t]
-    for c in range(B.C_MASTER_ANY, B.C_MASTER_LAST + 1):
-        masters_av += avail[c]
-    # parchments obtainable but not held: what the tree and cards already give them
-    extra = 0
+    cdef int k, t, c, extra = 0
     for k in range(4):
         if held[B.C_PARCH + k] == 0 and avail[B.C_PARCH + k] > 0:
             extra += T.count[k] * (1 if k < 2 else 2)
@@ -287,44 +242,59 @@ cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
     if held[B.C_PARCH + 6] == 0 and avail[B.C_PARCH + 6] > 0:
         for c in range(B.C_MASTER_ANY, B.C_MASTER_LAST + 1):
             extra += 2 * held[c]
-    # what the current turn still holds
+    return extra
+
+
+cdef void turn_allowance(BonsaiData* d, int* tiles, int* lt_typed, int* lt_any,
+                         int* l_flexlow, int* l_wild) noexcept nogil:
+    """What the current turn still holds: tiles in supply (and a Master's), placements."""
+    cdef int t, card
     for t in range(4):
         lt_typed[t] = 0
         tiles[t] = d.supply[0][t]
     if d.phase == B.PH_PLACE or d.phase == B.PH_CELL:
-        lt_any = d.any_left
+        lt_any[0] = d.any_left
         for t in range(4):
             lt_typed[t] = d.allow[t]
     elif d.phase == B.PH_SLOT:
-        l_flexlow = 1
+        l_flexlow[0] = 1
         card = d.pending
         if B.C_MASTER_ANY <= card <= B.C_MASTER_LAST:
             for t in range(4):
                 tiles[t] += MGAIN[card - B.C_MASTER_ANY][t]
-            l_wild += MGAIN[card - B.C_MASTER_ANY][4]
+            l_wild[0] += MGAIN[card - B.C_MASTER_ANY][4]
         elif B.C_HELPER <= card < B.C_HELPER + 4:
-            lt_any += 1
+            lt_any[0] += 1
             lt_typed[card - B.C_HELPER] += 1
     elif d.phase == B.PH_MASTER:
-        l_wild = 1
-    # turns left
+        l_wild[0] = 1
+
+
+cdef void turns_left(BonsaiData* d, bint start, int gaps, int* turns_fix,
+                     int* dfut) noexcept nogil:
+    """The turns left: fixed (turns_fix >= 0) or bounded by the future deck (dfut)."""
+    cdef int pend
     if start:
         if d.final >= 0:
-            turns_fix = d.final + 1
+            turns_fix[0] = d.final + 1
         else:
-            dfut = d.deck_total
+            dfut[0] = d.deck_total
+        return
+    pend = gaps + d.burn
+    if (d.phase == B.PH_PLACE or d.phase == B.PH_CELL) and d.by == B.BY_CULTIVATE \
+            and d.market[3] >= 0:
+        pend += 1
+    if d.final >= 0:
+        turns_fix[0] = d.final
+    elif d.deck_total - pend <= 0:
+        turns_fix[0] = 1
     else:
-        pend = gaps + d.burn
-        if (d.phase == B.PH_PLACE or d.phase == B.PH_CELL) and d.by == B.BY_CULTIVATE \
-                and d.market[3] >= 0:
-            pend += 1
-        if d.final >= 0:
-            turns_fix = d.final
-        elif d.deck_total - pend <= 0:
-            turns_fix = 1
-        else:
-            dfut = d.deck_total - pend
-    # Masters best first (by what their tiles are worth)
+        dfut[0] = d.deck_total - pend
+
+
+cdef int order_masters(int* avail, int* val, int* morder) noexcept nogil:
+    """The Masters still obtainable, best first by what their tiles are worth (at most 9)."""
+    cdef int c, i, j, tmp, nmast = 0
     for c in range(9):
         for i in range(avail[B.C_MASTER_ANY + c]):
             morder[nmast] = c
@@ -340,6 +310,160 @@ cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
             morder[j] = morder[j - 1]
             morder[j - 1] = tmp
             j -= 1
+    return nmast
+
+
+cdef int open_goal_points(BonsaiData* d, int mine, int pmax, int* reach,
+                          bint* all_colours) noexcept nogil:
+    """The best points of every goal colour still open and reachable with pmax placements;
+    all_colours: every colour in play not yet claimed has one."""
+    cdef Tree* T = &d.tree[0]
+    cdef int colour, s, g, pts, goals = 0
+    all_colours[0] = True
+    for colour in range(5):
+        if not (colours_in_play(d) >> colour) & 1 or (mine >> colour) & 1:
+            continue
+        pts = -1
+        for s in range(3):
+            g = 3 * colour + s
+            if not (d.goal_mask >> g) & 1 or d.claimed_by[g] >= 0 \
+                    or (d.renounced[0] >> g) & 1:
+                continue
+            if colour == 4:
+                if pmax == 0 and not goal_met(T, g):
+                    continue
+            else:
+                if reach[GOAL_TYPE[colour]] < NEED[colour][s]:
+                    continue
+            if POINTS[colour][s] > pts:
+                pts = POINTS[colour][s]
+        if pts < 0:
+            all_colours[0] = False
+        else:
+            goals += pts
+    return goals
+
+
+cdef void card_values(int* held, int* avail, int* pk, int* val, int* val0) noexcept nogil:
+    """pk: each parchment held or obtainable; val/val0: the most a placed tile of each type
+    can be worth with the parchments obtainable / held."""
+    cdef int k
+    for k in range(7):
+        pk[k] = held[B.C_PARCH + k] > 0 or avail[B.C_PARCH + k] > 0
+    val[B.WOOD] = pk[0]
+    val[B.LEAF] = 3 + pk[1]
+    val[B.FLOWER] = 5 + 2 * pk[2]
+    val[B.FRUIT] = 7 + 2 * pk[3]
+    val0[B.WOOD] = held[B.C_PARCH] > 0
+    val0[B.LEAF] = 3 + (held[B.C_PARCH + 1] > 0)
+    val0[B.FLOWER] = 5 + 2 * (held[B.C_PARCH + 2] > 0)
+    val0[B.FRUIT] = 7 + 2 * (held[B.C_PARCH + 3] > 0)
+
+
+cdef int greedy_value(int* tiles, int* morder, int masters, int fh, int fl, int wild,
+                      int* slots, int sany, int* v) noexcept nogil:
+    """The most the placements can be worth: fruit, flower, leaf, wood; own tiles (and the
+    first `masters` Masters' tiles), then flexible, then wild; typed slots, then any."""
+    cdef int t, i, own, flex, x, use, k, value = 0
+    for t in range(3, -1, -1):
+        own = tiles[t]
+        for i in range(masters):
+            own += MGAIN[morder[i]][t]
+        flex = fh if t >= 2 else fl
+        x = min(own + flex + wild, slots[t] + sany)
+        value += x * v[t]
+        use = x - min(x, own)
+        if t >= 2:
+            k = min(use, fh)
+            fh -= k
+        else:
+            k = min(use, fl)
+            fl -= k
+        use -= k
+        wild -= use
+        sany -= x - min(x, slots[t])
+    return value
+
+
+cdef int removal_bonus(BonsaiData* d, int turns, bint start, int pmax,
+                       int* frontier) noexcept nogil:
+    """Removals: at most one at each turn start still to come (this one if removing), each
+    worth at most 4 points back; `frontier` caches the tree's wood frontier (-1: unknown)."""
+    if d.phase == B.PH_REMOVE:
+        return 4 * turns
+    if frontier[0] < 0:
+        frontier[0] = wood_frontier(&d.tree[0])
+    if pmax >= frontier[0]:
+        return 4 * (turns - 1 if start else turns)
+    return 0
+
+
+cdef int placements_reach(Tree* T, int* tiles, int* morder, int masters, int fh, int fl,
+                          int wild, int* slots, int sany, int* reach) noexcept nogil:
+    """The most placements left (tiles obtainable vs slots), and in `reach` the most tiles
+    of each type the tree can end with."""
+    cdef int t, i, own, cnt_tiles = fh + fl + wild
+    for t in range(4):
+        cnt_tiles += tiles[t]
+    for i in range(masters):
+        cnt_tiles += MGAIN[morder[i]][0] + MGAIN[morder[i]][1] + MGAIN[morder[i]][2] \
+            + MGAIN[morder[i]][3]
+    for t in range(4):
+        own = tiles[t]
+        for i in range(masters):
+            own += MGAIN[morder[i]][t]
+        reach[t] = T.count[t] + min(own + (fh if t >= 2 else fl) + wild, slots[t] + sany)
+    return min(cnt_tiles, sany + slots[0] + slots[1] + slots[2] + slots[3])
+
+
+cdef int available_cards(BonsaiData* d, int* avail) noexcept nogil:
+    """avail: every card still obtainable (deck and market); returns the market's gaps."""
+    cdef int c, s, gaps = 0
+    for c in range(B.BONSAI_NCARDS):
+        avail[c] = d.deck[c]
+    for s in range(4):
+        if d.market[s] >= 0:
+            avail[d.market[s]] += 1
+        else:
+            gaps += 1
+    return gaps
+
+
+cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
+    """An upper bound on the best final score reachable from d (module docstring)."""
+    cdef Tree* T = &d.tree[0]
+    cdef int* held = d.cards[0]
+    cdef int avail[B.BONSAI_NCARDS]
+    cdef int pk[7]
+    cdef int val[4]
+    cdef int val0[4]
+    cdef int* v
+    cdef int lt_typed[4]
+    cdef int tiles[4]
+    cdef int slots[4]
+    cdef int reach[4]
+    cdef int morder[9]
+    cdef int c, t, s, m, i, score, extra, best = NEG, total
+    cdef int lt_any = 0, l_flexlow = 0, l_wild = 0, gaps, turns_fix = -1
+    cdef int dfut = 0, turns, cult, growth[4], helpers_av = 0, masters_av = 0, growth_av = 0
+    cdef int nmast = 0, fh, fl, wild, sany, value
+    cdef int pmax, goals, mine, frontier = -1
+    cdef bint start = d.phase == B.PH_ACTION or d.phase == B.PH_REMOVE, ok
+    if d.phase == B.PH_OVER:
+        return leaf_value(d, mode)
+    score = score_of(d)
+    gaps = available_cards(d, avail)
+    card_values(held, avail, pk, val, val0)
+    for t in range(4):
+        growth[t] = held[B.C_GROWTH + t]
+        growth_av += avail[B.C_GROWTH + t]
+        helpers_av += avail[B.C_HELPER + t]
+    for c in range(B.C_MASTER_ANY, B.C_MASTER_LAST + 1):
+        masters_av += avail[c]
+    extra = parchment_extra(d, avail)
+    turn_allowance(d, tiles, lt_typed, &lt_any, &l_flexlow, &l_wild)
+    turns_left(d, start, gaps, &turns_fix, &dfut)
+    nmast = order_masters(avail, val, morder)
     mine = colours_claimed(d)
     m = 0
     while True:
@@ -360,64 +484,10 @@ cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
         wild = l_wild
         for i in range(min(m, nmast)):
             wild += MGAIN[morder[i]][4]
-        own = 0
-        for t in range(4):
-            own += tiles[t]
-        cnt_tiles = own + fh + fl + wild
-        for i in range(min(m, nmast)):
-            cnt_tiles += MGAIN[morder[i]][0] + MGAIN[morder[i]][1] + MGAIN[morder[i]][2] \
-                + MGAIN[morder[i]][3]
-        cnt_slots = sany + slots[0] + slots[1] + slots[2] + slots[3]
-        pmax = min(cnt_tiles, cnt_slots)
-        for t in range(4):      # the most tiles of type t the tree can end with
-            own = tiles[t]
-            for i in range(min(m, nmast)):
-                own += MGAIN[morder[i]][t]
-            reach[t] = T.count[t] + min(own + (fh if t >= 2 else fl) + wild, slots[t] + sany)
-        # greedy: fruit, flower, leaf, wood; own tiles, then flexible, then wild; typed
-        # slots, then any slots
-        value = 0
-        for t in range(3, -1, -1):
-            own = tiles[t]
-            for i in range(min(m, nmast)):
-                own += MGAIN[morder[i]][t]
-            flex = fh if t >= 2 else fl
-            x = min(own + flex + wild, slots[t] + sany)
-            value += x * v[t]
-            use = x - min(x, own)
-            if t >= 2:
-                k = min(use, fh)
-                fh -= k
-            else:
-                k = min(use, fl)
-                fl -= k
-            use -= k
-            wild -= use
-            sany -= x - min(x, slots[t])
-        # goals still open and reachable with pmax placements
-        goals = 0
-        ok = True
-        for colour in range(5):
-            if not (colours_in_play(d) >> colour) & 1 or (mine >> colour) & 1:
-                continue
-            pts = -1
-            for s in range(3):
-                g = 3 * colour + s
-                if not (d.goal_mask >> g) & 1 or d.claimed_by[g] >= 0 \
-                        or (d.renounced[0] >> g) & 1:
-                    continue
-                if colour == 4:
-                    if pmax == 0 and not goal_met(T, g):
-                        continue
-                else:
-                    if reach[GOAL_TYPE[colour]] < NEED[colour][s]:
-                        continue
-                if POINTS[colour][s] > pts:
-                    pts = POINTS[colour][s]
-            if pts < 0:
-                ok = False
-            else:
-                goals += pts
+        pmax = placements_reach(T, tiles, morder, min(m, nmast), fh, fl, wild, slots, sany,
+                                reach)
+        value = greedy_value(tiles, morder, min(m, nmast), fh, fl, wild, slots, sany, v)
+        goals = open_goal_points(d, mine, pmax, reach, &ok)
         if mode == 1 and not ok:
             m += 1
             continue
@@ -429,17 +499,7 @@ cdef int static_bound(BonsaiData* d, int mode) noexcept nogil:
             total += 2 * min(m, helpers_av)
         if pk[6]:
             total += 2 * min(m, masters_av)
-        # removals
-        # removals: at most one at each turn start still to come (this one if removing)
-        removal = 0
-        if d.phase == B.PH_REMOVE:
-            removal = 4 * turns
-        else:
-            if frontier < 0:
-                frontier = wood_frontier(T)
-            if pmax >= frontier:
-                removal = 4 * (turns - 1 if start else turns)
-        total += removal
+        total += removal_bonus(d, turns, start, pmax, &frontier)
         if total > best:
             best = total
         m += 1

@@ -141,12 +141,7 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     name = table_name(full_variant, k)
     if not force and (folder / f"{name}.json").exists():
         raise TableError(f"{folder / name}.json exists already (--force rebuilds it)")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise TableError(f"cannot create the tables folder {folder}: {e.strerror}") from None
-    if not os.access(folder, os.W_OK):
-        raise TableError(f"the tables folder {folder} is not writable")
+    writable_folder(folder)
     classes = index.classes()
     spans = {c["id"]: (c["offset"], c["size"]) for c in classes}
     levels: dict[tuple, list] = {}
@@ -192,6 +187,25 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
                   "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "niwa": _version()},
     }
+    write_table(folder, name, values, header)
+    return header
+
+
+def writable_folder(folder) -> None:
+    """Create the tables folder if needed; TableError (one line) if it cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TableError(f"cannot create the tables folder {folder}: {e.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise TableError(f"the tables folder {folder} is not writable")
+
+
+def write_table(folder, name: str, values, header: dict) -> None:
+    """Write the payload, then its header with the payload's sha256 (each through a
+    temporary file renamed into place, so a reader never sees half a table)."""
+    import numpy as np
+
     payload = folder / f"{name}.npy"
     tmp = folder / f".{name}.npy.tmp"
     with open(tmp, "wb") as f:
@@ -203,7 +217,6 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     tmp_h.write_text(json.dumps(header, indent=2) + "\n")
     os.replace(tmp_h, folder / f"{name}.json")
     _LOADED.pop(str(folder / f"{name}.json"), None)
-    return header
 
 
 def _version() -> str:

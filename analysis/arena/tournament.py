@@ -292,6 +292,20 @@ def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: R
         meta["seat_advantage_elo"] = [round(float(x), 1) for x in tables.fit.seat_elo]
 
 
+def checked_sprt(sprt: str | dict, n_agents: int, n_players: int):
+    """The --sprt test (SprtSpec) of a string or a saved dict, checked for this tournament."""
+    from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
+
+    spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
+    if not all(-4000 <= v <= 4000 for v in (spec.elo0, spec.elo1)):
+        raise TournamentError(f"--sprt elo0 and elo1 must be finite Elo differences "
+                              f"within +-4000, got elo0={spec.elo0:g} elo1={spec.elo1:g}")
+    if n_agents != 2 or n_players != 2:
+        raise TournamentError("--sprt tests two agents in a two-player game "
+                              f"(here {n_agents} agents, {n_players} players)")
+    return spec
+
+
 def make_config(game: str, agents, *, variant: dict | None = None, players: int | None = None,
                 fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
                 seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
@@ -300,7 +314,6 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
     from niwa.analysis.arena.clock import parse_time_control, split_time_control
-    from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
     from niwa.ext.registry import get_game
     from niwa.solver.agents import make_agent, parse_spec
 
@@ -343,16 +356,7 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     if not 0 <= time_margin <= MAX_MOVE_SECONDS:     # also refuses nan
         raise TournamentError(f"--time-margin must be between 0 and {MAX_MOVE_SECONDS:g} "
                               f"seconds, got {time_margin}")
-    sprt_spec = None
-    if sprt:
-        sprt_spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
-        if not all(-4000 <= v <= 4000 for v in (sprt_spec.elo0, sprt_spec.elo1)):
-            raise TournamentError(f"--sprt elo0 and elo1 must be finite Elo differences "
-                                  f"within +-4000, got elo0={sprt_spec.elo0:g} "
-                                  f"elo1={sprt_spec.elo1:g}")
-        if len(agents) != 2 or n_players != 2:
-            raise TournamentError("--sprt tests two agents in a two-player game "
-                                  f"(here {len(agents)} agents, {n_players} players)")
+    sprt_spec = checked_sprt(sprt, len(agents), n_players) if sprt else None
     config = TournamentConfig(
         game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
         format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,

@@ -414,6 +414,15 @@ def check_out_dir(config: TuneConfig, out_dir: str, resume: bool) -> None:
                         "or choose another --out")
 
 
+def trajectory_row(k: int, params, theta, c_k, a_k, delta, score: float) -> dict:
+    """One row of trajectory.csv: the parameters after iteration k, its gains and signs."""
+    return {"iteration": k, **{p.name: repr(x) for p, x in zip(params, theta, strict=True)},
+            **{f"c_k_{p.name}": repr(x) for p, x in zip(params, c_k, strict=True)},
+            **{f"a_k_{p.name}": repr(x) for p, x in zip(params, a_k, strict=True)},
+            **{f"sign_{p.name}": d for p, d in zip(params, delta, strict=True)},
+            "score": repr(score)}
+
+
 def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = False,
              progress: bool | None = False, command: str = "",
              on_iteration=None) -> TuneOutcome:
@@ -421,13 +430,7 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
     after each iteration (the CLI's progress line; tests interrupt through it)."""
     from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
     from niwa.analysis.arena.record_log import RecordedGameLog
-    from niwa.analysis.arena.records import (
-        end_run,
-        read_record,
-        start_run,
-        versions,
-        write_record,
-    )
+    from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
     from niwa.analysis.arena.runner import run_schedule
 
     executor = executor or LocalExecutor(1)
@@ -471,12 +474,7 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
             rows = [r for r in log.read_rows() if sched.includes(int(r["game_id"]))]
             score = pair_score(rows)
             theta = spsa_step(params, theta, c_k, a_k, delta, score)
-            row = {"iteration": k, **{p.name: repr(x) for p, x in zip(params, theta,
-                                                                       strict=True)},
-                   **{f"c_k_{p.name}": repr(x) for p, x in zip(params, c_k, strict=True)},
-                   **{f"a_k_{p.name}": repr(x) for p, x in zip(params, a_k, strict=True)},
-                   **{f"sign_{p.name}": d for p, d in zip(params, delta, strict=True)},
-                   "score": repr(score)}
+            row = trajectory_row(k, params, theta, c_k, a_k, delta, score)
             trajectory.append(row)
             _write_trajectory(out_dir, params, trajectory)
             if on_iteration is not None:
