@@ -68,6 +68,7 @@ cdef class ProofSearch:
     cdef int expand_children(self, int ply, uint64_t key, long long nodes0,
                              uint32_t* out_pn, uint32_t* out_dn)
     cdef int init_child(self, State child, int mover, size_t k)
+    cdef void read_child(self, size_t j) noexcept
     cdef int probe_children(self, size_t base, int n) noexcept
     cdef void sort_children(self, size_t base, int n) noexcept
     cdef void reprobe_siblings(self, size_t base, int n, int c1) noexcept

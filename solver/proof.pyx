@@ -569,25 +569,22 @@ cdef class ProofSearch:
         self.c_d[k] = a_pn if cm != mover else a_dn
         return CHILD_OPEN
 
+    cdef inline void read_child(self, size_t j) noexcept:
+        """Child slot j's numbers from the table (in our view), if the table has them."""
+        cdef PNEntry* e = self.probe(self.c_key[j])
+        if e != NULL:
+            self.c_p[j] = e.dn if self.c_kind[j] == KIND_FLIP else e.pn
+            self.c_d[j] = e.pn if self.c_kind[j] == KIND_FLIP else e.dn
+
     cdef inline int probe_children(self, size_t base, int n) noexcept:
         """Read the children's numbers from the table where it has them; the index of the
         first child proven good for us, else -1."""
-        cdef uint64_t* ck = self.c_key + base
-        cdef unsigned char* kind = self.c_kind + base
-        cdef uint32_t* cp = self.c_p + base
-        cdef uint32_t* cd = self.c_d + base
-        cdef PNEntry* e
         cdef int i
         for i in range(n):
-            if kind[i] > KIND_SAME:
-                continue
-            e = self.probe(ck[i])
-            if e == NULL:
-                continue
-            cp[i] = e.dn if kind[i] == KIND_FLIP else e.pn
-            cd[i] = e.pn if kind[i] == KIND_FLIP else e.dn
-            if cp[i] == 0:
-                return i
+            if self.c_kind[base + i] <= KIND_SAME:
+                self.read_child(base + i)
+                if self.c_p[base + i] == 0:
+                    return i
         return -1
 
     cdef inline void sort_children(self, size_t base, int n) noexcept:
@@ -617,22 +614,11 @@ cdef class ProofSearch:
 
     cdef inline void reprobe_siblings(self, size_t base, int n, int c1) noexcept:
         """Re-read the open siblings of child c1 from the table."""
-        cdef uint64_t* ck = self.c_key + base
-        cdef unsigned char* kind = self.c_kind + base
-        cdef uint32_t* cp = self.c_p + base
-        cdef uint32_t* cd = self.c_d + base
-        cdef PNEntry* e
         cdef int i
         for i in range(n):
-            if i != c1 and kind[i] <= KIND_SAME and cp[i] != 0 and cd[i] != 0:
-                e = self.probe(ck[i])
-                if e != NULL:
-                    if kind[i] == KIND_FLIP:
-                        cp[i] = e.dn
-                        cd[i] = e.pn
-                    else:
-                        cp[i] = e.pn
-                        cd[i] = e.dn
+            if i != c1 and self.c_kind[base + i] <= KIND_SAME and self.c_p[base + i] != 0 \
+                    and self.c_d[base + i] != 0:
+                self.read_child(base + i)
 
     cdef int prove_at_root(self, State s):
         """Prove or disprove `s` (non-terminal) with infinite thresholds; 1 the mover
