@@ -252,19 +252,29 @@ def write_tables(config: TournamentConfig, out_dir: str, rows: list[dict]):
 
 def plot_ratings(tables, path: str, title: str = "") -> None:
     """Ratings with 95% interval bars, strongest on top (PNG, Agg backend)."""
+    st = tables.standings.iloc[::-1]
+    plot_elo_intervals(st["agent"], st["rating"], st["rating_low"], st["rating_high"], path,
+                       "Elo (mean 0), 95% interval", title)
+
+
+def plot_elo_intervals(agents, elo, low, high, path, xlabel: str, title: str = "",
+                       color: str = "tab:green", width: float = 7, row: float = 0.5,
+                       pad: float = 1.5) -> None:
+    """One row per agent, bottom to top in the order given: its Elo with the interval
+    [low, high] as a bar (PNG, Agg backend). Tournaments and the strength ladder use it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    st = tables.standings.iloc[::-1]
-    y = np.arange(len(st))
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(st) + 1.5))
-    err = np.vstack([st["rating"] - st["rating_low"], st["rating_high"] - st["rating"]])
-    ax.errorbar(st["rating"], y, xerr=err, fmt="o", capsize=4, color="tab:green")
+    elo, low, high = (np.asarray(x, dtype=float) for x in (elo, low, high))
+    y = np.arange(len(elo))
+    fig, ax = plt.subplots(figsize=(width, row * len(elo) + pad))
+    ax.errorbar(elo, y, xerr=np.vstack([elo - low, high - elo]), fmt="o", capsize=4,
+                color=color)
     ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_yticks(y, st["agent"])
-    ax.set_xlabel("Elo (mean 0), 95% interval")
+    ax.set_yticks(y, list(agents))
+    ax.set_xlabel(xlabel)
     if title:
         ax.set_title(title)
     fig.tight_layout()

@@ -33,7 +33,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from niwa.analysis.stats.ratings import Z95
@@ -195,23 +194,12 @@ def inversions(table: pd.DataFrame) -> list[str]:
 
 
 def plot(table: pd.DataFrame, path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from niwa.analysis.arena.tournament import plot_elo_intervals
 
     t = table.sort_values("expected_rank")
-    y = np.arange(len(t))
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(t) + 1.6))
-    err = np.vstack([t["elo"] - t["elo_low"], t["elo_high"] - t["elo"]])
-    ax.errorbar(t["elo"], y, xerr=err, fmt="o", capsize=4, color="tab:blue")
-    ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_yticks(y, t["agent"])
-    ax.set_xlabel("Elo over random (random = 0), 95% interval")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    plot_elo_intervals(t["agent"], t["elo"], t["elo_low"], t["elo_high"], path,
+                       "Elo over random (random = 0), 95% interval", title, color="tab:blue",
+                       width=8, row=0.45, pad=1.6)
 
 
 def markdown(table: pd.DataFrame, games_per_pair: int, n_games: int) -> str:
