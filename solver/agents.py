@@ -139,6 +139,15 @@ class MCTSAgent(Agent):
         super().__init__(seed, **params)
         self.tree = None
         self.pacer = Pacer()
+        self.exact = None       # the book, the tables' root answers and live proofs
+        if params.get("book", "none") != "none" or params.get("proof", 0.0) > 0 \
+                or params.get("tables"):
+            from niwa.solver.exact_moves import ExactMoves
+
+            self.exact = ExactMoves(self.name, book=params.get("book", "none"),
+                                    tables=params.get("tables", False),
+                                    tt_mb=params.get("proof_mb", _EXACT_PARAMS["proof_mb"][1]),
+                                    cpu_time=params.get("cpu", False), quiet=True)
 
     def _tree(self, state):
         from niwa.solver.mcts import MCTS
@@ -165,19 +174,43 @@ class MCTSAgent(Agent):
         if paced:
             iters, time_limit = 0, self.pacer.time_limit(self.clock, state)
         self._player = player
-        t0 = time.perf_counter()
-        result = self._tree(state).search(state, iterations=iters, time_limit=time_limit,
-                                          observer=player, cpu_time=self.params.get("cpu", False))
+        cpu = self.params.get("cpu", False)
+        clock = time.thread_time if cpu else time.perf_counter     # the search's clock
+        if self.exact is not None:
+            self.exact.prepare(state)       # (loads the book and the table once, untimed)
+        t0, wall0 = clock(), time.perf_counter()
+        result = self._exact_move(state, player, actions, time_limit)
+        if result is None:
+            left = max(time_limit - (clock() - t0), 1e-4) if time_limit else 0.0
+            result = self._tree(state).search(state, iterations=iters, time_limit=left,
+                                              observer=player, cpu_time=cpu)
         if paced:
-            self.pacer.took(time_limit, time.perf_counter() - t0)
+            self.pacer.took(time_limit, time.perf_counter() - wall0)
         self._last = result
         if _is_simultaneous(state):
             return self.tree.sample_strategy(player, self.rng)
         return result.best
 
+    def _exact_move(self, state, player, actions, time_limit):
+        """The book's move for the seat it wins, the table's move inside the endgame table,
+        else a proven move from a df-pn attempt given `proof` of the time budget (none
+        without one); None when nothing exact is known (or the game is not for proofs)."""
+        if self.exact is None or not self.exact.applies(state):
+            return None
+        result = self.exact.book_move(state, player, actions) or self.exact.table_move(state)
+        share = self.params.get("proof", 0.0)
+        if result is None and share > 0 and time_limit > 0:
+            # the attempt and its follow-up (a tenth more) stay within share * budget
+            result = self.exact.proof_move(state, share * time_limit / 1.1)
+        if result is not None and result.proven and result.best in actions:
+            return result
+        return None
+
     def reset(self):
         if self.tree is not None:
             self.tree.clear()
+        if self.exact is not None:
+            self.exact.reset()
 
 
 class ISMCTSAgent(MCTSAgent):
@@ -382,6 +415,21 @@ def _tables_for(state):
 
 _TABLES_PARAM = (bool, False, "exact values from the endgame tables of the variant in "
                               "$NIWA_TABLES (else ~/.cache/niwa/tables), if built")
+# MCTS's exact moves (solver.exact_moves), for games the df-pn proof search can decide
+# (two players, deterministic, alternating, perfect information); ignored in other games
+_EXACT_PARAMS = {
+    "tables": (bool, False, "exact values from the endgame tables of the variant in "
+                            "$NIWA_TABLES (else ~/.cache/niwa/tables), if built: at the "
+                            "leaves, and the table's move when the position is inside it"),
+    "book": (str, "none", "opening book (two-player proof games): auto (the variant's book, "
+                          "from `niwa book build` or the package), none, or a book file's "
+                          "path; its move is played for the seat the book wins"),
+    "proof": (float, 0.0, "share of the move's time budget given first to a df-pn proof "
+                          "attempt (two-player proof games; 0 = off): a proven move is "
+                          "played, else MCTS searches for the rest of the budget"),
+    "proof_mb": (float, 256.0, "proof table in MB (one per process, shared with `perfect`, "
+                               "kept across moves and games of the same variant)"),
+}
 
 
 def _perfect_agent(seed=None, **params):
@@ -404,7 +452,7 @@ class AgentSpec:
 REGISTRY: dict[str, AgentSpec] = {
     "random": AgentSpec(RandomAgent, {}, "uniformly random legal action"),
     "greedy": AgentSpec(GreedyAgent, {}, "one ply with the game's evaluation"),
-    "mcts": AgentSpec(MCTSAgent, {**_MCTS_PARAMS, "tables": _TABLES_PARAM},
+    "mcts": AgentSpec(MCTSAgent, {**_MCTS_PARAMS, **_EXACT_PARAMS},
                       "UCT with MCTS-Solver, chance and "
                       "simultaneous nodes, e.g. mcts:iters=2000,c=1.4"),
     "ismcts": AgentSpec(ISMCTSAgent, {k: v for k, v in _MCTS_PARAMS.items() if k != "solver"},
@@ -514,6 +562,8 @@ _RANGES = {
     "gamma": (0.0, 1.0, True),
     "eps": (0.0, 1.0, False),
     "minimax": (0.0, 1.0, False),
+    "proof": (0.0, 0.9, False),         # share of the budget; MCTS keeps at least a tenth
+    "proof_mb": (1.0, 65_536.0, False),
     "bias": (0.0, 100.0, False),
     "nodes": (2, 10**9, False),
     "depth": (1, 500, False),

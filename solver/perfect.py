@@ -24,64 +24,12 @@ analysis() says which: its `algo` is "book", "proof", "tables" or the fallback's
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 
 from niwa.solver.agents import Agent, AgentError
+from niwa.solver.exact_moves import ExactMoves, book_for, shared_searcher
 
-# One proof table per process, reused by every perfect agent built in it (a tournament
-# worker builds one agent per game): entries are exact values, valid for every game of the
-# variant; the search clears the table itself when the game or the variant changes.
-_SEARCHER = {"key": None, "search": None}
-_BOOKS: dict[str, object] = {}      # path -> loaded Book (or the BookError text)
-_TOLD: set[str] = set()             # notes already printed in this process
-
-
-def shared_searcher(tt_mb: float, tables=None):
-    """The process's proof search with a `tt_mb` table and these endgame `tables` (a new
-    one if either differs; loaded tables are cached, so the same variant keeps its search)."""
-    from niwa.solver.proof import ProofSearch
-
-    key = (tt_mb, id(tables))
-    if _SEARCHER["search"] is None or _SEARCHER["key"] != key:
-        _SEARCHER["search"] = None      # free the old table before mapping a new one
-        _SEARCHER["search"] = ProofSearch(tt_mb=tt_mb, tables=tables)
-        _SEARCHER["key"] = key
-    return _SEARCHER["search"]
-
-
-def _tell_once(text: str) -> None:
-    if text not in _TOLD:
-        _TOLD.add(text)
-        print(f"perfect: {text}", file=sys.stderr, flush=True)
-
-
-def book_for(state, where: str):
-    """The book `where` names for `state`'s game and variant ("auto": the one find_book
-    finds, "none": no book, else a file path), loaded once per process; None if there is
-    none. A book for another variant, or a damaged one, raises AgentError."""
-    from niwa.solver.book import BookError, book_name, books_dir, find_book, load_book
-
-    if where == "none":
-        return None
-    if where == "auto":
-        path = find_book(state.game_name, state.variant)
-        if path is None:
-            _tell_once(f"no opening book for {state.game_name} {state.variant} (looked for "
-                       f"{book_name(state.game_name, state.variant)} in {books_dir()}); "
-                       f"proving live from the first move. Build one with `niwa book build`.")
-            return None
-        where = str(path)
-    if where not in _BOOKS:
-        try:
-            _BOOKS[where] = load_book(where)
-        except BookError as e:
-            raise AgentError(f"agent 'perfect': {e}") from None
-    book = _BOOKS[where]
-    if not book.matches(state):
-        raise AgentError(f"agent 'perfect': the book {where} is for {book.game} "
-                         f"{book.variant}, not this game's variant")
-    return book
+__all__ = ["PerfectAgent", "book_for", "shared_searcher"]
 
 
 class PerfectAgent(Agent):
@@ -99,67 +47,32 @@ class PerfectAgent(Agent):
             raise AgentError("agent 'perfect': its fallback cannot be perfect itself")
         self.seed = seed
         self.fallback = None
-        self.refusal = None     # why the proof search cannot play this game (then: fallback)
-        self.book = False       # not looked up yet
+        # the book, the tables (on by default) and live proofs; the fallback otherwise
+        self.exact = ExactMoves("perfect", book=self.book_where,
+                                tables=params.get("tables", True), tt_mb=self.tt_mb)
         self.sources = Counter()
         self._last = None
 
     def step(self, state, player):
-        from niwa.solver.solve import proof_refusal, proof_to_search_result
-
         actions = state.legal_actions(player)
         if len(actions) == 1:
             self.sources["forced"] += 1
             self._last = None
             return actions[0]
-        if self.refusal is None:
-            self.refusal = proof_refusal(state) or ""
-        if not self.refusal:
-            move = self._from_book(state, player, actions)
-            if move is not None:
-                return move
-            table = None
-            if self.params.get("tables", True):
-                from niwa.solver.agents import _tables_for
-                from niwa.solver.tables import solve_from_table
-
-                table = _tables_for(state)
-                if table is not None and table.index(state) >= 0:
-                    # inside the table: its move (the fastest win, or the slowest loss)
-                    self.sources["tables"] += 1
-                    self._last = solve_from_table(state, table)
+        exact = self.exact
+        if exact.applies(state):
+            for source, result in (("book", lambda: exact.book_move(state, player, actions)),
+                                   ("tables", lambda: exact.table_move(state))):
+                self._last = result()
+                if self._last is not None:
+                    self.sources[source] += 1
                     return self._last.best
-            # Only the PV's first move is wanted: a proving move (win) or the loser's move
-            # with the largest refutation (loss), both read from the table. Playing the PV
-            # out to the end (and valuing every root move) could cost more than the proof
-            # (3M nodes a move on towers 3..1), so the follow-up gets a tenth of the time.
-            proof = shared_searcher(self.tt_mb, table).solve(
-                state, time_limit=self.time, root_values=False,
-                followup_time_limit=0.1 * self.time)
-            result = proof_to_search_result(state, proof)
-            self._last = result
-            if proof.proven and result.best in actions:
+            self._last = exact.proof_move(state, self.time)
+            if self._last.proven and self._last.best in actions:
                 self.sources["proof"] += 1
-                return result.best
+                return self._last.best
         self.sources["fallback"] += 1
         return self._fallback().step(state, player)
-
-    def _from_book(self, state, player, actions):
-        from niwa.solver.results import SearchResult
-
-        if self.book is False:
-            self.book = book_for(state, self.book_where)
-        if self.book is None or self.book.winner != player:
-            return None
-        move = self.book.lookup(state)
-        if move is None or move not in actions:     # out of book (or a 64-bit collision)
-            return None
-        self.sources["book"] += 1
-        self._last = SearchResult(algo="book", value=1.0, player=player, proven=True,
-                                  best=move, best_name=state.action_to_string(move),
-                                  pv=[state.action_to_string(move)], depth=1,
-                                  status=f"book ({self.book.plies} plies)")
-        return move
 
     def _fallback(self):
         from niwa.solver.agents import make_agent
@@ -181,7 +94,6 @@ class PerfectAgent(Agent):
         # the shared table is kept: its entries are exact for every game of the variant
         if self.fallback is not None:
             self.fallback.reset()
-        self.refusal = None
-        self.book = False
+        self.exact.reset()
         self.sources = Counter()
         self._last = None

@@ -40,6 +40,7 @@ cdef class ProofSearch:
     cdef readonly int init_mode
     cdef readonly bint weak
     cdef double deadline
+    cdef bint cpu_clock             # deadline in this thread's CPU seconds (solve's cpu_time)
     cdef bint stop
     cdef object error
     cdef object stop_reason

@@ -76,7 +76,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from posix.mman cimport (MADV_DONTNEED, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ,
                          PROT_WRITE, madvise, mmap, munmap)
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
@@ -107,9 +107,10 @@ cdef extern from *:
     void __builtin_prefetch(const void* addr) nogil
 
 
-cdef inline double now() noexcept nogil:
+cdef inline double now(bint cpu=False) noexcept nogil:
+    """Wall-clock seconds, or with `cpu` the CPU seconds this thread has used."""
     cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID if cpu else CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
@@ -447,7 +448,7 @@ cdef class ProofSearch:
         self.nodes += 1
         if ply > self.deepest:
             self.deepest = ply
-        if (self.nodes & 1023) == 0 and self.deadline > 0 and now() >= self.deadline:
+        if (self.nodes & 1023) == 0 and self.deadline > 0 and now(self.cpu_clock) >= self.deadline:
             self.stop = True
             self.stop_reason = "time limit"
         if self.max_nodes > 0 and self.nodes >= self.max_nodes and not self.stop:
@@ -680,7 +681,7 @@ cdef class ProofSearch:
         self.stop = False
         self.error = None
         self.stop_reason = None
-        self.deadline = now() + time_limit if time_limit > 0 else 0.0
+        self.deadline = now(self.cpu_clock) + time_limit if time_limit > 0 else 0.0
         self.max_nodes = self.nodes + max_nodes if max_nodes > 0 else 0
 
     def _raise_error(self):
@@ -726,20 +727,23 @@ cdef class ProofSearch:
         return e.work if e != NULL else 0
 
     def solve(self, State state, double time_limit=0.0, long long max_nodes=0,
-              bint root_values=True, bint pv=True, followup_time_limit=None):
+              bint root_values=True, bint pv=True, followup_time_limit=None,
+              bint cpu_time=False):
         """Prove the value of `state` for the player to move.
 
         `time_limit` (seconds) and `max_nodes` (expansions) bound the proof (0 = none); the
         follow-up that values every root move and plays out the principal variation gets
         the same budget again (or `followup_time_limit` seconds). Calling solve again on
-        the same position continues from what the table holds. Returns a ProofResult
-        (niwa.solver.proof_result).
+        the same position continues from what the table holds. With `cpu_time` the time
+        limits (and the times reported) count this thread's CPU seconds, not wall-clock
+        seconds. Returns a ProofResult (niwa.solver.proof_result).
         """
         self._prepare(state)
+        self.cpu_clock = cpu_time
         cdef int mover = state.c_current_player()
         cdef uint64_t key = self.key_of(state, mover)
         cdef long long nodes0
-        cdef double t0 = now(), t1
+        cdef double t0 = now(cpu_time), t1
         cdef int v
         cdef PNEntry* e
         self.nodes = 0
@@ -750,7 +754,7 @@ cdef class ProofSearch:
         self._budget(time_limit, max_nodes)
         v = self.prove_at_root(state)
         self._raise_error()
-        t1 = now()
+        t1 = now(cpu_time)
         proof_nodes = self.nodes
         e = self.probe(key)
         root_pn = e.pn if e != NULL else 1
@@ -769,7 +773,7 @@ cdef class ProofSearch:
                 result.pv_actions, result.pv = self._principal_variation(state)
             self._raise_error()
             result.followup_nodes = self.nodes - proof_nodes
-            result.followup_time_s = now() - t1
+            result.followup_time_s = now(cpu_time) - t1
         result.tt_entries = self.used
         result.table_hits = self.table_hits
         result.overwrites = self.overwrites
@@ -799,6 +803,7 @@ cdef class ProofSearch:
         if state.c_is_terminal():
             return self._resolve(state, pov)
         self._prepare(state)
+        self.cpu_clock = False
         self._budget(time_limit, max_nodes)
         cdef int v = self._resolve(state, pov)
         self._raise_error()
