@@ -1,7 +1,8 @@
 """One measured experiment of the Lotus `best` search (niwa issue #16, item 1): a match of
 a candidate spec against a reference spec, seats swapped, through `niwa tournament`, and
 one row appended to bench/results/lotus-best-experiments.csv (score with its Wilson 95%
-interval, the Elo difference with its margin).
+interval, the Elo difference with its margin, and the candidate's games and wins in each
+seat: two-player Lotus is a proven win for seat 1).
 
     python bench/lotus_best.py --candidate "mcts:minimax=0.3,cpu=1,time=0.01" \\
         --reference "mcts:playout=heuristic,cpu=1,time=0.01" --games 100 --note "minimax"
@@ -26,7 +27,8 @@ from niwa.analysis.stats.match import match_summary
 
 RESULTS = Path(__file__).parent / "results" / "lotus-best-experiments.csv"
 FIELDS = ["candidate", "reference", "games", "wins", "losses", "draws", "score_pct",
-          "score_low", "score_high", "elo", "elo_margin", "note", "out"]
+          "score_low", "score_high", "elo", "elo_margin", "note", "out",
+          "seat0_games", "seat0_wins", "seat1_games", "seat1_wins"]
 
 
 def score(games_csv: Path, candidate: str) -> dict:
@@ -35,6 +37,7 @@ def score(games_csv: Path, candidate: str) -> dict:
     df = df[df["error_seat"].isna()] if "error_seat" in df else df
     mine = [r["result_0"] if r["agent_0"] == candidate else r["result_1"]
             for _, r in df.iterrows()]
+    seats = [0 if r["agent_0"] == candidate else 1 for _, r in df.iterrows()]
     wins = sum(1 for x in mine if x > 0.75)
     losses = sum(1 for x in mine if x < 0.25)
     draws = len(mine) - wins - losses
@@ -44,7 +47,28 @@ def score(games_csv: Path, candidate: str) -> dict:
     return {"games": len(mine), "wins": wins, "losses": losses, "draws": draws,
             "score_pct": round(100 * points / max(1, len(mine)), 1),
             "score_low": round(100 * low, 1), "score_high": round(100 * high, 1),
-            "elo": round(m.elo, 1), "elo_margin": round(m.margin, 1)}
+            "elo": round(m.elo, 1), "elo_margin": round(m.margin, 1),
+            **{f"seat{k}_{what}": sum(1 for x, seat in zip(mine, seats, strict=True)
+                                      if seat == k and (what == "games" or x > 0.75))
+               for k in (0, 1) for what in ("games", "wins")}}
+
+
+def append_row(row: dict) -> None:
+    """One row at the end of RESULTS; a file written with fewer columns is rewritten with
+    the new ones first (empty in its old rows)."""
+    rows = []
+    if RESULTS.exists():
+        with RESULTS.open(newline="") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames != FIELDS:
+                rows = list(reader)
+    mode = "w" if rows or not RESULTS.exists() else "a"
+    with RESULTS.open(mode, newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if mode == "w":
+            w.writeheader()
+            w.writerows({k: r.get(k, "") for k in FIELDS} for r in rows)
+        w.writerow(row)
 
 
 def main(argv=None) -> int:
@@ -72,12 +96,7 @@ def main(argv=None) -> int:
         subprocess.run(cmd, check=True, env={**os.environ})
     row = {"candidate": args.candidate, "reference": args.reference,
            **score(out / "games.csv", args.candidate), "note": args.note, "out": str(out)}
-    new = not RESULTS.exists()
-    with RESULTS.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        w.writerow(row)
+    append_row(row)
     print(", ".join(f"{k}={v}" for k, v in row.items()))
     return 0
 

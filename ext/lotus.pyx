@@ -750,11 +750,13 @@ SPEC = GameSpec(
     max_game_length=max_game_length,
     num_distinct_actions=num_distinct_actions,
     batch_playouts=playouts,
-    # Playouts cut after 10 random plies and scored by c_evaluate: 65% of 60 games against
-    # playout=heuristic at 10 ms of CPU a move (implicit minimax backups on top: also 65%,
-    # so dropped), 51.6% of 192 at 50 ms (level); every experiment is in
-    # bench/results/lotus-best-experiments.csv.
-    best_agent="mcts:cutoff=10",
+    # Playouts cut after 10 random plies and scored by c_evaluate (65% of 60 games against
+    # playout=heuristic at 10 ms of CPU a move, level at 50 ms), plus exact moves in
+    # two-player games (3-4 players ignore them): the opening book for the proven winner
+    # (seat 1; shipped for the basic rule), the endgame tables where built, and a df-pn
+    # attempt with 30% of each move's time (97.5% of 40 games at 50 ms on the basic
+    # rule); every experiment is in bench/results/lotus-best-experiments.csv.
+    best_agent="mcts:cutoff=10,book=auto,tables=true,proof=0.3",
     stats=(StatField("goal", "int", True, "stones in the player's goal"),
            StatField("remaining", "int", True, "route positions the player's stones still have to cover")),
     check_variant=_check_variant,
