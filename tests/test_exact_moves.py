@@ -10,7 +10,7 @@ from niwa.analysis.arena.game_loop import play
 from niwa.ext.game import Rng
 from niwa.ext.lotus import LotusState
 from niwa.ext.registry import get_game
-from niwa.solver.agents import AgentError, best_spec, make_agent
+from niwa.solver.agents import AgentError, best_spec, make_agent, parse_spec
 from niwa.solver.book import PACKAGE_BOOKS, book_name, load_book
 from niwa.solver.exact_moves import ExactMoves
 from niwa.solver.proof import ProofSearch
@@ -125,7 +125,22 @@ def test_mcts_exact_options_are_quiet_and_ignored_where_they_do_not_apply(capsys
     assert capsys.readouterr().err == ""
 
 
-def test_best_on_lotus_uses_the_exact_moves():
-    spec = get_game("lotus").best_agent
-    assert "book=auto" in spec and "proof=" in spec and "tables=true" in spec
-    assert best_spec("lotus", {"time": 0.05, "cpu": True}).startswith(spec)
+def test_best_on_lotus_uses_the_exact_moves(monkeypatch, tmp_path):
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))     # only the package's books
+    name, params = parse_spec(best_spec("lotus", {"time": 0.05, "cpu": True}))
+    assert name == "mcts" and params["book"] == "auto" and params["tables"] is True
+    assert 0 < params["proof"] < 1 and params["time"] == 0.05 and params["cpu"] is True
+    agent = make_agent("best:iters=50", seed=1)
+    s = LotusState()
+    s.apply(s.legal_actions()[3])
+    assert agent.step(s, 1) == load_book(PACKAGE_BOOKS / book_name("lotus", s.variant)).lookup(s)
+    assert agent.analysis().algo == "book"
+
+
+@pytest.mark.parametrize("module", ["niwa.solver.exact_moves", "niwa.solver.perfect"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
