@@ -424,9 +424,11 @@ _EXACT_PARAMS = {
     "book": (str, "none", "opening book (two-player proof games): auto (the variant's book, "
                           "from `niwa book build` or the package), none, or a book file's "
                           "path; its move is played for the seat the book wins"),
-    "proof": (float, 0.0, "share of the move's time budget given first to a df-pn proof "
-                          "attempt (two-player proof games; 0 = off): a proven move is "
-                          "played, else MCTS searches for the rest of the budget"),
+    "proof": (float, 0.0, "share of the move's time budget (time= or the clock; none "
+                          "under iters= alone) given first to a df-pn proof attempt "
+                          "(two-player proof games; 0 = off): a proven win plays a proving "
+                          "move, a proven loss the hardest-to-refute one, else MCTS "
+                          "searches for the rest of the budget"),
     "proof_mb": (float, 256.0, "proof table in MB (one per process, shared with `perfect`, "
                                "kept across moves and games of the same variant)"),
 }
