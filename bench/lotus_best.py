@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -51,6 +53,20 @@ def score(games_csv: Path, candidate: str) -> dict:
             **{f"seat{k}_{what}": sum(1 for x, seat in zip(mine, seats, strict=True)
                                       if seat == k and (what == "games" or x > 0.75))
                for k in (0, 1) for what in ("games", "wins")}}
+
+
+def sources(games_jsonl: Path, candidate: str) -> dict:
+    """Where the candidate's moves came from, by its seat: the `algo` each move's comment
+    names (mcts, book, tables, proof; a forced move repeats the one before it)."""
+    out = {0: Counter(), 1: Counter()}
+    with games_jsonl.open() as f:
+        for line in f:
+            g = json.loads(line)
+            seat = [s["agent"] for s in g["seats"]].index(candidate)
+            for m in g["moves"]:
+                if m.get("by") == seat:
+                    out[seat][(m.get("comment") or {}).get("algo", "none")] += 1
+    return {seat: dict(c.most_common()) for seat, c in out.items()}
 
 
 def append_row(row: dict) -> None:
@@ -98,6 +114,9 @@ def main(argv=None) -> int:
            **score(out / "games.csv", args.candidate), "note": args.note, "out": str(out)}
     append_row(row)
     print(", ".join(f"{k}={v}" for k, v in row.items()))
+    if (out / "games.jsonl").exists():
+        for seat, counts in sources(out / "games.jsonl", args.candidate).items():
+            print(f"candidate's moves as seat {seat}: {counts}")
     return 0
 
 
