@@ -87,10 +87,44 @@ def append_row(row: dict) -> None:
         w.writerow(row)
 
 
+def _short(spec: str) -> str:
+    """A spec without its time budget (the table's CPU/move column says it)."""
+    name, _, rest = spec.partition(":")
+    kept = [p for p in rest.split(",") if p and p.split("=")[0] not in ("time", "cpu")]
+    return name + (":" + ",".join(kept) if kept else "")
+
+
+def _elo_cell(r: dict) -> str:
+    import math
+
+    elo, margin = float(r["elo"]), float(r["elo_margin"])
+    if math.isfinite(elo) and math.isfinite(margin):
+        return f"{elo:+.0f} ± {margin:.0f}"
+    low = float(r["score_low"]) / 100    # a one-sided score: the interval's low end in Elo
+    return f"{elo:+.0f} (≥ {-400 * math.log10(1 / low - 1):+.0f})" if math.isfinite(elo) \
+        else f"∞ (≥ {-400 * math.log10(1 / low - 1):+.0f})"
+
+
+def markdown_table() -> str:
+    """Every row of RESULTS as the README's table."""
+    lines = ["| candidate | against | CPU/move | games | score | 95% interval | Elo | "
+             "wins as seat 0 / seat 1 | note |", "|---|---|---:|---:|---:|---|---:|---|---|"]
+    with RESULTS.open(newline="") as f:
+        for r in csv.DictReader(f):
+            ms = next((float(p[5:]) * 1000 for p in r["candidate"].split(":")[-1].split(",")
+                       if p.startswith("time=")), None)
+            seats = (f"{r['seat0_wins']}/{r['seat0_games']} · {r['seat1_wins']}/"
+                     f"{r['seat1_games']}" if r.get("seat0_games") else "")
+            lines.append(f"| `{_short(r['candidate'])}` | `{_short(r['reference'])}` | "
+                         f"{ms:g} ms | {r['games']} | {r['score_pct']}% | {r['score_low']}-"
+                         f"{r['score_high']}% | {_elo_cell(r)} | {seats} | {r['note']} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--candidate", required=True)
-    ap.add_argument("--reference", required=True)
+    ap.add_argument("--candidate")
+    ap.add_argument("--reference")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, help="tournament folder (default under /tmp)")
@@ -99,7 +133,14 @@ def main(argv=None) -> int:
     ap.add_argument("--record-only", action="store_true",
                     help="play nothing: record the games already in the folder (a run "
                          "stopped early; say so in --note)")
+    ap.add_argument("--table", action="store_true",
+                    help="play nothing: print every recorded row as a markdown table")
     args = ap.parse_args(argv)
+    if args.table:
+        print(markdown_table())
+        return 0
+    if not (args.candidate and args.reference):
+        ap.error("--candidate and --reference are required (or --table)")
     key = hashlib.sha1(repr((args.candidate, args.reference, args.games, args.seed,
                              args.variant)).encode()).hexdigest()[:12]
     out = args.out or Path("/tmp") / f"lotus-best-{key}"
