@@ -342,9 +342,20 @@ def test_agents_with_tables_true_use_the_default_folder(folder, monkeypatch):
     perfect = make_agent("perfect:tables=true")
     move = perfect.step(s, s.current_player())
     assert perfect.analysis().algo == "tables" and move == solve_position(s, tables=table).best
+    # MCTS answers a position inside the table from it, as perfect does
     mcts = make_agent("mcts:iters=300,tables=true", seed=1)
-    assert mcts.step(s, s.current_player()) in s.legal_actions()
-    assert mcts.tree.table_hits > 0
+    assert mcts.step(s, s.current_player()) == move and mcts.analysis().algo == "tables"
+    # ... and one just outside by a search whose leaves inside the table are exact
+    rng, outside = random.Random(5), LotusState(**SHORT)
+    while True:
+        nxt = outside.clone()
+        nxt.apply(rng.choice(outside.legal_actions()))
+        if table.index(nxt) >= 0:
+            break
+        outside = nxt
+    mcts = make_agent("mcts:iters=300,tables=true", seed=1)
+    assert mcts.step(outside, outside.current_player()) in outside.legal_actions()
+    assert mcts.analysis().algo == "mcts" and mcts.tree.table_hits > 0
 
 
 @pytest.mark.slow
