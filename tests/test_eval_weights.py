@@ -5,6 +5,7 @@ tunes a weight."""
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 
@@ -290,3 +291,46 @@ def test_tune_accepts_a_weight(tmp_path):
         tune.make_tune_config("lotus", "mcts:iters=3,w_nope=1", ["c=0.1:2"], iterations=2)
     config = tune.make_tune_config("haru", "best:iters=3", ["w_block=0:40"], iterations=1)
     assert config.start == [20.0]
+
+
+def test_a_python_game_gets_its_weights_as_evaluate_keyword():
+    """A plain-Python plugin game declaring eval_weights is asked evaluate(player,
+    weights=(...)) once weights are set (clones and searches included); plain otherwise."""
+    from example_games import nim_spec
+
+    from niwa.ext.python_game import python_game_spec
+    from niwa.ext.registry import register_game, unregister_game
+    from niwa.ext.spec import EvalWeight
+
+    base = nim_spec()
+    nim_class = type(base.new().game)
+
+    class WeightedNim(nim_class):
+        game_name = "wnim"
+
+        def evaluate(self, player, weights=None):
+            edge = 0.25 if weights is None else weights[0]
+            return 0.5 + (edge if player == self.turn else -edge)
+
+        def clone(self):
+            twin = WeightedNim.__new__(WeightedNim)
+            twin.__dict__.update(copy.deepcopy(self.__dict__))
+            return twin
+
+    spec = python_game_spec(name="wnim", new=WeightedNim, from_notation=None,
+                            max_game_length=base.max_game_length,
+                            num_distinct_actions=base.num_distinct_actions,
+                            options=base.options,
+                            eval_weights=(EvalWeight("edge", 0.25, 0.0, 0.5, "mover's edge"),))
+    register_game(spec)
+    try:
+        s = spec.new()
+        assert s.evaluate(s.current_player()) == 0.75
+        s.set_weights([0.4])
+        assert s.evaluate(s.current_player()) == pytest.approx(0.9)
+        assert s.clone().evaluate(s.current_player()) == pytest.approx(0.9)
+        agent = make_agent("alphabeta:depth=1,w_edge=0.1")
+        agent.step(spec.new(), 0)
+        assert agent.analysis().value == pytest.approx(0.4)     # the opponent moves next
+    finally:
+        unregister_game("wnim")
