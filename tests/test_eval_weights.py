@@ -289,8 +289,9 @@ def test_tune_accepts_a_weight(tmp_path):
         tune.make_tune_config("lotus", "mcts:iters=3", ["w_free=0:30"], iterations=2)
     with pytest.raises(AgentError, match="w_nope"):
         tune.make_tune_config("lotus", "mcts:iters=3,w_nope=1", ["c=0.1:2"], iterations=2)
-    config = tune.make_tune_config("haru", "best:iters=3", ["w_block=0:40"], iterations=1)
-    assert config.start == [20.0]
+    config = tune.make_tune_config("haru", "best:iters=3", ["w_block=0:40", "c=0.1:2"],
+                                   iterations=1)
+    assert config.start == [20.0, 1.4]      # best's parameters: those of what it plays
 
 
 def test_a_python_game_gets_its_weights_as_evaluate_keyword():

@@ -266,7 +266,7 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                      max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
     from niwa.ext.registry import get_game
-    from niwa.solver.agents import agent_settings, make_agent, parse_spec
+    from niwa.solver.agents import agent_settings, best_spec, make_agent, parse_spec
 
     info = get_game(game)
     state = info.new(seed=0, **dict(variant or {}))
@@ -276,7 +276,9 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
     made = make_agent(agent, seed=0)
     if made.weights.given:      # w_<name> in the spec itself: known on this game?
         made.weights.check(info.name)
-    name, _ = parse_spec(agent)
+    name, given = parse_spec(agent)
+    if name == "best":      # its parameters are those of the agent it plays on this game
+        name = parse_spec(best_spec(info.name, given))[0]
     if not params:
         raise TuneError("give at least one --param NAME=LOW:HIGH")
     plist = [parse_param(t, name, info.name) for t in params]
