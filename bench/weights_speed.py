@@ -86,16 +86,17 @@ def drive(args) -> str:
                       {**os.environ, "PYTHONPATH": args.base}),
              "new": ([sys.executable, os.path.abspath(__file__)],
                      {k: v for k, v in os.environ.items() if k != "PYTHONPATH"})}
-    figures = {g: {s: [] for s in sides} for g in GAMES}
+    games = args.games or GAMES
+    figures = {g: {s: [] for s in sides} for g in games}
     for _ in range(args.rounds):
-        for game in GAMES:
+        for game in games:
             for side, (cmd, env) in sides.items():
                 text = subprocess.run(cmd + ["--measure", game], env=env, cwd=here, check=True,
                                       capture_output=True, text=True).stdout
                 figures[game][side].append(json.loads(text))
     lines = [f"CPU-second rates, median of {args.rounds} alternating rounds "
              f"(base: {args.base}; new: this checkout)", ""]
-    for game in GAMES:
+    for game in games:
         for key in figures[game]["base"][0]:
             b = statistics.median(r[key] for r in figures[game]["base"])
             n = statistics.median(r[key] for r in figures[game]["new"])
@@ -111,6 +112,7 @@ def main():
     ap.add_argument("--base")
     ap.add_argument("--base-python", default=sys.executable)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--games", nargs="+", choices=GAMES, help="only these games")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.measure:
