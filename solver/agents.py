@@ -7,7 +7,9 @@ Agents: `random`, `greedy` (one ply with the game's evaluation), `mcts:iters=200
 and `best:time=0.05` (the game's strongest known agent: the spec its GameSpec publishes as
 `best_agent`, resolved on the first step, with `time=`/`iters=` and any override of that
 spec's parameters, e.g. `best:time=0.05,c=1.0`).
-`describe_agents()` lists every parameter with its default.
+`describe_agents()` lists every parameter with its default. Agents that use the game's
+evaluation (greedy, mcts, ismcts, alphabeta, best) also take its weights as `w_<name>=value`
+(GameSpec.eval_weights; e.g. `mcts:cutoff=10,w_free=6`), each agent its own (EvalWeights).
 
 An agent is asked for one action at a time:
     agent.step(state, player) -> action
