@@ -335,3 +335,19 @@ def test_a_python_game_gets_its_weights_as_evaluate_keyword():
         assert agent.analysis().value == pytest.approx(0.4)     # the opponent moves next
     finally:
         unregister_game("wnim")
+
+
+def test_cli_tunes_a_weight_and_rejects_an_unknown_one(tmp_path):
+    from click.testing import CliRunner
+
+    from niwa.cli.main import main
+
+    r = CliRunner().invoke(main, ["tune", "lotus", "--agent", "mcts:iters=3,cutoff=4",
+                                  "--param", "w_scale=2:60", "--iterations", "2", "-j", "1",
+                                  "--out", str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    assert ",w_scale=" in r.stdout.strip().splitlines()[-1]
+    r = CliRunner().invoke(main, ["tune", "lotus", "--agent", "mcts", "--param", "w_towers=0:4"])
+    assert r.exit_code == 2 and "no evaluation weight 'w_towers'; weights: w_distance" in r.output
+    r = CliRunner().invoke(main, ["agents"])
+    assert "lotus w_covered=5 (range 0..20)" in r.output and "haru w_block=20" in r.output
