@@ -58,6 +58,12 @@ def agents_cmd():
             click.echo(f"mcts and ismcts defaults tuned for {game}: {shown}")
     for game in games():
         click.echo(f"best on {game}: {get_game(game).best_agent}")
+    click.echo("evaluation weights (greedy, mcts, ismcts, alphabeta, best: w_<name>=value, "
+               "e.g. mcts:cutoff=10,w_free=6):")
+    for game in games():
+        for w in get_game(game).eval_weights:
+            click.echo(f"    {game} w_{w.name}={w.default:g} (range {w.low:g}..{w.high:g}): "
+                       f"{w.help}")
 
 
 @click.command("new")

@@ -35,7 +35,8 @@ class _RecordedCommand(click.Command):
               help="The agent tuned; its values of the tuned parameters are the start, "
                    "e.g. mcts:iters=100,c=5.")
 @click.option("--param", "-p", "params", multiple=True, required=True,
-              metavar="NAME=LOW:HIGH", help="A numeric parameter and its range (repeatable).")
+              metavar="NAME=LOW:HIGH", help="A numeric parameter and its range (repeatable); "
+              "w_<name> is one of the game's evaluation weights (`niwa agents` lists them).")
 @click.option("--iterations", "-n", type=int, default=100, show_default=True,
               help="SPSA iterations.")
 @click.option("--games-per-iteration", type=int, default=None,
@@ -67,6 +68,7 @@ def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_f
     \b
     Example:
       niwa tune lotus --agent mcts:iters=100,c=5 --param c=0.1:5 --iterations 150
+      niwa tune lotus --agent best:iters=300 --param w_covered=0:20 --param w_scale=2:60
     \b
     Output in --out: trajectory.csv, games.csv, games.jsonl, tune.json, trajectory.png;
     the final values are printed as a spec. Same --seed, same trajectory, whatever the

@@ -62,10 +62,10 @@ from libc.math cimport exp
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
-from niwa.ext.game cimport CHANCE, MAX_ACTIONS, TERMINAL, Rng, State
+from niwa.ext.game cimport CHANCE, MAX_ACTIONS, TERMINAL, Rng, State, share_weights
 from niwa.ext.rng cimport RngState, rng_below, rng_uniform
 
-from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
+from niwa.ext.spec import EvalWeight, GameSpec, StatField, Traits, VariantOption
 from niwa.ext.errors import NotationError, VariantError
 from niwa.ext.notation import (format_multiset, integer, key_values, parse_multiset, read_header,
                                section, split_parts)
@@ -837,18 +837,33 @@ cdef int winner(BonsaiData* d) noexcept nogil:
             who = p
     return who
 
+# The policy's two probabilities and the evaluation's logistic scale are weights
+# (SPEC.eval_weights order; State.c_weights, NULL = DEFAULT_W filled from the spec). A
+# probability q is drawn as rng_uniform >= 1 - q: for q = 3/4 and 1/2 exactly the decisions
+# (and the generator steps) of the former rng_below(4) != 0 and rng_below(2).
+cdef enum:
+    W_CULTIVATE, W_TOP_SLOT, W_SCALE, N_WEIGHTS
+cdef double DEFAULT_W[N_WEIGHTS]
+
 cdef int heuristic_choice(BonsaiData* d, int* buf, int n, RngState* rng) noexcept nogil:
-    """A cheap policy: cultivate when two or more tiles can go on the tree, take the tile-rich
-    slots, place fruit > leaf > flower > wood and never stop early, claim every goal, keep
-    leaves and fruit, otherwise uniform."""
+    """heuristic_choice_w with the default weights."""
+    return heuristic_choice_w(d, buf, n, rng, DEFAULT_W)
+
+cdef int heuristic_choice_w(BonsaiData* d, int* buf, int n, RngState* rng,
+                            const double* w) noexcept nogil:
+    """A cheap policy: cultivate (with probability w_cultivate) when two or more tiles can
+    go on the tree, take the highest occupied slot (probability w_top_slot) else any slot,
+    place fruit > leaf > flower > wood and never stop early, claim every goal, keep leaves
+    and fruit, otherwise uniform."""
     cdef int p = d.to_move, i, best, want = 0, t
     if d.phase == PH_ACTION:
         for t in range(4):
             if d.supply[p][t] > 0:
                 want |= 1 << t
-        if supply_total(d, p) >= 2 and type_mask(&d.tree[p], want) and rng_below(rng, 4) != 0:
+        if supply_total(d, p) >= 2 and type_mask(&d.tree[p], want) \
+                and rng_uniform(rng) >= 1.0 - w[W_CULTIVATE]:
             return A_CULTIVATE
-        if n > 1 and rng_below(rng, 2):
+        if n > 1 and rng_uniform(rng) >= 1.0 - w[W_TOP_SLOT]:
             return buf[n - 2]           # the highest occupied slot
         return buf[rng_below(rng, n)]
     if d.phase == PH_PLACE:
@@ -865,7 +880,8 @@ cdef int heuristic_choice(BonsaiData* d, int* buf, int n, RngState* rng) noexcep
         return A_TAKE + LEAF
     return buf[rng_below(rng, n)]
 
-cdef int bonsai_playout(BonsaiData* d, RngState* rng, bint heuristic) noexcept nogil:
+cdef int bonsai_playout(BonsaiData* d, RngState* rng, bint heuristic,
+                        const double* w) noexcept nogil:
     """Play to the end with uniform choices, or with heuristic_choice; the plies played."""
     cdef int buf[MAX_ACTIONS]
     cdef int n, a, plies = 0
@@ -874,7 +890,7 @@ cdef int bonsai_playout(BonsaiData* d, RngState* rng, bint heuristic) noexcept n
             a = sample_chance(d, rng)
         else:
             n = bonsai_gen(d, buf)
-            a = heuristic_choice(d, buf, n, rng) if heuristic else buf[rng_below(rng, n)]
+            a = heuristic_choice_w(d, buf, n, rng, w) if heuristic else buf[rng_below(rng, n)]
         bonsai_apply(d, a)
         plies += 1
     return plies
@@ -1013,20 +1029,23 @@ cdef class BonsaiState(State):
         cdef BonsaiState s = BonsaiState.__new__(BonsaiState)
         s.num_players = self.num_players
         memcpy(&s.d, &self.d, sizeof(BonsaiData))
+        share_weights(s, self)
         return s
 
     cdef void c_copy_from(self, State other) noexcept:
         memcpy(&self.d, &(<BonsaiState>other).d, sizeof(BonsaiData))
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
-        return bonsai_playout(&self.d, rng, False)
+        return bonsai_playout(&self.d, rng, False, DEFAULT_W)
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
-        return bonsai_playout(&self.d, rng, True)
+        return bonsai_playout(&self.d, rng, True,
+                              self.c_weights if self.c_weights != NULL else DEFAULT_W)
 
     cdef double c_evaluate(self, int player) noexcept:
         """Terminal: the return. Otherwise, with several players, a logistic of the
-        player's score so far minus the best other score (15 points ~ 73%); solo, the
+        player's score so far minus the best other score (15 points ~ 73%; 15 is the
+        weight scale, SPEC.eval_weights); solo, the
         fraction of the level's threshold reached times (1 + colours claimed) / 4."""
         cdef BonsaiData* d = &self.d
         cdef double r[4]
@@ -1048,7 +1067,9 @@ cdef class BonsaiState(State):
                 s = total_score(d, p)
                 if s > best:
                     best = s
-        return 1.0 / (1.0 + exp(-(total_score(d, player) - best) / 15.0))
+        return 1.0 / (1.0 + exp(-(total_score(d, player) - best)
+                                / (self.c_weights[W_SCALE] if self.c_weights != NULL
+                                   else DEFAULT_W[W_SCALE])))
 
     cdef void c_resample_hidden(self, int player, RngState* rng) noexcept:
         """Determinise: put the unseen deck in a uniformly random order (under tokonoma the
@@ -1811,7 +1832,7 @@ def playouts(BonsaiState start, long long games, seed=0, heuristic=False):
     wins[0] = wins[1] = wins[2] = wins[3] = 0
     for g in range(games):
         memcpy(&d, &start.d, sizeof(BonsaiData))
-        actions += bonsai_playout(&d, &rng.s, heur)
+        actions += bonsai_playout(&d, &rng.s, heur, DEFAULT_W)
         w = winner(&d)
         if w >= 0:
             wins[w] += 1
@@ -1848,4 +1869,15 @@ SPEC = GameSpec(
     solo_thresholds=SOLO_THRESHOLDS,
     check_variant=_check_variant,
     placement=lambda state: [float(x) for x in state.scores()],   # final points
+    eval_weights=(
+        EvalWeight("cultivate", 0.75, 0.0, 1.0, "playout policy: chance to cultivate when "
+                                                "two or more tiles fit the tree"),
+        EvalWeight("top_slot", 0.5, 0.0, 1.0, "playout policy: chance to take the highest "
+                                              "occupied slot (else a uniform one)"),
+        EvalWeight("scale", 15.0, 2.0, 60.0, "evaluation: point lead giving ~73% "
+                                             "(logistic scale)"),
+    ),
 )
+assert len(SPEC.eval_weights) == N_WEIGHTS
+for _i, _w in enumerate(SPEC.eval_weights):
+    DEFAULT_W[_i] = _w.default

@@ -22,6 +22,11 @@ cdef class Rng:
 
 cdef class State:
     cdef readonly int num_players
+    # The game's evaluation weights (GameSpec.eval_weights order) this state evaluates
+    # with; NULL: the game's defaults. Points into _weights (kept alive by this state and
+    # every clone: c_clone passes both on through share_weights; c_copy_from leaves them).
+    cdef double* c_weights
+    cdef object _weights
 
     cdef int c_current_player(self) noexcept
     cdef int c_legal_actions(self, int* out) noexcept
@@ -52,3 +57,9 @@ cdef class State:
     # An episode counter a game may expose (Haru: the round number); searchers may treat
     # its change as a leaf. Default 0: the whole game is one episode.
     cdef int c_episode(self) noexcept
+
+
+cdef inline void share_weights(State dst, State src) noexcept:
+    """dst evaluates with src's weights (every game's c_clone calls this)."""
+    dst.c_weights = src.c_weights
+    dst._weights = src._weights

@@ -9,6 +9,8 @@ Conventions (OpenSpiel's): actions are small non-negative ints, meaningful per g
 ``perft(n)`` counts action sequences of length n, where a chance outcome counts as one
 action and a simultaneous node contributes one step per joint action.
 """
+from array import array
+
 from libc.stdint cimport uint64_t
 from libc.time cimport time as c_time
 
@@ -272,6 +274,32 @@ cdef class State:
 
     def clone(self):
         return self.c_clone()
+
+    def set_weights(self, values):
+        """Evaluate with these weights (the game's GameSpec.eval_weights, in order, all of
+        them), or with the game's defaults for None. Clones made afterwards inherit them;
+        searchers set them on their root copy (the agents' `w_<name>=` parameters)."""
+        cdef double[::1] view
+        if values is None:
+            self.c_weights = NULL
+            self._weights = None
+            return
+        from niwa.ext.registry import spec_of
+
+        spec = spec_of(self)
+        expected = len(spec.eval_weights) if spec is not None else 0
+        arr = array("d", values)
+        if len(arr) != expected or expected == 0:
+            raise ValueError(f"{self.game_name} takes {expected} evaluation weights, "
+                             f"got {len(arr)}")
+        view = arr
+        self._weights = arr
+        self.c_weights = &view[0]
+
+    @property
+    def eval_weights(self):
+        """The weights this state evaluates with (a tuple), or None for the defaults."""
+        return None if self._weights is None else tuple(self._weights)
 
     def stats(self):
         """Secondary statistics of the position, as the game's spec declares them (its

@@ -46,10 +46,11 @@ higher score wins, equal scores are a draw (0.5 each).
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from niwa.ext.game cimport State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMINAL
+from niwa.ext.game cimport (State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMINAL,
+                             share_weights)
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
-from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
+from niwa.ext.spec import EvalWeight, GameSpec, StatField, Traits, VariantOption
 from niwa.ext.errors import IllegalActionError, NotationError
 from niwa.ext.notation import integer, read_header, section, split_parts
 
@@ -641,11 +642,14 @@ cdef inline int random_bit_value(uint16_t set_, RngState* rng) noexcept nogil:
 # - Senior's new dark pad (bloomed by the next Junior, either player): the opponent's
 #   completing pad -20, one's own +10;
 # - flower choice, frog moves: uniform.
+# The block (20) and make-near (3) scores are weights (SPEC.eval_weights) like the
+# evaluation's lead (0.35) and near-figure (0.15) terms: State.c_weights, NULL = DEFAULT_W.
 DEF POLICY_EPS_DIV = 4
-DEF BLOCK_SCORE = 20
-DEF MAKE_NEAR_SCORE = 3
+cdef enum:
+    W_LEAD, W_NEAR, W_BLOCK, W_MAKE_NEAR, N_WEIGHTS
+cdef double DEFAULT_W[N_WEIGHTS]
 
-cdef inline void bloom_scores(HaruData* d, int p, int* score) noexcept nogil:
+cdef inline void bloom_scores(HaruData* d, int p, double* score, const double* w) noexcept nogil:
     """score[cell] for `p` blooming each cell (see above); figures through unflowered pads."""
     cdef uint32_t mine = d.flowers[p], theirs = d.flowers[1 - p], free = unflowered(d)
     cdef uint32_t m, miss
@@ -660,13 +664,13 @@ cdef inline void bloom_scores(HaruData* d, int p, int* score) noexcept nogil:
                 if not miss & (miss - 1):
                     score[lowest(miss)] += 100 + FIG_POINTS[i]
                 elif popc(miss) == 2:
-                    score[lowest(miss)] += MAKE_NEAR_SCORE
-                    score[lowest(miss & (miss - 1))] += MAKE_NEAR_SCORE
+                    score[lowest(miss)] += w[W_MAKE_NEAR]
+                    score[lowest(miss & (miss - 1))] += w[W_MAKE_NEAR]
         if not mine & m:
             miss = m & ~theirs
             if miss & free == miss and miss:
                 if not miss & (miss - 1):
-                    score[lowest(miss)] += BLOCK_SCORE
+                    score[lowest(miss)] += w[W_BLOCK]
                 elif popc(miss) == 2:
                     score[lowest(miss)] += 1
                     score[lowest(miss & (miss - 1))] += 1
@@ -695,19 +699,21 @@ cdef inline int wind_score(HaruData* d, int p, int a) noexcept nogil:
         return 100 + mine
     return 0
 
-cdef int haru_policy_action(HaruData* d, int* buf, int n, RngState* rng) noexcept nogil:
+cdef int haru_policy_action(HaruData* d, int* buf, int n, RngState* rng,
+                            const double* w) noexcept nogil:
     """One playout move of the player to move among buf[:n] (epsilon-greedy, see above)."""
-    cdef int s = d.step, p, i, k, v, best, ties = 0, a
-    cdef int score[HARU_CELLS]
-    cdef int opp[HARU_CELLS]
+    cdef int s = d.step, p, i, k, ties = 0, a
+    cdef double v, best
+    cdef double score[HARU_CELLS]
+    cdef double opp[HARU_CELLS]
     if n == 1 or rng_below(rng, POLICY_EPS_DIV) == 0:
         return buf[rng_below(rng, n)]
     if s == ST_BLOOM or s == ST_DARK:
         p = 1 - junior(d)
-        bloom_scores(d, p, score)
+        bloom_scores(d, p, score, w)
         if s == ST_DARK:
             # the next Junior blooms the dark pad: keep the opponent's completions off it
-            bloom_scores(d, 1 - p, opp)
+            bloom_scores(d, 1 - p, opp, w)
             for k in range(HARU_CELLS):
                 score[k] = (10 if score[k] >= 100 else 0) - (20 if opp[k] >= 100 else 0)
     elif s == ST_WIND:
@@ -733,7 +739,8 @@ cdef int haru_policy_action(HaruData* d, int* buf, int n, RngState* rng) noexcep
                 a = buf[i]
     return a
 
-cdef inline int haru_playout(HaruData* d, RngState* rng, bint guided) noexcept nogil:
+cdef inline int haru_playout(HaruData* d, RngState* rng, bint guided,
+                             const double* w) noexcept nogil:
     """Play to the end: draws and croaks at random, the players' moves uniformly at random
     or (`guided`) by haru_policy_action. Callers pass a constant, so each compiles to its
     own loop."""
@@ -754,7 +761,8 @@ cdef inline int haru_playout(HaruData* d, RngState* rng, bint guided) noexcept n
             haru_apply(d, random_bit_value(d.hand[1], rng))
         else:
             n = haru_gen(d, buf)
-            haru_apply(d, haru_policy_action(d, buf, n, rng) if guided else buf[rng_below(rng, n)])
+            haru_apply(d, haru_policy_action(d, buf, n, rng, w) if guided
+                       else buf[rng_below(rng, n)])
         plies += 1
     return plies
 
@@ -889,22 +897,25 @@ cdef class HaruState(State):
         cdef HaruState s = HaruState.__new__(HaruState)
         s.num_players = 2
         memcpy(&s.d, &self.d, sizeof(HaruData))
+        share_weights(s, self)
         return s
 
     cdef void c_copy_from(self, State other) noexcept:
         memcpy(&self.d, &(<HaruState>other).d, sizeof(HaruData))
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
-        return haru_playout(&self.d, rng, False)
+        return haru_playout(&self.d, rng, False, DEFAULT_W)
 
     cdef int c_heuristic_playout(self, RngState* rng) noexcept:
         """Epsilon-greedy playout on cheap figure/blocking scores (haru_policy_action)."""
-        return haru_playout(&self.d, rng, True)
+        return haru_playout(&self.d, rng, True,
+                            self.c_weights if self.c_weights != NULL else DEFAULT_W)
 
     cdef double c_evaluate(self, int player) noexcept:
         """Heuristic: 0.5, plus 0.35 x the score lead as a fraction of the target, plus
         0.15 x the lead in near-figures (figures short of one flower on a free pad, no
         opposing flower in them) over 4; clipped to [0, 1]. Terminal: the returns.
+        0.35 and 0.15 are the weights lead and near (SPEC.eval_weights, State.c_weights).
 
         Also the value of a finished round (the leaf of `niwa solve --round`): when a
         round has just ended the pond holds no flower, so near-figures are 0, and a running
@@ -916,6 +927,7 @@ cdef class HaruState(State):
         cdef double r[2]
         cdef double lead, near, v
         cdef int near_n[2]
+        cdef const double* w = self.c_weights if self.c_weights != NULL else DEFAULT_W
         if d.step == ST_OVER:
             self.c_returns(r)
             return r[player]
@@ -924,7 +936,7 @@ cdef class HaruState(State):
         near_figures(d, &near_n[0], &near_n[1])
         near = (near_n[player] - near_n[1 - player]) / 4.0
         near = -1.0 if near < -1 else (1.0 if near > 1 else near)
-        v = 0.5 + 0.35 * lead + 0.15 * near
+        v = 0.5 + w[W_LEAD] * lead + w[W_NEAR] * near
         return 0.0 if v < 0 else (1.0 if v > 1 else v)
 
     cdef int c_episode(self) noexcept:
@@ -1615,9 +1627,9 @@ def playouts(HaruState start, long long games, seed=0, policy="random"):
         for g in range(games):
             memcpy(&d, &start.d, sizeof(HaruData))
             if guided:
-                actions += haru_playout(&d, &rng.s, True)
+                actions += haru_playout(&d, &rng.s, True, DEFAULT_W)
             else:
-                actions += haru_playout(&d, &rng.s, False)
+                actions += haru_playout(&d, &rng.s, False, DEFAULT_W)
             wins[d.winner] += 1
     return games, actions, [wins[0], wins[1]]
 
@@ -1630,7 +1642,8 @@ def policy_action(HaruState state, seed=0):
     cdef int n = haru_gen(&state.d, buf)
     if n == 0:
         raise ValueError("policy_action needs a position where one player moves")
-    return haru_policy_action(&state.d, buf, n, &rng.s)
+    return haru_policy_action(&state.d, buf, n, &rng.s,
+                              state.c_weights if state.c_weights != NULL else DEFAULT_W)
 
 
 def complete_information_state(str text):
@@ -1690,4 +1703,15 @@ SPEC = GameSpec(
            StatField("capped", "bool", False, "stopped at the round cap"),
            StatField("score_history", "json", False, "[yellow, red] scores after each round"),
            StatField("winner", "json", False, "0, 1 or 'draw'")),
+    eval_weights=(
+        EvalWeight("lead", 0.35, 0.0, 1.0, "evaluation: per score lead as a share of target"),
+        EvalWeight("near", 0.15, 0.0, 1.0, "evaluation: per near-figure lead over 4"),
+        EvalWeight("block", 20.0, 0.0, 45.0, "playout policy: bloom the last free pad of "
+                                             "an opposing near-figure"),
+        EvalWeight("make_near", 3.0, 0.0, 20.0, "playout policy: bloom towards a figure "
+                                                "two pads short"),
+    ),
 )
+assert len(SPEC.eval_weights) == N_WEIGHTS
+for _i, _w in enumerate(SPEC.eval_weights):
+    DEFAULT_W[_i] = _w.default

@@ -22,12 +22,12 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_ctz(unsigned int) nogil
 
-from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL
+from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL, share_weights
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.errors import NotationError, VariantError, IllegalActionError
 from niwa.ext.notation import integer, read_header, section, split_parts
-from niwa.ext.spec import GameSpec, StatField, Traits, VariantOption
+from niwa.ext.spec import EvalWeight, GameSpec, StatField, Traits, VariantOption
 
 COLOURS = "WBRU"
 COLOUR_NAMES = ("White", "Black", "Red", "Blue")
@@ -218,23 +218,30 @@ cdef int remaining(LotusData* d, int p) noexcept nogil:
     return total
 
 
-cdef void position_scores(LotusData* d, double* score) noexcept nogil:
+# The evaluation's weights, in SPEC.eval_weights order (State.c_weights; NULL: DEFAULT_W,
+# filled from the spec at import). The defaults are the published evaluation's constants.
+cdef enum:
+    W_DISTANCE, W_FREE, W_HEIGHT, W_COVERED, W_SCALE, N_WEIGHTS
+cdef double DEFAULT_W[N_WEIGHTS]
+
+
+cdef void position_scores(LotusData* d, double* score, const double* w) noexcept nogil:
     """Every player's position score in one pass over the board (see c_evaluate)."""
     cdef int s, k, h, p
     cdef int goal_pos = d.route + 1
     for p in range(d.nplayers):
         score[p] = 0.0
         for h in range(1, d.max_tower + 1):
-            score[p] -= d.start[p][h] * h * goal_pos
+            score[p] -= w[W_DISTANCE] * (d.start[p][h] * h * goal_pos)
     for s in range(d.nspaces):
         h = d.height[s]
         for k in range(h):
             p = d.stack[s][k]
-            score[p] -= goal_pos - d.pos[s]
+            score[p] -= w[W_DISTANCE] * (goal_pos - d.pos[s])
             if k == h - 1:
-                score[p] += 5.0 + h
+                score[p] += w[W_FREE] + w[W_HEIGHT] * h
             else:
-                score[p] -= 5.0
+                score[p] -= w[W_COVERED]
 
 
 def _check_variant(dict v):
@@ -343,6 +350,7 @@ cdef class LotusState(State):
         cdef LotusState s = LotusState.__new__(LotusState)
         s.num_players = self.num_players
         memcpy(&s.d, &self.d, sizeof(LotusData))
+        share_weights(s, self)
         return s
 
     cdef void c_copy_from(self, State other) noexcept:
@@ -355,7 +363,9 @@ cdef class LotusState(State):
         """Logistic of the player's position score minus the opponents' average.
 
         score = -(distance still to cover) + 5 * (free stones on the track)
-                - 5 * (covered stones) + (sum of the heights under free stones).
+                - 5 * (covered stones) + (sum of the heights under free stones),
+        logistic scale 15; with State.c_weights: distance x w_distance, 5 -> w_free,
+        heights x w_height, 5 -> w_covered, 15 -> w_scale (SPEC.eval_weights).
         Being on top is what matters in Lotus: a free stone on a tall stack is a long move
         in hand and covers whoever sits below. One-ply greedy play with this score beat
         random play 98.5% of 200 games (pure race distance alone: 57%).
@@ -364,14 +374,15 @@ cdef class LotusState(State):
         if d.winner >= 0:
             return 1.0 if d.winner == player else 0.0
         cdef double score[4]
-        position_scores(d, score)
+        cdef const double* w = self.c_weights if self.c_weights != NULL else DEFAULT_W
+        position_scores(d, score, w)
         cdef double others = 0.0
         cdef int p
         for p in range(d.nplayers):
             if p != player:
                 others += score[p]
         others /= d.nplayers - 1
-        return 1.0 / (1.0 + exp(-(score[player] - others) / 15.0))
+        return 1.0 / (1.0 + exp(-(score[player] - others) / w[W_SCALE]))
 
     # ---- Python API ---------------------------------------------------------------
     @property
@@ -761,4 +772,14 @@ SPEC = GameSpec(
            StatField("remaining", "int", True, "route positions the player's stones still have to cover")),
     check_variant=_check_variant,
     placement=placement,
+    eval_weights=(
+        EvalWeight("distance", 1.0, 0.0, 4.0, "per route step a stone still has to cover"),
+        EvalWeight("free", 5.0, 0.0, 20.0, "bonus for each stone on top of its stack"),
+        EvalWeight("height", 1.0, 0.0, 5.0, "per stone in the stack a free stone tops"),
+        EvalWeight("covered", 5.0, 0.0, 20.0, "penalty for each covered stone"),
+        EvalWeight("scale", 15.0, 2.0, 60.0, "score lead giving ~73% (logistic scale)"),
+    ),
 )
+assert len(SPEC.eval_weights) == N_WEIGHTS
+for _i, _w in enumerate(SPEC.eval_weights):
+    DEFAULT_W[_i] = _w.default

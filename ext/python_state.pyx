@@ -37,7 +37,8 @@ any wrapped state raises a GameContractError that names the method and the origi
 """
 from libc.stdint cimport uint64_t
 
-from niwa.ext.game cimport State, Rng, MAX_ACTIONS, MAX_PLAYERS, CHANCE, SIMULTANEOUS, TERMINAL
+from niwa.ext.game cimport (State, Rng, MAX_ACTIONS, MAX_PLAYERS, CHANCE, SIMULTANEOUS, TERMINAL,
+                           share_weights)
 from niwa.ext.rng cimport RngState, rng_next, splitmix64
 
 from niwa.ext.errors import GameContractError, IllegalActionError
@@ -183,7 +184,15 @@ cdef class PythonGameState(State):
         s.game = game
         s.num_players = self.num_players
         s.broken = False
+        share_weights(s, self)
         return s
+
+    cdef double _game_evaluate(self, int player) except? -1.0:
+        """The game's evaluate(player), given weights=(values...) when weights are set
+        (a game declaring GameSpec.eval_weights takes that keyword)."""
+        if self._weights is None:
+            return float(self.game.evaluate(player))
+        return float(self.game.evaluate(player, weights=tuple(self._weights)))
 
     # ---- C-level contract: every call goes to the wrapped game --------------------------
     cdef int c_current_player(self) noexcept:
@@ -299,7 +308,7 @@ cdef class PythonGameState(State):
         if not self.caps.evaluate:
             return State.c_evaluate(self, player)
         try:
-            return float(self.game.evaluate(player))
+            return self._game_evaluate(player)
         except BaseException as e:
             _record(self, "evaluate", e)
             return 0.5
@@ -411,7 +420,7 @@ cdef class PythonGameState(State):
     def evaluate(self, int player):
         raise_pending()
         if self.caps.evaluate:
-            return float(self.game.evaluate(player))
+            return self._game_evaluate(player)
         return State.evaluate(self, player)
 
     def episode(self):

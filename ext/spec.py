@@ -96,6 +96,19 @@ class StatField:
 
 
 @dataclass(frozen=True)
+class EvalWeight:
+    """One tunable weight of a game's evaluation or playout policy: agents take it as
+    `w_<name>=value` (e.g. `mcts:cutoff=10,w_free=6`), `niwa tune` tunes it in
+    [low, high]. The default reproduces the game's published evaluation exactly."""
+
+    name: str
+    default: float
+    low: float
+    high: float
+    help: str
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything niwa may ask of a game. Built by each game module as ``SPEC``.
 
@@ -137,6 +150,9 @@ class GameSpec:
     # Finishing order of a multiplayer game: each seat's score at the end (higher is better,
     # e.g. final points), used to order the players below the winner; None: by returns only.
     placement: Callable[[Any], list[float]] | None = None
+    # The weights of the game's c_evaluate (and of its heuristic playout policy) in the
+    # order the engine reads them from State.c_weights; () for a game with none.
+    eval_weights: tuple[EvalWeight, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))
@@ -193,6 +209,29 @@ class GameSpec:
 
     def players_range(self) -> range:
         return range(self.traits.min_players, self.traits.max_players + 1)
+
+    def weight_values(self, given: Mapping[str, float] | None = None,
+                      prefix: str = "") -> list[float]:
+        """The full weight vector (declared order) with `given` (name -> value) over the
+        defaults; an unknown name or a value outside its declared range raises a one-line
+        ValueError naming what is allowed (names shown with `prefix`, as agents take them).
+
+        >>> from niwa.ext.registry import get_game
+        >>> get_game("lotus").weight_values({"free": 6})[:2]
+        [1.0, 6.0]
+        """
+        known = {w.name: w for w in self.eval_weights}
+        values = {w.name: float(w.default) for w in self.eval_weights}
+        for name, value in (given or {}).items():
+            if name not in known:
+                raise ValueError(f"{self.name} has no evaluation weight {prefix}{name}; "
+                                 f"weights: {', '.join(prefix + k for k in known) or '(none)'}")
+            w = known[name]
+            if not (math.isfinite(value) and w.low <= value <= w.high):
+                raise ValueError(f"{self.name} weight {prefix}{name}={value:g} is out of range; "
+                                 f"expected {w.low:g}..{w.high:g}")
+            values[name] = float(value)
+        return list(values.values())
 
     def stat(self, name: str) -> StatField | None:
         """The declared statistics field `name`, or None if this game does not report it."""

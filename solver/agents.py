@@ -7,7 +7,9 @@ Agents: `random`, `greedy` (one ply with the game's evaluation), `mcts:iters=200
 and `best:time=0.05` (the game's strongest known agent: the spec its GameSpec publishes as
 `best_agent`, resolved on the first step, with `time=`/`iters=` and any override of that
 spec's parameters, e.g. `best:time=0.05,c=1.0`).
-`describe_agents()` lists every parameter with its default.
+`describe_agents()` lists every parameter with its default. Agents that use the game's
+evaluation (greedy, mcts, ismcts, alphabeta, best) also take its weights as `w_<name>=value`
+(GameSpec.eval_weights; e.g. `mcts:cutoff=10,w_free=6`), each agent its own (EvalWeights).
 
 An agent is asked for one action at a time:
     agent.step(state, player) -> action
@@ -46,6 +48,7 @@ class Agent:
     def __init__(self, seed: int | None = None, **params):
         self.rng = Rng(0 if seed is None else seed)
         self.params = params
+        self.weights = EvalWeights(self.name, params)
 
     def step(self, state, player: int) -> int:
         raise NotImplementedError
@@ -63,6 +66,53 @@ class Agent:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.params}>"
+
+
+WEIGHT_PREFIX = "w_"     # agent parameter w_<name>: the game's evaluation weight <name>
+
+
+def split_weights(params: dict) -> tuple[dict, dict]:
+    """(the parameters other than weights, {weight name: value}) of an agent's params."""
+    rest = {k: v for k, v in params.items() if not k.startswith(WEIGHT_PREFIX)}
+    return rest, {k[len(WEIGHT_PREFIX):]: v for k, v in params.items()
+                  if k.startswith(WEIGHT_PREFIX)}
+
+
+class EvalWeights:
+    """An agent's `w_<name>=value` parameters: checked against the game's declared weights
+    (GameSpec.eval_weights) when the agent first sees the game, then set on a copy of each
+    position it searches, so its evaluation (and the game's heuristic playout policy) uses
+    them while another agent in the same process keeps its own."""
+
+    def __init__(self, agent: str, params: dict):
+        self.agent = agent
+        self.given = split_weights(params)[1]
+        self.game: str | None = None
+        self.values: list[float] | None = None
+
+    def check(self, game: str) -> list[float]:
+        """The full weight vector for `game`; AgentError for an unknown or bad weight."""
+        if self.game != game:
+            spec = find_game(game)
+            if spec is None or not spec.eval_weights:
+                raise AgentError(f"agent {self.agent!r}: {game} declares no evaluation "
+                                 f"weights, so {WEIGHT_PREFIX}{next(iter(self.given))} "
+                                 "means nothing")
+            try:
+                self.values = spec.weight_values(self.given, WEIGHT_PREFIX)
+            except ValueError as e:
+                raise AgentError(f"agent {self.agent!r}: {e}") from None
+            self.game = game
+        return self.values
+
+    def apply(self, state):
+        """`state` itself without weights given, else a copy evaluating with them."""
+        if not self.given:
+            return state
+        values = self.check(state.game_name)
+        weighted = state.clone()
+        weighted.set_weights(values)
+        return weighted
 
 
 class RandomAgent(Agent):
@@ -89,6 +139,7 @@ class GreedyAgent(Agent):
         actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
+        state = self.weights.apply(state)
         scores = []
         for a in actions:
             if _is_simultaneous(state):
@@ -182,8 +233,8 @@ class MCTSAgent(Agent):
         result = self._exact_move(state, player, actions, time_limit)
         if result is None:
             left = max(time_limit - (clock() - t0), 1e-4) if time_limit else 0.0
-            result = self._tree(state).search(state, iterations=iters, time_limit=left,
-                                              observer=player, cpu_time=cpu)
+            result = self._tree(state).search(self.weights.apply(state), iterations=iters,
+                                              time_limit=left, observer=player, cpu_time=cpu)
         if paced:
             self.pacer.took(time_limit, time.perf_counter() - wall0)
         self._last = result
@@ -301,7 +352,7 @@ class AlphaBetaAgent(Agent):
         dets = max(1, self.params.get("dets", 1))
         votes = {}
         for _ in range(dets):
-            view = state.resample_hidden(player, self.rng.next_u64())
+            view = self.weights.apply(state).resample_hidden(player, self.rng.next_u64())
             r = self.searcher.search(view, depth=depth, time_limit=time_limit / dets,
                                      player=player)
             self._last = r
@@ -449,29 +500,34 @@ class AgentSpec:
     # also accepts any parameter of another registered agent, kept as text and checked when
     # the agent knows what it plays (the `best` agent's overrides)
     open_params: bool = False
+    # also accepts w_<name>=value: the game's evaluation weight <name> (EvalWeights)
+    weights: bool = False
 
 
 REGISTRY: dict[str, AgentSpec] = {
     "random": AgentSpec(RandomAgent, {}, "uniformly random legal action"),
-    "greedy": AgentSpec(GreedyAgent, {}, "one ply with the game's evaluation"),
+    "greedy": AgentSpec(GreedyAgent, {}, "one ply with the game's evaluation",
+                        weights=True),
     "mcts": AgentSpec(MCTSAgent, {**_MCTS_PARAMS, **_EXACT_PARAMS},
                       "UCT with MCTS-Solver, chance and "
-                      "simultaneous nodes, e.g. mcts:iters=2000,c=1.4"),
+                      "simultaneous nodes, e.g. mcts:iters=2000,c=1.4", weights=True),
     "ismcts": AgentSpec(ISMCTSAgent, {k: v for k, v in _MCTS_PARAMS.items() if k != "solver"},
-                        "single-observer information-set MCTS, e.g. ismcts:iters=2000"),
+                        "single-observer information-set MCTS, e.g. ismcts:iters=2000",
+                        weights=True),
     "alphabeta": AgentSpec(AlphaBetaAgent, {
         "depth": (int, 8, "plies (default 8, or as deep as time allows)"),
         "time": (float, 0.0, "seconds per move, e.g. time=1s"),
         "tt": (int, 20, "log2 of the transposition-table entries"),
         "dets": (int, 1, "determinizations when something is hidden"),
-    }, "iterative-deepening alpha-beta, e.g. alphabeta:depth=8 or alphabeta:time=1s"),
+    }, "iterative-deepening alpha-beta, e.g. alphabeta:depth=8 or alphabeta:time=1s",
+        weights=True),
     "human": AgentSpec(HumanAgent, {}, "a person typing moves at the terminal"),
     "best": AgentSpec(BestAgent, {
         "time": (float, 0.0, "seconds per move, e.g. time=0.05"),
         "iters": (int, 0, "iterations per move (MCTS-based best agents)"),
     }, "the game's strongest known agent (its GameSpec's best_agent, see `niwa agents` "
        "below), e.g. best:time=0.05; any parameter of that agent may be overridden, e.g. "
-       "best:time=0.05,c=1.0", open_params=True),
+       "best:time=0.05,c=1.0", open_params=True, weights=True),
     "perfect": AgentSpec(_perfect_agent, {
         "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
         "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
@@ -530,6 +586,9 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             raise AgentError(f"agent parameter {item!r} in {spec!r} should be key=value")
         if key in params:
             raise AgentError(f"agent {name!r} parameter {key} is given twice in {spec!r}")
+        if key.startswith(WEIGHT_PREFIX) and entry.weights:
+            params[key] = _weight_value(name, key, value.strip())
+            continue
         if key not in entry.params and entry.open_params and any(
                 key in other.params for other in REGISTRY.values()):
             params[key] = value.strip()     # checked once the agent knows what it plays
@@ -551,6 +610,20 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if typ in (int, float):
             _check_range(name, key, value.strip(), params[key])
     return name, params
+
+
+def _weight_value(agent: str, key: str, text: str) -> float:
+    """A `w_<name>=` value as a finite float (its name and range are checked against the
+    game when the agent first sees it, EvalWeights.check)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise AgentError(f"agent {agent!r} weight {key}={text!r} should be a number") from None
+    if not math.isfinite(value):
+        raise AgentError(f"agent {agent!r} weight {key}={text} should be a finite number")
+    return value
 
 
 _CHOICES = {"playout": ("random", "heuristic", "greedy"), "sim": ("ucb", "rm", "exp3")}

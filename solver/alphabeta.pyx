@@ -42,7 +42,8 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State
+from niwa.ext.game cimport (CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, State,
+                           share_weights)
 from niwa.ext.rng cimport splitmix64
 
 from niwa.solver.results import ActionStat, SearchResult
@@ -639,6 +640,8 @@ cdef class AlphaBeta:
             self.state_refs = [state.c_clone() for _ in range(AB_MAX_PLY)]
             for i in range(AB_MAX_PLY):
                 self.states[i] = <PyObject*>self.state_refs[i]
+        for i in range(AB_MAX_PLY):     # evaluate with the root's weights (copy_from keeps them)
+            share_weights(<State>self.state_refs[i], state)
         self.nodes = 0
         self.horizon = 0
         self.stop = False

@@ -73,9 +73,11 @@ class Param:
     integer: bool = False
 
 
-def parse_param(text: str, agent: str) -> Param:
-    """'c=0.1:5' for the agent `agent` (its registry name) -> Param; TuneError otherwise."""
-    from niwa.solver.agents import REGISTRY, load_agent_plugins
+def parse_param(text: str, agent: str, game: str | None = None) -> Param:
+    """'c=0.1:5' for the agent `agent` (its registry name) -> Param; TuneError otherwise.
+    A name `w_<weight>` is one of `game`'s evaluation weights (GameSpec.eval_weights), for
+    agents that take weights; its range must lie within the weight's declared one."""
+    from niwa.solver.agents import REGISTRY, WEIGHT_PREFIX, load_agent_plugins
 
     load_agent_plugins()
     name, eq, rng = text.partition("=")
@@ -83,11 +85,16 @@ def parse_param(text: str, agent: str) -> Param:
     low_s, colon, high_s = rng.partition(":")
     if not eq or not colon:
         raise TuneError(f"--param {text!r} should be NAME=LOW:HIGH, e.g. c=0.1:5")
-    params = REGISTRY[agent].params
-    if name not in params:
-        raise TuneError(f"agent {agent!r} has no parameter {name!r}; parameters: "
-                        f"{', '.join(params) or 'none'}")
-    typ = params[name][0]
+    weight = None
+    if name.startswith(WEIGHT_PREFIX) and REGISTRY[agent].weights and game is not None:
+        weight = _declared_weight(game, name)
+        typ = float
+    else:
+        params = REGISTRY[agent].params
+        if name not in params:
+            raise TuneError(f"agent {agent!r} has no parameter {name!r}; parameters: "
+                            f"{', '.join(params) or 'none'}")
+        typ = params[name][0]
     if typ not in (int, float):
         raise TuneError(f"--param {name}: agent {agent!r} parameter {name} is "
                         f"{typ.__name__}, not numeric")
@@ -99,7 +106,29 @@ def parse_param(text: str, agent: str) -> Param:
         raise TuneError(f"--param {text!r}: LOW and HIGH should be finite")
     if low >= high:
         raise TuneError(f"--param {text!r}: LOW should be below HIGH")
+    if weight is not None and (low < weight.low or high > weight.high):
+        raise TuneError(f"--param {text!r}: {game} weight {weight.name} is declared in "
+                        f"{weight.low:g}..{weight.high:g}")
     return Param(name, low, high, typ is int)
+
+
+def _declared_weight(game: str, name: str):
+    """The EvalWeight `w_<weight>` names on `game`; TuneError listing the valid names."""
+    from niwa.ext.registry import get_game
+
+    declared = {f"w_{w.name}": w for w in get_game(game).eval_weights}
+    if name not in declared:
+        raise TuneError(f"{game} has no evaluation weight {name!r}; weights: "
+                        f"{', '.join(declared) or 'none'}")
+    return declared[name]
+
+
+def start_value(settings: dict, p: Param, game: str) -> float:
+    """Where tuning `p` starts: its value in the agent spec, else its default (a weight's:
+    the game's declared default)."""
+    if p.name in settings:
+        return float(settings[p.name])
+    return float(_declared_weight(game, p.name).default)
 
 
 # --- the SPSA step (pure) ------------------------------------------------------------------
@@ -237,18 +266,22 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                      max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
     from niwa.ext.registry import get_game
-    from niwa.solver.agents import agent_settings, make_agent, parse_spec
+    from niwa.solver.agents import agent_settings, best_spec, make_agent, parse_spec
 
     info = get_game(game)
     state = info.new(seed=0, **dict(variant or {}))
     if state.num_players != 2:
         raise TuneError(f"niwa tune plays two-player games; {info.name} here has "
                         f"{state.num_players} players")
-    make_agent(agent, seed=0)
-    name, _ = parse_spec(agent)
+    made = make_agent(agent, seed=0)
+    if made.weights.given:      # w_<name> in the spec itself: known on this game?
+        made.weights.check(info.name)
+    name, given = parse_spec(agent)
+    if name == "best":      # its parameters are those of the agent it plays on this game
+        name = parse_spec(best_spec(info.name, given))[0]
     if not params:
         raise TuneError("give at least one --param NAME=LOW:HIGH")
-    plist = [parse_param(t, name) for t in params]
+    plist = [parse_param(t, name, info.name) for t in params]
     names = [p.name for p in plist]
     if len(set(names)) != len(names):
         raise TuneError("a parameter is given twice in --param")
@@ -268,7 +301,7 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
         opponent = opponent.strip()
         make_agent(opponent, seed=0)
     settings = agent_settings(agent, info.name)
-    start = clip(plist, [float(settings[p.name]) for p in plist])
+    start = clip(plist, [start_value(settings, p, info.name) for p in plist])
     for p, x in zip(plist, start, strict=True):   # the clipped start must still be valid
         make_agent(spec_with(agent, [p], [x]), seed=0)
     return TuneConfig(game=info.name, agent=agent.strip(),
