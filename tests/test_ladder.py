@@ -134,3 +134,24 @@ def test_ladder_refuses_bad_options(capsys):
     assert e.value.code == 2
     assert ladder.main(["nosuchgame", "--report-only"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_game_repeated_move_for_move_counts_once():
+    games = _games([("a", "b", 1), ("a", "b", 1), ("b", "a", 1), ("a", "b", 0)])
+    same = (("a", "b"), "start", (("0", "x"), ("1", "y")))
+    keys = {"0": same, "1": same,                                        # a copy of game 0
+            "2": (("b", "a"), "start", (("0", "x"), ("1", "y"))),        # other seats
+            "3": (("a", "b"), "start", (("0", "x"), ("1", "z")))}        # other moves
+    kept = ladder.distinct_games(games, keys)
+    assert list(kept.game_id) == ["0", "2", "3"]
+    assert list(ladder.distinct_games(games, {}).game_id) == ["0", "1", "2", "3"]
+
+
+def test_deterministic_pair_on_lotus_is_counted_once_per_seat_order(tmp_path):
+    from niwa.analysis.arena.executors import LocalExecutor
+
+    lad = ladder.Ladder("lotus", ("alphabeta:depth=1", "alphabeta:depth=2"), ((0, 1),))
+    runs = tmp_path / "runs"
+    ladder.play_pairs(lad, 4, runs, LocalExecutor(1), seed=1, progress=False)
+    games = ladder.collect_games(lad, runs)
+    assert len(games) == 2 and games.attrs["repeats"] == 2

@@ -44,6 +44,7 @@ is a number of iterations or plies.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from dataclasses import dataclass
@@ -243,12 +244,39 @@ def grow_pairs(ladder: Ladder, games: int, grow_to: int, runs: Path, executor, s
     return grown
 
 
+def _game_keys(jsonl: Path) -> dict[str, tuple]:
+    """game_id -> what makes the game itself: its seats' agents, start and moves."""
+    keys = {}
+    with open(jsonl, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                moves = tuple((m.get("by"), str(m.get("move"))) for m in d.get("moves", []))
+                agents = tuple(seat.get("agent") for seat in d.get("seats", []))
+                keys[str(d.get("event", {}).get("game_id"))] = (agents, d.get("start"), moves)
+    return keys
+
+
+def distinct_games(games: pd.DataFrame, keys: dict[str, tuple]) -> pd.DataFrame:
+    """The games that are not a move-for-move copy of an earlier one (same agents in the
+    same seats, same start): two deterministic agents on a game without chance play the
+    same game every time, and a copy adds no evidence. Games without a key are kept."""
+    seen, keep = set(), []
+    for gid in games["game_id"]:
+        key = keys.get(gid)
+        keep.append(key is None or key not in seen)
+        if key is not None:
+            seen.add(key)
+    return games[keep]
+
+
 def collect_games(ladder: Ladder, runs: Path) -> pd.DataFrame:
-    """Every finished game of the ladder's pairs (all their blocks), game ids renumbered
-    to be unique."""
-    frames = []
+    """Every finished game of the ladder's pairs (all their blocks), a game repeated move
+    for move counted once (`distinct_games`), game ids renumbered to be unique; the
+    number of repeats dropped is in .attrs["repeats"]."""
+    frames, repeats = [], 0
     for k, (i, j) in enumerate(ladder.pairs):
-        block = 0
+        pair_frames, keys, block = [], {}, 0
         while (folder := runs / ladder.game
                / folder_name(ladder.pool[i], ladder.pool[j], block)).exists():
             path = folder / "games.csv"
@@ -257,11 +285,22 @@ def collect_games(ladder: Ladder, runs: Path) -> pd.DataFrame:
             if len(df):
                 df["game_id"] = (df["game_id"].astype(int) + k * 10**9
                                  + block * 10**6).astype(str)
-                frames.append(df)
+                if (folder / "games.jsonl").exists():
+                    offset = k * 10**9 + block * 10**6
+                    keys.update({str(int(g) + offset): key for g, key
+                                 in _game_keys(folder / "games.jsonl").items() if g != "None"})
+                pair_frames.append(df)
             block += 1
+        if pair_frames:
+            pair = pd.concat(pair_frames, ignore_index=True)
+            kept = distinct_games(pair, keys)
+            repeats += len(pair) - len(kept)
+            frames.append(kept)
     if not frames:
         return pd.DataFrame()
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["repeats"] = repeats
+    return out
 
 
 def _agent_rows(ladder: Ladder, games: pd.DataFrame, labels: list[str], fit) -> list[dict]:
@@ -324,7 +363,7 @@ def plot(table: pd.DataFrame, path: Path, title: str) -> None:
                        width=8, row=0.45, pad=1.6)
 
 
-def markdown(table: pd.DataFrame, games_per_pair: int, n_games: int) -> str:
+def markdown(table: pd.DataFrame, games_per_pair: int, n_games: int, repeats: int = 0) -> str:
     t = table.sort_values("elo", ascending=False)
     lines = ["| agent | Elo (random = 0) | 95% interval | games | score |",
              "|---|---:|---|---:|---:|"]
@@ -333,6 +372,9 @@ def markdown(table: pd.DataFrame, games_per_pair: int, n_games: int) -> str:
                      f"{r['elo_high']:+.0f} | {r['games']} | {r['score_pct']:.1f}% |")
     lines.append(f"\n{n_games} games, {games_per_pair} per pair (more where --grow-to "
                  "added them).")
+    if repeats:
+        lines.append(f"{repeats} more games were move-for-move copies of one already counted "
+                     "(deterministic agents, no chance) and count once.")
     return "\n".join(lines) + "\n"
 
 
@@ -365,7 +407,7 @@ def report(ladder: Ladder, runs: Path, out: Path, games_per_pair: int) -> pd.Dat
     pairs.to_csv(out / f"{ladder.game}-pairs.csv", index=False)
     relations.to_csv(out / f"{ladder.game}-relations.csv", index=False)
     plot(table, out / f"{ladder.game}.png", f"{ladder.game} ladder: {len(games)} games")
-    text = (markdown(table, games_per_pair, len(games)) + "\n"
+    text = (markdown(table, games_per_pair, len(games), games.attrs.get("repeats", 0)) + "\n"
             + relations_markdown(relations, pairs))
     (out / f"{ladder.game}.md").write_text(text)
     print(text)
