@@ -2,6 +2,7 @@
 
     python bench/ladder.py lotus --games 20 --workers 1
     python bench/ladder.py haru --games 10 --executor dask://HOST:PORT
+    python bench/ladder.py haru --games 10 --grow-to 30   # more games where the order is open
     python bench/ladder.py lotus --report-only
 """
 

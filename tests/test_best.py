@@ -1,11 +1,9 @@
-"""The `best` agent, the evaluation-guided MCTS options it builds on, and the ladder."""
+"""The `best` agent and the evaluation-guided MCTS options it builds on (the ladder:
+test_ladder.py)."""
 
-import math
 
-import pandas as pd
 import pytest
 
-from niwa.analysis.bench import ladder
 from niwa.ext.lotus import LotusState
 from niwa.ext.registry import games, get_game
 from niwa.solver.agents import AgentError, BestAgent, agent_settings, best_spec, make_agent
@@ -119,69 +117,3 @@ def test_an_override_the_resolved_agent_lacks_fails_before_the_run():
         agent_settings(f"best:{override}", "lotus")
 
 
-# ---- the ladder --------------------------------------------------------------------------
-def test_ladder_schedule_is_connected_and_sparse():
-    for n in range(3, 12):
-        pairs = ladder.schedule_pairs(n)
-        reached, frontier = {0}, [0]
-        while frontier:
-            i = frontier.pop()
-            for a, b in pairs:
-                for x, y in ((a, b), (b, a)):
-                    if x == i and y not in reached:
-                        reached.add(y)
-                        frontier.append(y)
-        assert reached == set(range(n))
-        assert len(pairs) <= 2 * n and all(a < b for a, b in pairs)
-
-
-def test_ladder_pool_follows_the_issue():
-    pool = ladder.pool_for("lotus", perfect=True)
-    assert pool[0] == "random" and "greedy" in pool
-    assert [p for p in pool if p.startswith("mcts:iters=")] == \
-        ["mcts:iters=100", "mcts:iters=1000", "mcts:iters=10000"]
-    assert sum(p.startswith("alphabeta") for p in pool) == 2
-    assert sum(p.startswith("best:") for p in pool) == 2
-    assert pool[-1].startswith("perfect")
-    with pytest.raises(ValueError):
-        ladder.pool_for("haru", perfect=True)
-
-
-def _games(results):
-    """games.csv-like rows: (agent_0, agent_1, result_0) per game."""
-    rows = []
-    for gid, (a, b, r0) in enumerate(results):
-        rows.append({"game_id": str(gid), "agent_0": a, "agent_1": b, "result_0": str(float(r0)),
-                     "result_1": str(1.0 - r0), "error_seat": "", "capped": "0"})
-    return pd.DataFrame(rows)
-
-
-def test_ladder_ratings_are_anchored_at_random_and_report_inversions():
-    lad = ladder.Ladder("lotus", ("random", "weak", "strong"), ((0, 1), (1, 2), (0, 2)))
-    res = []
-    for k in range(20):
-        res += [("random", "weak", 0), ("weak", "random", 1)]               # weak always wins
-        res += [("weak", "strong", k % 5 != 0), ("strong", "weak", k % 5 == 0)]  # strong loses
-        res += [("random", "strong", 0), ("strong", "random", 1)]
-    table, pairs = ladder.ratings(lad, _games(res))
-    random_row = table[table.agent == "random"].iloc[0]
-    assert random_row.elo == 0 and random_row.elo_low == 0 and random_row.elo_high == 0
-    assert (table[table.agent != "random"].elo > 0).all()
-    bad = ladder.inversions(table)
-    assert len(bad) == 1 and bad[0].startswith("strong")
-    assert len(pairs) == 3 and math.isclose(pairs.iloc[0].stronger_score_pct, 100.0)
-
-
-def test_ladder_plays_resumes_and_writes_its_files(tmp_path):
-    from niwa.analysis.arena.executors import LocalExecutor
-
-    lad = ladder.Ladder("lotus", ("random", "greedy", "mcts:iters=20"), ((0, 1), (1, 2)))
-    runs, out = tmp_path / "runs", tmp_path / "out"
-    ladder.play_pairs(lad, 2, runs, LocalExecutor(1), seed=1, progress=False)
-    first = ladder.collect_games(lad, runs)
-    ladder.play_pairs(lad, 2, runs, LocalExecutor(1), seed=1, progress=False)  # resume: no-op
-    assert len(ladder.collect_games(lad, runs)) == len(first) == 4
-    ladder.report(lad, runs, out, 2)
-    table = pd.read_csv(out / "lotus.csv")
-    assert set(table.agent) == set(lad.pool) and (out / "lotus.png").stat().st_size > 0
-    assert "| agent |" in (out / "lotus.md").read_text()
