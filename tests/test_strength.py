@@ -50,3 +50,14 @@ def test_rate_rungs_orders_and_anchors_at_the_weakest():
 
 def test_rate_rungs_without_rating_games_is_none():
     assert strength.rate_rungs(["a", "b"], _games([("a", "a", 1)])) is None
+
+
+def test_book_value_reads_the_proven_winner_of_a_shipped_book():
+    """Full Lotus (basic rule) is a proven second-player win, too big to prove in a run:
+    its shipped opening book carries the result; the pro rule has no book (not proven)."""
+    from niwa.ext.registry import get_game
+
+    lotus = get_game("lotus")
+    assert strength.book_value("lotus", lotus.new(seed=0, rule="basic")) == 0.0
+    assert strength.book_value("lotus", lotus.new(seed=0, rule="pro")) is None
+    assert strength.book_value("lotus", lotus.new(seed=0, towers=2)) is None

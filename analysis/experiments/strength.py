@@ -16,7 +16,10 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
 - **Proven value.** Where the variant itself is decided by the df-pn proof search
   (two players, deterministic, perfect information, proven within `niwa analyse --proof-time`), perfect
   play's seat-0 result (1 or 0) is shown beside every rung: the gap says how far
-  self-play at that strength is from the truth.
+  self-play at that strength is from the truth. A start too big to prove in that time
+  (full Lotus, basic rule: ~9 minutes and 6 GB) is taken from its opening book
+  (solver.book) when one is installed: a book is written only after its start was
+  proven, it records the winner, and its checksum is verified on loading.
 
 Pure functions of the games table and the cells, except `proven_values`, which searches.
 """
@@ -158,6 +161,10 @@ def proven_values(game: str, cells, time_limit: float) -> dict[str, float | None
         state = get_game(game).new(seed=0, **c.variant)
         if proof_refusal(state) is not None:
             continue
+        booked = book_value(game, state)
+        if booked is not None:
+            out[c.variant_label] = booked
+            continue
         from niwa.solver.proof import ProofSearch
 
         r = ProofSearch(tt_mb=PROOF_TT_MB).solve(state, time_limit=time_limit, root_values=False,
@@ -165,3 +172,20 @@ def proven_values(game: str, cells, time_limit: float) -> dict[str, float | None
         if r.proven and r.value is not None:
             out[c.variant_label] = r.value if state.current_player() == 0 else 1.0 - r.value
     return out
+
+
+def book_value(game: str, state) -> float | None:
+    """Seat 0's proven result at the start `state` from the variant's opening book (the
+    book of a proven start names its winner), or None when there is no trusted book."""
+    from niwa.solver.book import BookError, find_book, load_book
+
+    path = find_book(game, dict(state.variant))
+    if path is None:
+        return None
+    try:
+        book = load_book(path)
+    except BookError:
+        return None
+    if not book.matches(state) or book.winner not in (0, 1):
+        return None
+    return 1.0 if book.winner == 0 else 0.0
