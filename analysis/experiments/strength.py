@@ -7,7 +7,9 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
   seats swapped; two-player variants only) are fitted by the Bradley-Terry model of
   `niwa.analysis.stats.ratings` (a rating per agent, an advantage per seat). Elo is
   anchored at the weakest rung = 0; the interval of rung i is that of r_i - r_0.
-- **Convergence.** Model: each rung's self-play games are independent Bernoulli trials of
+- **Convergence.** For every variant, any number of players (seat 0's fair share is 1/n;
+  the rungs' Elo, measured in the first variant's two-player games, stands for the rung
+  in every variant). Model: each rung's self-play games are independent Bernoulli trials of
   "seat 0 wins" (decisive games only), with the rung's own probability p_i. The seat
   balance has *converged* when the top two rungs' rates differ by less than chance says
   (the 95% Newcombe interval of p_top - p_next contains 0); otherwise it is *still moving*,
@@ -101,7 +103,7 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
                                               strict=True))
     groups: dict[str, list[int]] = {}
     for c in cells:
-        if c.strength and c.players == 2:
+        if c.strength and c.players >= 2:
             groups.setdefault(c.variant_label, []).append(c.index)
     rows, verdicts = [], []
     for label, idx in groups.items():
@@ -109,7 +111,8 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
         for rank, i in enumerate(idx):
             m, r = metrics[i], elo.get(cells[i].strength, {})
             lo, hi = iv.wilson_interval(m["wins_0"], m["decisive"]) if m["decisive"] else (0, 1)
-            row = {"variant": label, "rung": rank, "strength": cells[i].strength,
+            row = {"variant": label, "players": cells[i].players, "rung": rank,
+                   "strength": cells[i].strength,
                    "elo": r.get("elo", math.nan), "elo_low": r.get("elo_low", math.nan),
                    "elo_high": r.get("elo_high", math.nan), "games": m["games"],
                    "decisive": m["decisive"], "wins_0": m["wins_0"],
