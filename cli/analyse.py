@@ -51,6 +51,11 @@ def register(main: click.Group) -> None:
 @click.option("--games", "-n", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=1000, show_default=True,
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
+@click.option("--top-games", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=None,
+              help="With --strengths: games per variant at the strongest rung instead of "
+                   "--games (the rung the answer is read from: a +-3-point 95% interval needs "
+                   "about 1,070 games there, the lower rungs far fewer). --resume may grow "
+                   "it.  [default: --games]")
 @click.option("--players", type=Number(int, 1, 64), default=None,
               help="Players per game (a fixed setting).")
 @runner_options
@@ -67,8 +72,8 @@ def register(main: click.Group) -> None:
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
-def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, games, players,
-                workers, executor, seed, out_dir, resume, on_bad_rows):
+def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, games, top_games,
+                players, workers, executor, seed, out_dir, resume, on_bad_rows):
     """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
     first-player advantage, balance, game length, running-score and game-specific
     metrics, tests between variants and plain-language verdicts.
@@ -76,6 +81,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     \b
     Example:
       niwa analyse lotus --vary rule=basic,pro --games 2000 --out runs/lotus-pro
+      niwa analyse lotus --vary rule=basic,pro --strengths mcts:iters=100,1000
+        --games 300 --top-games 1070 --out runs/lotus-pro-strong
     \b
     Output in --out: games.csv, games.jsonl (game records), variants.csv,
     comparisons.csv (with --vary), strengths.csv and strength_ladder.csv (with
@@ -99,13 +106,16 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
         raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
     if rate_games is not None and not strengths and not resume:
         raise UserError("--rate-games measures the Elo of --strengths; give --strengths too")
+    if top_games is not None and not strengths and not resume:
+        raise UserError("--top-games sets the games at the strongest of --strengths; give "
+                        "--strengths too")
     if rate_games is None and strengths:
         rate_games = max(20, games // 2)
     given = {name for name in ("players", "games", "seed") if given_on_command_line(name)}
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games)
+        rate_games=rate_games, top_games=top_games)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)
@@ -114,7 +124,9 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
         click.echo(note, err=True)
     command = recorded_command("analyse")
     click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
-               f", {exp.games} games per variant; {ex.describe()} -> {out_dir}", err=True)
+               f", {exp.games} games per variant"
+               f"{f' ({exp.top_games} at the strongest rung)' if exp.top_games else ''}"
+               f"; {ex.describe()} -> {out_dir}", err=True)
     try:
         outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan,
                           on_bad_rows=on_bad_rows, proof_time=proof_time)

@@ -353,3 +353,37 @@ def test_small_lotus_exact_table_from_the_solver(tmp_path, monkeypatch):
     expected = "first player wins" if r.value > 0.5 else "second player wins"
     assert table.loc[0, "rule=pro"] == expected
     assert (tmp_path / "exact.csv").exists()        # cached for --resume
+
+
+def test_top_games_gives_the_strongest_rung_more_games_and_resume_grows_it(tmp_path):
+    out = tmp_path / "top"
+    args = ["analyse", "lotus", "--vary", "rule=basic,pro", "--strengths",
+            "testrandom:iters=1,10", "--games", 4, "--rate-games", 2, "--proof-time", 0,
+            "--workers", 1, "--out", out]
+    r = run(*args, "--top-games", 6)
+    assert r.exit_code == 0, r.output
+    per_cell = pd.read_csv(out / "games.csv")["cell"].value_counts().sort_index().tolist()
+    assert per_cell == [4, 4, 6, 6, 2]      # weak basic/pro, top basic/pro, rating games
+    assert "6 at the strongest rung" in (out / "report.md").read_text()
+    r = run("analyse", "--resume", "--out", out, "--top-games", 10, "--workers", 1)
+    assert r.exit_code == 0, r.output
+    games = pd.read_csv(out / "games.csv")
+    assert games["cell"].value_counts().sort_index().tolist() == [4, 4, 10, 10, 2]
+    ladder = pd.read_csv(out / "strength_ladder.csv")
+    assert ladder.groupby("rung")["games"].max().tolist() == [4, 10]
+    # the same games as a run asked for 10 at the top from the start
+    fresh = tmp_path / "fresh"
+    r = run(*args[:-1], fresh, "--top-games", 10)
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(comparable(games), comparable(pd.read_csv(fresh / "games.csv")))
+
+
+@pytest.mark.parametrize("args", [
+    ["lotus", "--top-games", 10],
+    ["lotus", "--strengths", "random", "--top-games", 10],
+    ["lotus", "--strengths", "random,testrandom", "--top-games", 0],
+])
+def test_top_games_needs_a_ladder(args, tmp_path):
+    r = run("analyse", *args, "--out", tmp_path / "x")
+    assert r.exit_code == 2 and "top-games" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1

@@ -50,3 +50,33 @@ def test_rate_rungs_orders_and_anchors_at_the_weakest():
 
 def test_rate_rungs_without_rating_games_is_none():
     assert strength.rate_rungs(["a", "b"], _games([("a", "a", 1)])) is None
+
+
+def test_book_value_reads_the_proven_winner_of_a_shipped_book():
+    """Full Lotus (basic rule) is a proven second-player win, too big to prove in a run:
+    its shipped opening book carries the result; the pro rule has no book (not proven)."""
+    from niwa.ext.registry import get_game
+
+    lotus = get_game("lotus")
+    assert strength.book_value("lotus", lotus.new(seed=0, rule="basic")) == 0.0
+    assert strength.book_value("lotus", lotus.new(seed=0, rule="pro")) is None
+    assert strength.book_value("lotus", lotus.new(seed=0, towers=2)) is None
+
+
+def test_ladder_covers_every_player_count():
+    """A three-player variant gets its rows and its convergence verdict like a two-player
+    one (no proven value: the proof search is two-player only)."""
+    from types import SimpleNamespace
+
+    cells, metrics = [], []
+    for rank, spec in enumerate(("weak", "mid", "strong")):
+        for label, players, wins in (("players=2", 2, (50, 50, 50)),
+                                     ("players=3", 3, (33, 50, 80))):
+            cells.append(SimpleNamespace(index=len(cells), strength=spec, players=players,
+                                         variant_label=label))
+            metrics.append({"games": 100, "decisive": 100, "wins_0": wins[rank]})
+    rows, verdicts = strength.ladder(metrics, cells, None, {"players=2": None})
+    assert [r["players"] for r in rows if r["variant"] == "players=3"] == [3, 3, 3]
+    assert len(verdicts) == 2
+    assert "players=2: seat 0's win rate has converged" in verdicts[0]
+    assert "players=3: seat 0's win rate is still moving" in verdicts[1]

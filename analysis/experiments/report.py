@@ -138,6 +138,12 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
 
 
 # ---- the report ------------------------------------------------------------------------
+def top_games_text(exp, cells) -> str:
+    """', N at the strongest rung' when --top-games gave the top rung its own count."""
+    top = [c.games for c in cells if exp.top_games and c.strength == exp.strengths[-1]]
+    return f", {top[0]} at the strongest rung (`{exp.strengths[-1]}`)" if top else ""
+
+
 def _setup(summary, command: str, notes: list[str]) -> list[str]:
     exp, cells, metrics = summary.experiment, summary.cells, summary.metrics
     varied = ", ".join(f"`{k}` = {', '.join(v)}" for k, v in exp.vary) or "nothing (one variant)"
@@ -160,6 +166,7 @@ def _setup(summary, command: str, notes: list[str]) -> list[str]:
               f"- Other settings: {', '.join(f'{k}={v}' for k, v in fixed.items()) or 'none'}.",
               f"- Players: {who}.",
               f"- Games: {total} in all; {first.games} per variant"
+              f"{top_games_text(exp, cells)}"
               f"{' scheduled (not all recorded yet: see the tables)' if partial else ''}"
               f"; seed {exp.seed}. Every seat order is played equally often.",
               ]

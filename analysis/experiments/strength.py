@@ -7,7 +7,9 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
   seats swapped; two-player variants only) are fitted by the Bradley-Terry model of
   `niwa.analysis.stats.ratings` (a rating per agent, an advantage per seat). Elo is
   anchored at the weakest rung = 0; the interval of rung i is that of r_i - r_0.
-- **Convergence.** Model: each rung's self-play games are independent Bernoulli trials of
+- **Convergence.** For every variant, any number of players (seat 0's fair share is 1/n;
+  the rungs' Elo, measured in the first variant's two-player games, stands for the rung
+  in every variant). Model: each rung's self-play games are independent Bernoulli trials of
   "seat 0 wins" (decisive games only), with the rung's own probability p_i. The seat
   balance has *converged* when the top two rungs' rates differ by less than chance says
   (the 95% Newcombe interval of p_top - p_next contains 0); otherwise it is *still moving*,
@@ -16,7 +18,10 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
 - **Proven value.** Where the variant itself is decided by the df-pn proof search
   (two players, deterministic, perfect information, proven within `niwa analyse --proof-time`), perfect
   play's seat-0 result (1 or 0) is shown beside every rung: the gap says how far
-  self-play at that strength is from the truth.
+  self-play at that strength is from the truth. A start too big to prove in that time
+  (full Lotus, basic rule: ~9 minutes and 6 GB) is taken from its opening book
+  (solver.book) when one is installed: a book is written only after its start was
+  proven, it records the winner, and its checksum is verified on loading.
 
 Pure functions of the games table and the cells, except `proven_values`, which searches.
 """
@@ -98,7 +103,7 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
                                               strict=True))
     groups: dict[str, list[int]] = {}
     for c in cells:
-        if c.strength and c.players == 2:
+        if c.strength and c.players >= 2:
             groups.setdefault(c.variant_label, []).append(c.index)
     rows, verdicts = [], []
     for label, idx in groups.items():
@@ -106,7 +111,8 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
         for rank, i in enumerate(idx):
             m, r = metrics[i], elo.get(cells[i].strength, {})
             lo, hi = iv.wilson_interval(m["wins_0"], m["decisive"]) if m["decisive"] else (0, 1)
-            row = {"variant": label, "rung": rank, "strength": cells[i].strength,
+            row = {"variant": label, "players": cells[i].players, "rung": rank,
+                   "strength": cells[i].strength,
                    "elo": r.get("elo", math.nan), "elo_low": r.get("elo_low", math.nan),
                    "elo_high": r.get("elo_high", math.nan), "games": m["games"],
                    "decisive": m["decisive"], "wins_0": m["wins_0"],
@@ -158,6 +164,10 @@ def proven_values(game: str, cells, time_limit: float) -> dict[str, float | None
         state = get_game(game).new(seed=0, **c.variant)
         if proof_refusal(state) is not None:
             continue
+        booked = book_value(game, state)
+        if booked is not None:
+            out[c.variant_label] = booked
+            continue
         from niwa.solver.proof import ProofSearch
 
         r = ProofSearch(tt_mb=PROOF_TT_MB).solve(state, time_limit=time_limit, root_values=False,
@@ -165,3 +175,20 @@ def proven_values(game: str, cells, time_limit: float) -> dict[str, float | None
         if r.proven and r.value is not None:
             out[c.variant_label] = r.value if state.current_player() == 0 else 1.0 - r.value
     return out
+
+
+def book_value(game: str, state) -> float | None:
+    """Seat 0's proven result at the start `state` from the variant's opening book (the
+    book of a proven start names its winner), or None when there is no trusted book."""
+    from niwa.solver.book import BookError, find_book, load_book
+
+    path = find_book(game, dict(state.variant))
+    if path is None:
+        return None
+    try:
+        book = load_book(path)
+    except BookError:
+        return None
+    if not book.matches(state) or book.winner not in (0, 1):
+        return None
+    return 1.0 if book.winner == 0 else 0.0

@@ -66,15 +66,24 @@ class Experiment:
     agents: list = field(default_factory=lambda: ["random"])  # one spec = self-play
     strengths: list = field(default_factory=list)   # self-play specs to sweep
     games: int = 1000                               # per cell
+    top_games: int = 0      # per cell at the strongest rung of a sweep (0: games)
     rate_games: int = 0     # games between neighbouring strengths, to measure their Elo
     seed: int = 1
     max_plies: int | None = None
 
     def identity(self) -> dict:
-        """What must match on --resume (the number of games may change: it only extends)."""
+        """What must match on --resume (the numbers of games may change: they only extend;
+        top_games is left out too, so records written before it existed still match)."""
         d = dataclasses.asdict(self)
         d.pop("games")
+        d.pop("top_games")
         return d
+
+    def games_for(self, strength: str | None) -> int:
+        """Games per variant at this strength: top_games at the strongest rung, if set."""
+        if self.top_games and self.strengths and strength == self.strengths[-1]:
+            return self.top_games
+        return self.games
 
     @property
     def self_play(self) -> bool:
@@ -171,6 +180,12 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     info = get_game(exp.game)
     if not 1 <= exp.games <= STRIDE:
         raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
+    if not 0 <= exp.top_games <= STRIDE:
+        raise AnalysisError(f"--top-games must be at least 1 and at most {STRIDE}, "
+                            f"got {exp.top_games}")   # (0 in the record: as --games)
+    if exp.top_games and len(exp.strengths) < 2:
+        raise AnalysisError("--top-games sets the games at the strongest of several "
+                            "--strengths; give a ladder of at least two")
     if not 0 <= exp.seed <= MAX_SEED:
         raise AnalysisError(f"--seed must be at least 0 and at most {MAX_SEED}, got {exp.seed}")
     if exp.max_plies is not None and exp.max_plies < 1:
@@ -198,9 +213,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
             index = len(cells)
             label = " ".join(f"{k}={v}" for k, v in settings.items()) + "|" + " ".join(specs)
             seed = derive_seed(exp.seed, "cell", label)
+            wanted = exp.games_for(strength)
             if n >= 2:
                 per_round = len(tables_for(len(specs), n, "round-robin")) * math.factorial(n)
-                rounds = math.ceil(exp.games / per_round)
+                rounds = math.ceil(wanted / per_round)
                 config, _ = make_config(info.name, specs, variant=variant, rounds=rounds,
                                         seed=seed, max_plies=exp.max_plies)
             else:       # solo: the tournament runner plays it, its schedule is ours
@@ -209,18 +225,19 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 if len(specs) != 1:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
                 make_agent(specs[0], seed=0)
-                per_round, rounds = 1, exp.games
+                per_round, rounds = 1, wanted
                 config = TournamentConfig(game=info.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
                                           seed=seed, max_plies=exp.max_plies)
-            if rounds * per_round != exp.games:
-                rounded.add((per_round, rounds * per_round))
+            if rounds * per_round != wanted:
+                rounded.add((wanted, per_round, rounds * per_round))
             if rounds * per_round > STRIDE:
                 raise AnalysisError(f"at most {STRIDE} games per variant, not {rounds * per_round}")
             cells.append(Cell(index, settings, dict(state.variant), n, strength, config,
                               rounds * per_round))
-    for per_round, total in sorted(rounded):
-        notes.append(f"--games {exp.games} rounded up to {total} per variant so that every "
+    for wanted, per_round, total in sorted(rounded):
+        option = "--top-games" if exp.top_games and wanted == exp.top_games else "--games"
+        notes.append(f"{option} {wanted} rounded up to {total} per variant so that every "
                      f"seat order is played equally often (rounds of {per_round} games)")
     return cells + rating_cells(exp, cells, notes), notes
 
@@ -319,7 +336,8 @@ def saved_experiment(out_dir: str) -> Experiment | None:
 def experiment_from_options(game: str | None, *, vary, lineup: list[str], strengths,
                             games: int, players: int | None, seed: int, given: set[str],
                             out_dir: str | None, resume: bool,
-                            rate_games: int | None = None) -> Experiment:
+                            rate_games: int | None = None,
+                            top_games: int | None = None) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -335,6 +353,7 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         agents=lineup or (saved.agents if saved else ["random"]),
         strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
         games=games if "games" in given or not saved else saved.games,
+        top_games=(top_games if top_games is not None or not saved else saved.top_games) or 0,
         seed=seed if "seed" in given or not saved else saved.seed,
         max_plies=saved.max_plies if saved else None,
         rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0)
