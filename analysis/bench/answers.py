@@ -49,7 +49,7 @@ QUESTIONS = {
     "haru-figures": Question(
         "haru", ("figures=best,sum",),
         ("mcts:iters=100", "mcts:playout=heuristic,iters=100,200"),
-        games=100, top_games=150, rate_games=60, proof_time=0,
+        games=100, top_games=400, rate_games=60, proof_time=0,
         question="Does Haru Ichiban's figures=sum scoring change the first-player advantage?"),
     "bonsai-seats": Question(
         "bonsai", ("players=2,3,4", "goals=on,off"),
