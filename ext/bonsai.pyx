@@ -62,7 +62,8 @@ from libc.math cimport exp
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
-from niwa.ext.game cimport CHANCE, MAX_ACTIONS, TERMINAL, Rng, State, share_weights
+from niwa.ext.game cimport (CHANCE, MAX_ACTIONS, TERMINAL, Rng, State, share_weights,
+                           fill_default_weights)
 from niwa.ext.rng cimport RngState, rng_below, rng_uniform
 
 from niwa.ext.spec import EvalWeight, GameSpec, StatField, Traits, VariantOption
@@ -1878,6 +1879,4 @@ SPEC = GameSpec(
                                              "(logistic scale)"),
     ),
 )
-assert len(SPEC.eval_weights) == N_WEIGHTS
-for _i, _w in enumerate(SPEC.eval_weights):
-    DEFAULT_W[_i] = _w.default
+fill_default_weights(DEFAULT_W, N_WEIGHTS, SPEC)

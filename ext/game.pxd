@@ -63,3 +63,11 @@ cdef inline void share_weights(State dst, State src) noexcept:
     """dst evaluates with src's weights (every game's c_clone calls this)."""
     dst.c_weights = src.c_weights
     dst._weights = src._weights
+
+
+cdef inline void fill_default_weights(double* dst, Py_ssize_t n, spec) except *:
+    """dst[0:n] = the defaults of `spec`'s eval_weights (a game's DEFAULT_W, filled once
+    at import from its SPEC, which must declare exactly n weights)."""
+    assert len(spec.eval_weights) == n
+    for i, w in enumerate(spec.eval_weights):
+        dst[i] = w.default

@@ -47,7 +47,7 @@ from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from niwa.ext.game cimport (State, Rng, MAX_ACTIONS, CHANCE, SIMULTANEOUS, TERMINAL,
-                             share_weights)
+                             share_weights, fill_default_weights)
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.spec import EvalWeight, GameSpec, StatField, Traits, VariantOption
@@ -1712,6 +1712,4 @@ SPEC = GameSpec(
                                                 "two pads short"),
     ),
 )
-assert len(SPEC.eval_weights) == N_WEIGHTS
-for _i, _w in enumerate(SPEC.eval_weights):
-    DEFAULT_W[_i] = _w.default
+fill_default_weights(DEFAULT_W, N_WEIGHTS, SPEC)

@@ -22,7 +22,8 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_ctz(unsigned int) nogil
 
-from niwa.ext.game cimport State, Rng, MAX_ACTIONS, TERMINAL, share_weights
+from niwa.ext.game cimport (State, Rng, MAX_ACTIONS, TERMINAL, share_weights,
+                           fill_default_weights)
 from niwa.ext.rng cimport RngState, rng_below, splitmix64
 
 from niwa.ext.errors import NotationError, VariantError, IllegalActionError
@@ -780,6 +781,4 @@ SPEC = GameSpec(
         EvalWeight("scale", 15.0, 2.0, 60.0, "score lead giving ~73% (logistic scale)"),
     ),
 )
-assert len(SPEC.eval_weights) == N_WEIGHTS
-for _i, _w in enumerate(SPEC.eval_weights):
-    DEFAULT_W[_i] = _w.default
+fill_default_weights(DEFAULT_W, N_WEIGHTS, SPEC)
