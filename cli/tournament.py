@@ -1,4 +1,4 @@
-"""`niwa tournament`: fair, resumable, parallel bot-vs-bot play (see analysis/TOURNAMENT.md)."""
+"""`niwa tournament`: fair, resumable, parallel bot-vs-bot play (see docs/tournament.md)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def _report(outcome) -> None:
     seat = ", ".join(f"seat {s}: {round(e, 1) + 0.0:+.1f}" for s, e in enumerate(tables.fit.seat_elo))
     click.echo(f"\nseat advantage (Elo, mean 0): {seat}")
     if tables.fit.extra.get("model") == "plackett-luce":
-        click.echo("ratings from finishing order (Plackett-Luce; see analysis/TOURNAMENT.md)")
+        click.echo("ratings from finishing order (Plackett-Luce; see docs/tournament.md)")
     if meta.get("forfeits"):
         on_time = f", {meta['lost_on_time']} on time" if meta.get("lost_on_time") else ""
         click.echo(f"forfeits: {meta['forfeits']}{on_time} (e.g. "

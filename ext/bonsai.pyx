@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Bonsai (Battiato, Borzi, Chiacchiera; dV Giochi 2023) engine: rules/bonsai.md, exactly.
+"""Bonsai (Battiato, Borzi, Chiacchiera; dV Giochi 2023) engine: docs/rules/bonsai.md, exactly.
 
 The tree. The board is an unbounded hex grid (offset rows, y up; neighbour directions
 0..5 = up-right, right, down-right, down-left, left, up-left, as listed on the rules page).

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Haru Ichiban (Bruno Cathala) engine: rules/haru-ichiban.md, exactly.
+"""Haru Ichiban (Bruno Cathala) engine: docs/rules/haru-ichiban.md, exactly.
 
 Representation. The 5x5 pond is a set of 25-bit boards, bit 5*row + col (row 0 at the
 top): lily pads, dark pads, yellow flowers, red flowers. A flower's value lives in a
@@ -28,7 +28,7 @@ Action model (fixes perft counts); the ranges are disjoint, so an id names one t
 Automatic steps (Junior's bloom of the dark pad, the blooms of a tie, frogs leaving,
 scoring, the new round) are not actions. Frog moves are actions even when forced.
 
-Tie (the seeds' order, see rules/haru-ichiban.md "Tie"): after the croak (a chance
+Tie (the seeds' order, see docs/rules/haru-ichiban.md "Tie"): after the croak (a chance
 event unless the variant decides it) both players bloom at once, the pad under their own
 frog (with the frogs gone: the first croaker the dark pad, the other the last free pad);
 figures are checked once, so both may score; then the first croaker moves their frog,

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Lotus (Dominique Tellier, 1998) engine: rules/lotus.md, exactly.
+"""Lotus (Dominique Tellier, 1998) engine: docs/rules/lotus.md, exactly.
 
 Representation. The track is a flat array of spaces: lane a (a1..aL), lane b (b1..bL),
 then the shared spaces L+1..R (route positions). Each space holds a stack of colour bytes,

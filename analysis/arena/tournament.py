@@ -3,7 +3,7 @@
 
 Output in the tournament folder: games.csv, standings.csv, pairs.csv, seats.csv,
 tournament.json (the configuration, the runs, the versions, the summary) and ratings.png.
-See analysis/TOURNAMENT.md.
+See docs/tournament.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bonsai reference rules in plain Python, written straight from rules/bonsai.md.
+"""Bonsai reference rules in plain Python, written straight from docs/rules/bonsai.md.
 
 Independent of the engine (no import of niwa.ext); it shares only the action model and the
 notation, which are part of the spec (both documented in ext/bonsai.pyx's docstring).

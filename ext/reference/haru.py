@@ -1,4 +1,4 @@
-"""Haru Ichiban reference rules in plain Python, straight from rules/haru-ichiban.md.
+"""Haru Ichiban reference rules in plain Python, straight from docs/rules/haru-ichiban.md.
 
 Slow and obvious on purpose: the pond is a dict {(row, col): Pad}, hands and piles are
 Python sets, figures are found by walking the grid. It shares nothing with the engine

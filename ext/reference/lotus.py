@@ -1,4 +1,4 @@
-"""Lotus reference rules in plain Python, straight from rules/lotus.md.
+"""Lotus reference rules in plain Python, straight from docs/rules/lotus.md.
 
 Slow and obvious on purpose: a list per space (bottom to top), a list of tower heights per
 player. Action ids follow the engine's documented action model:
