@@ -8,6 +8,8 @@ nothing here finds files through niwa's install path, and nothing shells out to 
   `niwa tournament` calls), seats swapped every game.
 - `answer_variants`: one of the README's variant questions, as the resumable strength
   sweep `niwa analyse` runs (analysis.experiments.variants).
+- `match_score`, `append_row`: a candidate's score over a match's games (normal 95%
+  interval on the observed per-game variance), recorded as one CSV row.
 - `copy_small_outputs`: the CSV, PNG, Markdown and JSON outputs of a run into results/.
 - `guarded`: runs a main() and turns niwa's errors into one `Error: ...` line, status 2.
 """
@@ -15,6 +17,8 @@ nothing here finds files through niwa's install path, and nothing shells out to 
 from __future__ import annotations
 
 import argparse
+import csv
+import math
 import shlex
 import shutil
 import sys
@@ -70,6 +74,46 @@ def copy_small_outputs(run_dir: Path, results_dir: Path) -> list[str]:
     return copied
 
 
+def match_score(games_csvs, candidate: str) -> dict:
+    """The candidate's W-D-L and mean points (win 1, draw 1/2) over the games of one or
+    more games.csv files, with the normal-approximation 95% interval of the mean (observed
+    per-game variance) and the Elo difference with its margin (analysis.stats.match)."""
+    import pandas as pd
+
+    from niwa.analysis.stats.match import match_summary
+    from niwa.analysis.stats.ratings import Z95
+
+    if isinstance(games_csvs, (str, Path)):
+        games_csvs = [games_csvs]
+    df = pd.concat([pd.read_csv(p) for p in games_csvs], ignore_index=True)
+    if not len(df):
+        raise ValueError(f"no games in {', '.join(map(str, games_csvs))}")
+    pts = [float(row[f"result_{0 if row['agent_0'] == candidate else 1}"])
+           for _, row in df.iterrows()]
+    n = len(pts)
+    wins = sum(p == 1.0 for p in pts)
+    losses = sum(p == 0.0 for p in pts)
+    draws = n - wins - losses
+    score = sum(pts) / n
+    half = Z95 * math.sqrt(sum((p - score) ** 2 for p in pts) / n / n)
+    m = match_summary(wins, draws, losses)
+    return {"games": n, "wins": wins, "draws": draws, "losses": losses,
+            "score": round(score, 4), "score_low": round(score - half, 4),
+            "score_high": round(score + half, 4), "elo": round(m.elo, 1),
+            "elo_margin": round(m.margin, 1)}
+
+
+def append_row(path: Path, row: dict, fields: list[str]) -> None:
+    """One row at the end of a results CSV (the header with the first row)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
 # ---- the variant questions ---------------------------------------------------------------
 @dataclass(frozen=True)
 class Question:
@@ -79,7 +123,7 @@ class Question:
     vary: tuple[str, ...]             # KEY=V1,V2 items
     strengths: tuple[str, ...]        # NAME:KEY=V1,V2 items, weakest first
     games: int                        # per variant at every rung but the top
-    top_games: int                    # per variant at the top rung (the answer's rung)
+    top_games: int                    # per variant at the top rung (0: as the others)
     rate_games: int                   # between neighbouring rungs (their Elo)
     proof_time: float                 # seconds the proof search gets per variant
     question: str
@@ -165,7 +209,8 @@ def answer_main(question: Question, script: Path, argv: list[str] | None = None)
     results = args.results or (None if quick else here / "results" if args.scale == 1
                                else here / "results" / f"x{args.scale}")
     print(f"{q.game}: {' x '.join(q.vary)}; strengths {' '.join(q.strengths)}; "
-          f"{q.games} games per variant ({q.top_games} at the top rung), {q.rate_games} "
+          f"{q.games} games per variant ({q.top_games or q.games} at the top rung), "
+          f"{q.rate_games} "
           f"rating games per pair of rungs, proof {q.proof_time:g} s -> {run_dir}",
           file=sys.stderr)
     if args.dry_run:

@@ -13,8 +13,9 @@ is what the schedule leans on: every agent plays its neighbour and the one after
 chain that a single surprise cannot cut in two), plus a few long-range pairs (random
 against the middle of the pool, the middle against the top), not a round robin.
 
-Every pair is its own tournament folder under RUNS/<game>/ (default: runs/ beside this file) (seats swapped, every
-game saved as it ends), so an interrupted ladder resumes where it stopped. The ratings
+Every pair is its own tournament folder under RUNS/<game>/ (RUNS: runs/ beside this file;
+seats swapped, every game saved as it ends), so an interrupted ladder resumes where it
+stopped. The ratings
 are one maximum-likelihood Elo fit over every game of every pair (niwa.analysis.stats:
 the standings' fit with a seat advantage), shifted so that random = 0; each interval is
 the 95% interval of the agent's difference from random (its variance from the fit's
@@ -50,11 +51,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
 import pandas as pd
 
 from niwa.analysis.stats.ratings import Z95
+
+HERE = Path(__file__).resolve().parent
 
 # alpha-beta depths per game (both affordable at ladder sizes); other games: 2 and 4
 ALPHABETA_DEPTHS = {"lotus": (2, 6), "haru": (2, 4), "bonsai": (1, 2)}
