@@ -1,0 +1,140 @@
+"""The campaign scripts in bench/ (not in the package: each test loads a run.py by path):
+the variant questions' sweeps, their results folders, and tiny runs of the scripts whose
+logic is theirs alone. The long campaigns themselves are not rerun here."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from niwa.analysis.experiments.variants import parse_strengths, parse_vary
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+ANSWERS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration")
+CAMPAIGNS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration", "ladder",
+             "best-agents", "perfect-play", "endgame-tables", "bonsai-solo", "eval-weights",
+             "speed")
+
+
+def load(question: str):
+    """bench/<question>/run.py as a module."""
+    spec = importlib.util.spec_from_file_location(f"bench_{question.replace('-', '_')}",
+                                                  BENCH / question / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_campaign_folder_has_its_script_readme_and_results():
+    for q in CAMPAIGNS:
+        folder = BENCH / q
+        assert (folder / "run.py").is_file() and (folder / "README.md").is_file(), q
+        assert any((folder / "results").iterdir()), q
+    index = (BENCH / "README.md").read_text()
+    assert all(f"{q}/" in index for q in CAMPAIGNS)
+
+
+@pytest.mark.parametrize("question", CAMPAIGNS)
+def test_every_script_loads_and_explains_itself(question, capsys):
+    module = load(question)
+    with pytest.raises(SystemExit) as e:
+        module.main(["--help"])
+    assert e.value.code == 0
+    assert len(capsys.readouterr().out) > 200
+
+
+@pytest.mark.parametrize("question", ANSWERS)
+def test_every_question_is_a_valid_sweep(question):
+    q = load(question).QUESTION
+    parse_vary(list(q.vary), q.game)                 # keys and values the game accepts
+    assert len(parse_strengths(list(q.strengths))) >= 2
+    assert q.games >= 2 and q.rate_games >= 2 and q.top_games in (0,) + tuple(
+        range(q.games, 10**6))
+
+
+def test_lotus_top_rung_gets_a_three_point_interval():
+    q = load("lotus-pro-rule").QUESTION
+    assert 1.96 * (0.25 / q.top_games) ** 0.5 <= 0.030
+
+
+def test_scale_multiplies_every_games_count_only():
+    q = load("lotus-pro-rule").QUESTION
+    big = q.scaled(10)
+    assert (big.games, big.top_games, big.rate_games) == (10 * q.games, 10 * q.top_games,
+                                                          10 * q.rate_games)
+    assert (big.vary, big.strengths, big.proof_time) == (q.vary, q.strengths, q.proof_time)
+    with pytest.raises(ValueError, match="at least 1"):
+        q.scaled(0)
+
+
+def test_dry_run_prints_the_plan_and_bad_options_exit_2(capsys, tmp_path):
+    run = load("haru-figures")
+    assert run.main(["--dry-run", "--scale", "10", "--runs", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "1000 games per variant (4000 at the top rung)" in err
+    assert str(tmp_path / "x10") in err
+    for bad in (["--scale", "0"], ["--games", "1"], ["--nosuch"]):
+        with pytest.raises(SystemExit) as e:
+            run.main(bad)
+        assert e.value.code == 2
+
+
+def test_copy_small_outputs_takes_the_small_files_only(tmp_path):
+    sys.path.insert(0, str(BENCH))
+    try:
+        import campaign
+    finally:
+        sys.path.remove(str(BENCH))
+    run, res = tmp_path / "run", tmp_path / "res"
+    run.mkdir()
+    for f in ("games.csv", "games.jsonl", "variants.csv", "report.md", "seat_win_rates.png",
+              "analysis.json"):
+        (run / f).write_text("x")
+    assert campaign.copy_small_outputs(run, res) == ["analysis.json", "report.md",
+                                                     "seat_win_rates.png", "variants.csv"]
+    assert sorted(p.name for p in res.iterdir()) == ["analysis.json", "report.md",
+                                                     "seat_win_rates.png", "variants.csv"]
+
+
+def test_a_tiny_variant_answer_runs_and_copies_its_tables(tmp_path, capsys):
+    run = load("haru-figures")
+    out = tmp_path / "out"
+    assert run.main(["--games", "2", "--rate-games", "2", "--runs", str(tmp_path / "runs"),
+                     "--results", str(out)]) == 0
+    variants = pd.read_csv(out / "variants.csv")
+    assert set(variants["figures"]) == {"best", "sum"}
+    assert (out / "report.md").is_file() and not (out / "games.csv").exists()
+    # the same command again continues the same run: nothing more to play
+    assert run.main(["--games", "2", "--rate-games", "2", "--runs", str(tmp_path / "runs"),
+                     "--results", str(out)]) == 0
+
+
+def test_best_agents_records_a_match_and_refuses_bad_specs(tmp_path, capsys):
+    run = load("best-agents")
+    results = tmp_path / "experiments.csv"
+    args = ["match", "lotus", "greedy", "random", "--games", "2", "--runs",
+            str(tmp_path / "runs"), "--results", str(results)]
+    assert run.main(args) == 0
+    assert run.main(args) == 0                  # resumed: the same two games, one more row
+    rows = pd.read_csv(results)
+    assert list(rows["games"]) == [2, 2] and rows["score"].between(0, 1).all()
+    assert (rows["score_low"] <= rows["score"]).all()
+    sys.path.insert(0, str(BENCH))
+    try:
+        import campaign
+    finally:
+        sys.path.remove(str(BENCH))
+    assert campaign.guarded(run.main, ["match", "lotus", "nosuchagent", "random",
+                                       "--runs", str(tmp_path / "bad")]) == 2
+    assert capsys.readouterr().err.startswith("Error: ")
+
+
+def test_perfect_play_proves_the_smallest_cases(tmp_path):
+    run = load("perfect-play")
+    out = tmp_path / "proofs.csv"
+    assert run.main(["proofs", "--only", "2:basic:optional", "--tt-mb", "16",
+                     "--time-limit", "60", "--out", str(out)]) == 0
+    row = pd.read_csv(out).iloc[0]
+    assert row["status"] == "proven" and row["value_first_player"] in (0, 1)
