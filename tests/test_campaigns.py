@@ -23,6 +23,7 @@ def load(question: str):
     spec = importlib.util.spec_from_file_location(f"bench_{question.replace('-', '_')}",
                                                   BENCH / question / "run.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -82,11 +83,7 @@ def test_dry_run_prints_the_plan_and_bad_options_exit_2(capsys, tmp_path):
 
 
 def test_copy_small_outputs_takes_the_small_files_only(tmp_path):
-    sys.path.insert(0, str(BENCH))
-    try:
-        import campaign
-    finally:
-        sys.path.remove(str(BENCH))
+    campaign = _campaign_module()
     run, res = tmp_path / "run", tmp_path / "res"
     run.mkdir()
     for f in ("games.csv", "games.jsonl", "variants.csv", "report.md", "seat_win_rates.png",
@@ -98,17 +95,45 @@ def test_copy_small_outputs_takes_the_small_files_only(tmp_path):
                                                      "seat_win_rates.png", "variants.csv"]
 
 
-def test_a_tiny_variant_answer_runs_and_copies_its_tables(tmp_path, capsys):
+def _campaign_module():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import campaign
+    finally:
+        sys.path.remove(str(BENCH))
+    return campaign
+
+
+def test_a_tiny_variant_question_runs_resumes_and_copies_its_tables(tmp_path):
+    campaign = _campaign_module()
+    # Haru: no exact results to prove, so the report costs nothing beyond the games
+    tiny = campaign.Question("haru", ("figures=best,sum",), ("mcts:iters=5,10",), games=2,
+                             top_games=4, rate_games=2, proof_time=0,
+                             question="A tiny question?")
+    script = tmp_path / "q" / "run.py"          # results/ and runs/ go beside the script
+    assert campaign.answer_main(tiny, script, []) == 0
+    variants = pd.read_csv(tmp_path / "q" / "results" / "variants.csv")
+    assert set(variants["set_figures"]) == {"best", "sum"}
+    assert sorted(variants["games"]) == [2, 2, 4, 4]         # the top rung gets top_games
+    assert (tmp_path / "q" / "results" / "report.md").is_file()
+    assert not (tmp_path / "q" / "results" / "games.csv").exists()
+    log = tmp_path / "q" / "runs" / "published" / "games.csv"
+    played = len(pd.read_csv(log))
+    assert campaign.answer_main(tiny, script, []) == 0          # resumed: nothing to play
+    assert len(pd.read_csv(log)) == played
+    # a quick look goes to its own run folder and copies nothing unless told where
+    assert campaign.answer_main(tiny, script, ["--games", "2", "--rate-games", "0"]) == 0
+    assert (tmp_path / "q" / "runs" / "quick-2-0").is_dir()
+
+
+@pytest.mark.slow
+def test_a_published_question_runs_on_a_tiny_budget(tmp_path):
     run = load("haru-figures")
     out = tmp_path / "out"
     assert run.main(["--games", "2", "--rate-games", "2", "--runs", str(tmp_path / "runs"),
                      "--results", str(out)]) == 0
     variants = pd.read_csv(out / "variants.csv")
-    assert set(variants["figures"]) == {"best", "sum"}
-    assert (out / "report.md").is_file() and not (out / "games.csv").exists()
-    # the same command again continues the same run: nothing more to play
-    assert run.main(["--games", "2", "--rate-games", "2", "--runs", str(tmp_path / "runs"),
-                     "--results", str(out)]) == 0
+    assert set(variants["set_figures"]) == {"best", "sum"}
 
 
 def test_best_agents_records_a_match_and_refuses_bad_specs(tmp_path, capsys):
@@ -121,11 +146,7 @@ def test_best_agents_records_a_match_and_refuses_bad_specs(tmp_path, capsys):
     rows = pd.read_csv(results)
     assert list(rows["games"]) == [2, 2] and rows["score"].between(0, 1).all()
     assert (rows["score_low"] <= rows["score"]).all()
-    sys.path.insert(0, str(BENCH))
-    try:
-        import campaign
-    finally:
-        sys.path.remove(str(BENCH))
+    campaign = _campaign_module()
     assert campaign.guarded(run.main, ["match", "lotus", "nosuchagent", "random",
                                        "--runs", str(tmp_path / "bad")]) == 2
     assert capsys.readouterr().err.startswith("Error: ")

@@ -94,7 +94,7 @@ def tune(args, argv) -> int:
     out = (args.runs or HERE / "runs") / (args.name if published
                                           else f"{args.name}-{iterations}")
     spsa.run_tune(config, str(out), executor=make_executor("local", args.workers),
-                  resume=True, progress=sys.stderr.isatty(),
+                  resume=(out / "tune.json").exists(), progress=sys.stderr.isatty(),
                   command=command_line(__file__, argv))
     results = args.results or (HERE / "results" if published else None)
     if results is None:
