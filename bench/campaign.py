@@ -150,6 +150,8 @@ def answer_parser(question: Question) -> argparse.ArgumentParser:
                          "one included (results copied only with --results)")
     ap.add_argument("--rate-games", type=int, default=None,
                     help="a quick look: rating games between neighbouring rungs")
+    ap.add_argument("--proof-time", type=float, default=None,
+                    help="a quick look: seconds the proof search gets per variant")
     ap.add_argument("--executor", default="local", help="local or dask://HOST:PORT")
     ap.add_argument("--workers", type=int, default=1, help="parallel games (default 1)")
     ap.add_argument("--runs", type=Path, default=None,
@@ -195,15 +197,18 @@ def answer_main(question: Question, script: Path, argv: list[str] | None = None)
         ap.error("--games must be at least 2")
     if args.rate_games is not None and args.rate_games < 0:
         ap.error("--rate-games must be at least 0")
+    if args.proof_time is not None and not 0 <= args.proof_time <= 3600:
+        ap.error("--proof-time must be between 0 and 3600 seconds")
     q = question.scaled(args.scale)
-    quick = args.games is not None or args.rate_games is not None
+    quick = args.games is not None or args.rate_games is not None or args.proof_time is not None
     if quick:
         games = q.games if args.games is None else args.games
         q = Question(q.game, q.vary, q.strengths, games,
                      q.top_games if args.games is None else games,
                      q.rate_games if args.rate_games is None else args.rate_games,
-                     q.proof_time, q.question)
-    name = ("quick-" + f"{q.games}-{q.rate_games}" if quick
+                     q.proof_time if args.proof_time is None else args.proof_time,
+                     q.question)
+    name = (f"quick-{q.games}-{q.rate_games}-{q.proof_time:g}" if quick
             else "published" if args.scale == 1 else f"x{args.scale}")
     run_dir = (args.runs or here / "runs") / name
     results = args.results or (None if quick else here / "results" if args.scale == 1

@@ -123,7 +123,7 @@ def test_a_tiny_variant_question_runs_resumes_and_copies_its_tables(tmp_path):
     assert len(pd.read_csv(log)) == played
     # a quick look goes to its own run folder and copies nothing unless told where
     assert campaign.answer_main(tiny, script, ["--games", "2", "--rate-games", "0"]) == 0
-    assert (tmp_path / "q" / "runs" / "quick-2-0").is_dir()
+    assert (tmp_path / "q" / "runs" / "quick-2-0-0").is_dir()
 
 
 @pytest.mark.slow
