@@ -109,7 +109,7 @@ OPTIONS = (
 )
 DEFAULTS = {o.key: o.default for o in OPTIONS}
 # Bonsai playouts end in close results, so the generic exploration constant (1.4) keeps the
-# search near-uniform and extra iterations buy little. Measured (issue 5): with c=0.5
+# search near-uniform and extra iterations buy little. Measured in seat-swapped matches: with c=0.5
 # mcts:iters=10000 scored 68.3% of 60 games against mcts:iters=1000 (56.0% of 150 with 1.4)
 # and mcts:iters=2000 82% of 100 against 200 iterations (75% with 1.4), while 1000
 # iterations with c=0.5 scored 46.7% of 60 against 1000 with 1.4 (no loss at equal budget).

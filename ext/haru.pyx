@@ -632,7 +632,7 @@ cdef inline int random_bit_value(uint16_t set_, RngState* rng) noexcept nogil:
 
 
 # ---- heuristic playout policy ---------------------------------------------------------------
-# Epsilon-greedy on a cheap move score (issue 16): a playout move is uniformly random with
+# Epsilon-greedy on a cheap move score: a playout move is uniformly random with
 # probability 1/POLICY_EPS_DIV, else the best-scoring move (ties at random). Scores:
 # - Senior's bloom: completing a figure of one's own (+100 + its points), taking the last
 #   free pad of an opposing near-figure (+20), making a near-figure of one's own (+3 per

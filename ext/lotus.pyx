@@ -767,7 +767,7 @@ SPEC = GameSpec(
     # two-player games (3-4 players ignore them): the opening book for the proven winner
     # (seat 1; shipped for the basic rule), the endgame tables where built, and a df-pn
     # attempt with 30% of each move's time (97.5% of 40 games at 50 ms on the basic
-    # rule); every experiment is in bench/results/lotus-best-experiments.csv.
+    # rule); every experiment is in bench/best-agents/results/lotus-experiments.csv.
     best_agent="mcts:cutoff=10,book=auto,tables=true,proof=0.3",
     stats=(StatField("goal", "int", True, "stones in the player's goal"),
            StatField("remaining", "int", True, "route positions the player's stones still have to cover")),

@@ -135,7 +135,7 @@ class GameSpec:
     mcts_defaults: Mapping[str, Any] = field(default_factory=dict)
     # The strongest agent niwa knows for this game, as an agent spec string without a time
     # budget: what the `best` agent plays (`best:time=0.05` adds the budget). Published per
-    # game from measured results (bench/results/<game>-best-experiments.md).
+    # game from measured results (bench/best-agents/results/<game>-experiments.csv).
     best_agent: str = "mcts"
     stats: tuple[StatField, ...] = ()
     score_parts: tuple[str, ...] = ()           # keys of state.score_breakdown() rows, if any

@@ -1,14 +1,24 @@
-"""The strength ladder (bench/ladder.py): its schedule, pool, ratings, the check of the
-expected order as relations, and the resumable pair folders with added blocks."""
+"""The strength ladder campaign (bench/ladder/run.py, loaded by path: campaign code is
+not in the package): its schedule, pool, ratings, the check of the expected order as
+relations, games repeated move for move counted once, and the resumable pair folders with
+added blocks."""
 
+import importlib.util
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from niwa.analysis.bench import ladder
 from niwa.analysis.stats.ratings import RatingFit
+
+RUN_PY = Path(__file__).resolve().parents[1] / "bench" / "ladder" / "run.py"
+_spec = importlib.util.spec_from_file_location("bench_ladder_run", RUN_PY)
+ladder = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = ladder        # dataclasses look their module up there
+_spec.loader.exec_module(ladder)
 
 POOL = ladder.pool_for("lotus", perfect=True)
 
@@ -128,12 +138,23 @@ def test_ladder_plays_resumes_grows_and_writes_its_files(tmp_path):
     assert len(pd.read_csv(out / "lotus-relations.csv")) == 2
 
 
-def test_ladder_refuses_bad_options(capsys):
+def test_ladder_refuses_bad_options(capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
         ladder.main(["lotus", "--games", "10", "--grow-to", "10"])
     assert e.value.code == 2
+    capsys.readouterr()
     assert ladder.main(["nosuchgame", "--report-only"]) == 2
-    assert "error:" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("Error: unknown game")
+    # a report before any game: one line, status 2, nothing written
+    assert ladder.main(["lotus", "--report-only", "--runs", str(tmp_path / "runs"),
+                        "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("Error: no ladder games")
+    assert not (tmp_path / "out").exists()
+
+
+def test_ladder_writes_beside_its_run_py_by_default():
+    args = ladder._parser().parse_args(["lotus"])
+    assert args.out == RUN_PY.parent / "results" and args.runs == RUN_PY.parent / "runs"
 
 
 def test_a_game_repeated_move_for_move_counts_once():

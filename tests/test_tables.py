@@ -219,7 +219,7 @@ def test_solve_answers_inside_the_table_fast_with_every_move_and_the_line(folder
         s = table.unrank(i)
         t0 = time.perf_counter()
         r = solve_position(s, tables=str(folder))
-        # the table is loaded already: no search, no checksum again (bench/lotus_tables.py
+        # the table is loaded already: no search, no checksum again (bench/endgame-tables/run.py
         # measures the latency: about a millisecond)
         assert time.perf_counter() - t0 < 0.25
         proof = ps.solve(s)

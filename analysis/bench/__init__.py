@@ -1,2 +1,4 @@
-"""Benchmarks (figures, not tests): playout and search speed, strength matches, the suite
-behind `niwa bench --suite`. The scripts in the top-level bench/ folder call into it."""
+"""What `niwa bench` runs (figures, not tests): engine against oracle playout speed
+(playouts), search speed next to the engine's limits (search) and the suite behind
+`niwa bench --suite` (suite). Campaigns built on them live in the repository's bench/
+folders, not in the package."""

@@ -62,7 +62,7 @@ def num(x, digits: int = 1) -> str:
 
 # ---- exact results ---------------------------------------------------------------------
 # Lotus set-ups the df-pn proof search decides in seconds: (board, geometry, towers). The
-# full standard game (towers 4..1) takes minutes and gigabytes: bench/lotus_proof.py.
+# full standard game (towers 4..1) takes minutes and gigabytes: bench/perfect-play/run.py.
 LOTUS_EXACT_SETUPS = [
     ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 1),
     ("lane 1, shared 4, trampoline 3", {"lane": 1, "shared": 4, "trampoline_at": 3}, 2),

@@ -1,10 +1,10 @@
-"""The strength ladder (niwa issue #16, item 3): a fixed pool of agents per game, played
-pair by pair through the run engine, rated together with random anchored at 0.
+"""The strength ladder: a fixed pool of agents per game, played pair by pair through
+niwa's tournament engine, rated together with random anchored at 0.
 
-    python bench/ladder.py lotus --games 20 --workers 1
-    python bench/ladder.py haru --games 10 --executor dask://10.0.0.5:8786
-    python bench/ladder.py lotus --report-only          # tables from the games played so far
-    python bench/ladder.py haru --games 10 --grow-to 30 # more games where the order is open
+    python bench/ladder/run.py lotus --games 20 --workers 1
+    python bench/ladder/run.py haru --games 10 --executor dask://10.0.0.5:8786
+    python bench/ladder/run.py lotus --report-only          # tables from the games so far
+    python bench/ladder/run.py haru --games 10 --grow-to 30 # more games where the order is open
 
 The pool, weakest first as expected: random, greedy, mcts at 100 / 1,000 / 10,000
 iterations, alpha-beta at two depths, `best` at two time controls and, with `--perfect`
@@ -13,13 +13,14 @@ is what the schedule leans on: every agent plays its neighbour and the one after
 chain that a single surprise cannot cut in two), plus a few long-range pairs (random
 against the middle of the pool, the middle against the top), not a round robin.
 
-Every pair is its own `niwa tournament` folder under RUNS/<game>/ (seats swapped, every
-game saved as it ends), so an interrupted ladder resumes where it stopped. The ratings
+Every pair is its own tournament folder under RUNS/<game>/ (RUNS: runs/ beside this file;
+seats swapped, every game saved as it ends), so an interrupted ladder resumes where it
+stopped. The ratings
 are one maximum-likelihood Elo fit over every game of every pair (niwa.analysis.stats:
 the standings' fit with a seat advantage), shifted so that random = 0; each interval is
 the 95% interval of the agent's difference from random (its variance from the fit's
-covariance). Written to OUT/<game>.csv, OUT/<game>.png and OUT/<game>.md (the table the
-README shows), with the pairs' results in OUT/<game>-pairs.csv.
+covariance). Written to OUT/<game>.csv, OUT/<game>.png and OUT/<game>.md (OUT: results/
+beside this file), with the pairs' results in OUT/<game>-pairs.csv.
 
 The expected order is checked as a list of relations, each one that a reader can defend
 in any game (`expected_relations`): random < greedy < mcts:100 < mcts:1,000 <
@@ -53,6 +54,8 @@ from pathlib import Path
 import pandas as pd
 
 from niwa.analysis.stats.ratings import Z95
+
+HERE = Path(__file__).resolve().parent
 
 # alpha-beta depths per game (both affordable at ladder sizes); other games: 2 and 4
 ALPHABETA_DEPTHS = {"lotus": (2, 6), "haru": (2, 4), "bonsai": (1, 2)}
@@ -400,7 +403,7 @@ def report(ladder: Ladder, runs: Path, out: Path, games_per_pair: int) -> pd.Dat
     relations table."""
     games = collect_games(ladder, runs)
     if games.empty:
-        raise SystemExit(f"no ladder games for {ladder.game} under {runs}")
+        raise ValueError(f"no ladder games for {ladder.game} under {runs}")
     table, pairs, relations = ratings(ladder, games)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / f"{ladder.game}.csv", index=False)
@@ -415,7 +418,7 @@ def report(ladder: Ladder, runs: Path, out: Path, games_per_pair: int) -> pd.Dat
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("game")
     ap.add_argument("--games", type=int, default=20,
                     help="games per pair, and per added block (default 20)")
@@ -427,10 +430,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--perfect", action="store_true",
                     help="add the df-pn perfect player (two-player Lotus)")
-    ap.add_argument("--runs", type=Path, default=Path("runs/ladder"),
-                    help="folder of the pairs' tournament folders (resumable)")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2]
-                    / "bench" / "ladder", help="where the CSV, PNG and table go")
+    ap.add_argument("--runs", type=Path, default=HERE / "runs",
+                    help="folder of the pairs' tournament folders (resumable; default: "
+                         "runs/ beside this file)")
+    ap.add_argument("--out", type=Path, default=HERE / "results",
+                    help="where the CSV, PNG and table go (default: results/ beside this "
+                         "file)")
     ap.add_argument("--report-only", action="store_true", help="no games: tables only")
     ap.add_argument("--skip-agent", action="append", default=[], metavar="PREFIX",
                     help="do not play the pairs of agents whose spec starts with PREFIX "
@@ -451,7 +456,7 @@ def main(argv=None) -> int:
     try:
         ladder = make_ladder(args.game, args.perfect)
     except (ValueError, NiwaError) as e:   # unknown game, perfect on a game it cannot play
-        print(f"error: {e}", file=sys.stderr)
+        print(f"Error: {e}", file=sys.stderr)
         return 2
     if not args.report_only:
         executor, skip = make_executor(args.executor, args.workers), tuple(args.skip_agent)
@@ -459,7 +464,11 @@ def main(argv=None) -> int:
         if args.grow_to:
             grow_pairs(ladder, args.games, args.grow_to, args.runs, executor, args.seed,
                        skip=skip)
-    report(ladder, args.runs, args.out, args.games)
+    try:
+        report(ladder, args.runs, args.out, args.games)
+    except ValueError as e:        # --report-only before any game
+        print(f"Error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -4,10 +4,12 @@ for the best score each deal allowed, from the start and from a late position of
 game (the first turn with at most --late-cards cards left in the deck; by default the
 game's last turn, which the search solves exactly).
 
-    python bench/bonsai_solo.py                                  # 20 deals, default mcts
-    python bench/bonsai_solo.py --deals 5 --nodes 300000 --late-cards 4 --out /tmp/solo
+    python bench/bonsai-solo/run.py                          # 20 deals: results/deals.*
+    python bench/bonsai-solo/run.py --deals 5 --nodes 300000 --late-cards 4 --out /tmp/solo
 
-Writes OUT.csv (one row per deal) and OUT.png. Columns: deal_seed, goals, the agent's
+Writes OUT.csv (one row per deal) and OUT.png (default OUT: results/deals beside this
+file). The game loop, the record and the deck-known search (niwa.solver.solo, what
+`niwa solve --deck-known` runs) come from niwa's Python API. Columns: deal_seed, goals, the agent's
 score and whether it won; from the start: best score found, proven upper bound, exact,
 win (yes/no/unknown), best winning score, the nested Monte Carlo incumbent, nodes, time;
 the same for the late position (its best is a final score of the same game, so it compares
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 import time
 from pathlib import Path
 
@@ -32,7 +35,11 @@ from niwa.ext.registry import get_game
 from niwa.solver.agents import make_agent
 from niwa.solver.solo import from_record, solve_solo
 
-DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "bonsai-solo"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from campaign import guarded  # noqa: E402
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "deals"
 COLUMNS = ["deal_seed", "goals", "agent", "agent_score", "agent_won", "agent_time_s",
            "best", "upper", "exact", "win", "best_winning", "incumbent", "nodes", "time_s",
            "late_ply", "late_deck_left", "late_turn", "best_late", "upper_late", "exact_late",
@@ -110,8 +117,8 @@ def plot(rows, threshold, path):
     fig.savefig(path, dpi=110)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--deals", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--agent", default="mcts")
@@ -125,7 +132,9 @@ def main():
     ap.add_argument("--late-nodes", type=int, default=1_000_000)
     ap.add_argument("--tt", type=int, default=22)
     ap.add_argument("--out", default=str(DEFAULT_OUT))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.deals < 1 or args.nodes < 1 or args.late_nodes < 1 or args.late_cards < 0:
+        ap.error("--deals, --nodes and --late-nodes must be at least 1, --late-cards 0 or more")
     rows = []
     seeds = range(args.first_seed, args.first_seed + args.deals)
     for seed in tqdm(seeds, desc="solo deals", unit="deal"):
@@ -150,7 +159,8 @@ def main():
           f"{sum(bool(r['exact']) for r in rows)}/{n}, from the late position "
           f"{sum(bool(r.get('exact_late')) for r in rows)}/{n}")
     print(f"wrote {out.with_suffix('.csv')} and {out.with_suffix('.png')}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(guarded(main))

@@ -1,28 +1,33 @@
 """Lotus endgame tables: check a table against the proof search, and measure it.
 
-    python bench/lotus_tables.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000
-    python bench/lotus_tables.py --dir DIR speed --stones 3
-    python bench/lotus_tables.py --dir DIR nodes --case 3:basic:optional --case 4:basic:mandatory
+    python bench/endgame-tables/run.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000
+    python bench/endgame-tables/run.py --dir DIR speed --stones 3
+    python bench/endgame-tables/run.py --dir DIR nodes --case 3:basic:optional \
+        --case 4:basic:mandatory --with-plain --name cases
+    python bench/endgame-tables/run.py --dir DIR midgame --outside 5 --positions 40
 
 `verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
 random playouts from the initial position stopped as soon as both players are down to k
 stones outside the goal: the positions games produce), each proven by the df-pn proof
 search without tables; every value must equal the table's. Appends a summary row to
-bench/results/lotus-tables-verify.csv (--rows FILE: every position) and exits 1 on any
-mismatch.
+results/verify.csv (--rows FILE: every position) and exits 1 on any mismatch.
 
 `speed`: lookups per second (the C probe in a loop over prepared positions), and the
 latency of `solve_position` inside the table (cold: the first call, which loads the table
 and checks its sha256; warm: later calls), median and maximum.
 
 `midgame`: positions random games reach with a few more stones outside the goal than the
-table holds, proven with and without the table (alternating), nodes and time.
+table holds, proven with and without the table (alternating), nodes and time: every
+position to results/midgame-k<K>-outside<N>.csv, a summary row to results/midgame.csv
+and its chart to results/midgame.png.
 
 `nodes`: the proof search's expansions from a case's initial position (towers:rule:
 trampoline on the standard board) with and without the tables of that variant in --dir
-(the largest k there): CSV and a PNG bar chart in bench/results/.
+(the largest k there): results/proof-nodes-<NAME>.csv and a PNG bar chart beside it.
 
 The table must exist in --dir (niwa tables build lotus --stones K [-v ...] --dir DIR).
+Everything runs through niwa's Python API (solver.tables, solver.proof, solver.solve);
+results go to results/ beside this file (--results to write elsewhere).
 """
 
 from __future__ import annotations
@@ -40,7 +45,15 @@ from niwa.solver.proof import ProofSearch
 from niwa.solver.solve import solve_position
 from niwa.solver.tables import find_table, table_value
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from campaign import guarded  # noqa: E402
+
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+class MissingTable(Exception):
+    """The table the command needs is not in --dir."""
 
 
 def variant_of(args) -> dict:
@@ -50,8 +63,8 @@ def variant_of(args) -> dict:
 def the_table(args, k=None):
     table = find_table(LotusState(**variant_of(args)), args.dir)
     if table is None or (k is not None and table.k != k):
-        sys.exit(f"no k={k} table for {variant_of(args)} in {args.dir}: build it with "
-                 f"niwa tables build lotus --stones {k} ... --dir {args.dir}")
+        raise MissingTable(f"no k={k} table for {variant_of(args)} in {args.dir}: build it "
+                           f"with niwa tables build lotus --stones {k} ... --dir {args.dir}")
     return table
 
 
@@ -101,7 +114,7 @@ def verify(args) -> int:
                    positions=len(cases), random_indices=kinds["index"],
                    from_playouts=kinds["playout"], mismatches=bad, proof_nodes=nodes,
                    seconds=round(time.time() - t0, 1), seed=args.seed)
-    append_row(RESULTS / "lotus-tables-verify.csv", summary)
+    append_row(args.results / "verify.csv", summary)
     print(f"verify k={table.k} {variant_of(args)}: {len(cases)} positions ({kinds['index']} "
           f"random indices, {kinds['playout']} from random playouts), {bad} mismatches; "
           f"{nodes:,} proof nodes in {time.time() - t0:.1f} s")
@@ -110,7 +123,7 @@ def verify(args) -> int:
 
 def append_row(path, row):
     """Append one summary row (header written with the first)."""
-    RESULTS.mkdir(exist_ok=True)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists()
     with open(path, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(row))
@@ -164,7 +177,7 @@ def nodes(args) -> int:
         state = LotusState(**variant)
         table = find_table(state, args.dir)
         if table is None:
-            sys.exit(f"no table for {variant} in {args.dir}")
+            raise MissingTable(f"no table for {variant} in {args.dir}")
         for tab in ([table, None] if args.with_plain else [table]):
             t0 = time.time()
             r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(
@@ -175,8 +188,8 @@ def nodes(args) -> int:
                        status=r.status)
             print(row, flush=True)
             rows.append(row)
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"lotus-tables-proof-nodes-{args.name}.csv"
+    args.results.mkdir(parents=True, exist_ok=True)
+    out = args.results / f"proof-nodes-{args.name}.csv"
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -228,14 +241,14 @@ def midgame(args) -> int:
             row[f"time_{label}"] = round(dt, 4)
         assert row["value_tables"] == row["value_none"], row
         rows.append(row)
-    out = RESULTS / f"lotus-tables-midgame-k{table.k}-outside{args.outside}.csv"
-    RESULTS.mkdir(exist_ok=True)
+    out = args.results / f"midgame-k{table.k}-outside{args.outside}.csv"
+    args.results.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     (n1, t1), (n0, t0_) = totals["tables"], totals["none"]
-    summary = RESULTS / "lotus-tables-midgame.csv"
+    summary = args.results / "midgame.csv"
     append_row(summary, dict(k=table.k, rule=args.rule, trampoline=args.trampoline,
                              outside=args.outside, positions=len(rows), nodes_none=n0,
                              nodes_tables=n1, time_none=round(t0_, 2),
@@ -273,9 +286,11 @@ def plot_midgame(summary):
     fig.savefig(Path(summary).with_suffix(".png"), dpi=120)
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, help="the tables folder")
+    ap.add_argument("--results", type=Path, default=RESULTS,
+                    help="where the CSV and PNG files go (default: results/ beside this file)")
     ap.add_argument("--rule", default="basic")
     ap.add_argument("--trampoline", default="optional")
     ap.add_argument("--towers", type=int, default=4)
@@ -297,9 +312,14 @@ def main() -> int:
     m = sub.add_parser("midgame")
     m.add_argument("--outside", type=int, default=5)
     m.add_argument("--positions", type=int, default=40)
-    args = ap.parse_args()
-    return {"verify": verify, "speed": speed, "nodes": nodes, "midgame": midgame}[args.cmd](args)
+    args = ap.parse_args(argv)
+    try:
+        return {"verify": verify, "speed": speed, "nodes": nodes,
+                "midgame": midgame}[args.cmd](args)
+    except MissingTable as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

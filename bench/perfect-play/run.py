@@ -1,0 +1,475 @@
+"""Two-player Lotus played perfectly: proofs of who wins, opening books, and the `perfect`
+agent checked in play. Everything through niwa's Python API (solver.proof, solver.solve,
+solver.book, the game loop); results go to results/ beside this file.
+
+    python bench/perfect-play/run.py proofs                  # towers 2..1 and 3..1, every rule
+    python bench/perfect-play/run.py proofs --only 4:pro:optional --time-limit 600 \
+        --tt-mb 8192 --slice 60                              # results/proof-4-pro-*.log
+    python bench/perfect-play/run.py solve --tt-mb 8000 --time 900   # results/solve-lotus-full.json
+    python bench/perfect-play/run.py book --plies 8 --max-work 1000 --tt-mb 8192 \
+        --out /tmp/lotus.npz                                 # results/books-build.txt
+    python bench/perfect-play/run.py book-depth --plies 8 10 12 14 16 --games 3 --time 20 \
+        --tt-mb 1024 --out book-depth-random.csv
+    python bench/perfect-play/run.py seat --perfect perfect:time=1,tt_mb=512 \
+        --opponents mcts:time=0.05 --games 50 --seat 1 --out agent-seat1
+
+`proofs`: decide each case from the initial position with the df-pn proof search and write
+the perfect-play table (one row per towers:rule:trampoline; rows of other cases kept, so
+long runs split and resume). `solve`: the full standard game (what `niwa solve lotus`
+does), as JSON. `book`: prove the start and write the winner's moves as an opening book
+(what `niwa book build` does). `book-depth`: how hard a live proof is D plies in (picks a
+book's depth). `seat`: `perfect` in one fixed seat against other agents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import hashlib
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from niwa.analysis.arena.game_loop import play
+from niwa.ext.game import Rng
+from niwa.ext.lotus import LotusState
+from niwa.ext.registry import get_game, parse_variant_options
+from niwa.solver.agents import make_agent
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_result import MoveValue
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from campaign import command_line, guarded  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PROOFS_HELP = """Decide two-player Lotus with the df-pn proof search and write the perfect-play table.
+
+Every case is the standard board (lanes of 3, 11 shared spaces, trampoline at 8), two
+players, from the initial position. Each finished case is written to the CSV at once (rows
+of other cases already there are kept), so long runs can be split and resumed.
+Columns: towers, rule, trampoline, value for the first player (1 = White wins with perfect
+play, 0 = Black wins, empty if unproven), White's winning first moves, nodes (positions
+expanded by the proof), time_s, table entries used / capacity, status (proven, or why it
+stopped and the root's proof/disproof numbers), the follow-up nodes that valued every first
+move and played out the principal variation, and that variation. An unproven case lists
+each first move's value as far as the table has it (? = open) and, in first_move_work, the
+expansions spent below it."""
+SEAT_HELP = """`perfect` in one fixed seat against other agents: does the proven winner win every game?
+
+`niwa tournament` seats every agent in every seat equally often; here `perfect` keeps the
+seat given (1 = Black, the proven winner of two-player Lotus) so that every game tests the
+claim. Agents are built per game from their specs, as a tournament worker builds them (so
+the proof table kept per process is exercised across games). Game g against opponent k
+uses agent seeds derived from (--seed, k, g). Writes games.csv (one row per game: result,
+plies, seconds, where perfect's moves came from: book / proof / fallback / forced, its
+slowest move), summary.csv (per opponent) and sources.png."""
+BOOK_DEPTH_HELP = """How hard is a live proof D plies into full Lotus? Picks the depth of an opening book.
+
+Plays `--games` seeded games to each depth: both sides random, or with --book the book's
+winner from the book and the other side random (the lines `perfect` meets). Then proves
+the position with a fresh table within --time seconds and records nodes, seconds and
+whether it finished. Writes a CSV (--out) and prints a summary per depth."""
+
+
+# ---- proofs -----------------------------------------------------------------------------
+COLUMNS = ["towers", "rule", "trampoline", "value_first_player", "winning_first_moves",
+           "first_move_values", "nodes", "time_s", "tt_entries", "tt_capacity", "tt_mb", "status",
+           "followup_nodes", "followup_time_s", "table_warning", "pv_plies", "pv",
+           "first_move_work"]
+RULES = [(r, t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
+
+
+def case_key(towers, rule, trampoline) -> str:
+    return f"{towers}:{rule}:{trampoline}"
+
+
+def solve_case(towers: int, rule: str, trampoline: str, tt_mb: float, time_limit: float,
+               max_nodes: int, symmetry: str, huge_pages: bool = False, slice_s: float = 0.0,
+               followup_s: float | None = None) -> dict:
+    """Solve one case. With `slice_s` the proof runs in slices of that many seconds (the
+    table carries over, so each slice continues the last) and logs the root's proof and
+    disproof numbers after each: how far a long run got."""
+    state = LotusState(towers=towers, rule=rule, trampoline=trampoline)
+    search = ProofSearch(tt_mb=tt_mb, symmetry=None if symmetry == "none" else "auto",
+                         huge_pages=huge_pages)
+    nodes, spent, t0 = 0, 0.0, time.time()
+    while True:
+        budget = time_limit - spent if time_limit > 0 else 0.0
+        if slice_s > 0 and (budget <= 0 or budget > slice_s):
+            budget = slice_s
+        r = search.solve(state, time_limit=budget, max_nodes=max_nodes - nodes if max_nodes else 0,
+                         followup_time_limit=followup_s)
+        nodes += r.nodes
+        spent += r.time_s
+        if slice_s > 0:
+            print(f"    {time.time() - t0:7.0f} s: {nodes:,} nodes, root pn={r.root_pn} "
+                  f"dn={r.root_dn}, table {r.tt_entries:,} ({100 * r.tt_fill:.0f}%)"
+                  f"{'; ' + r.table_warning if r.table_warning else ''}", file=sys.stderr, flush=True)
+        if r.proven or (time_limit > 0 and spent >= time_limit - 0.5) or \
+                (max_nodes and nodes >= max_nodes) or slice_s <= 0:
+            break
+    status = "proven" if r.proven else (
+        f"unproven ({r.status} after {nodes:,} nodes; root pn={r.root_pn} dn={r.root_dn})")
+    first = r.moves
+    work = ""
+    if not r.proven:
+        # how far each first move got: its value if the table has it proven, and the
+        # expansions spent below it
+        first, parts = [], []
+        for a in state.legal_actions():
+            child = state.child(a)
+            v = search.known_value(child, state.current_player())
+            first.append(MoveValue(a, state.action_to_string(a), None if v is None else float(v)))
+            parts.append(f"{state.action_to_string(a)}={search.subtree_work(child)}")
+        work = " ".join(parts)
+    return {
+        "towers": towers, "rule": rule, "trampoline": trampoline,
+        "value_first_player": "" if r.value is None else int(r.value),
+        "winning_first_moves": " ".join(r.winning_moves),
+        "first_move_values": " ".join(f"{m.name}={'?' if m.value is None else int(m.value)}"
+                                      for m in first),
+        "first_move_work": work,
+        "nodes": nodes, "time_s": round(spent, 2), "tt_entries": r.tt_entries,
+        "tt_capacity": r.tt_capacity, "tt_mb": tt_mb, "status": status,
+        "followup_nodes": r.followup_nodes, "followup_time_s": round(r.followup_time_s, 2),
+        "table_warning": r.table_warning or "", "pv_plies": len(r.pv), "pv": " ".join(r.pv),
+    }
+
+
+def read_rows(path: Path) -> dict[str, dict]:
+    if not path.exists():
+        return {}
+    with path.open(newline="") as f:
+        return {case_key(row["towers"], row["rule"], row["trampoline"]): row
+                for row in csv.DictReader(f)}
+
+
+def write_rows(path: Path, rows: dict[str, dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    order = {case_key(t, r, tr): i for i, (t, (r, tr)) in
+             enumerate((t, rt) for t in (2, 3, 4) for rt in RULES)}
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        for key in sorted(rows, key=lambda k: order.get(k, 99)):
+            w.writerow(rows[key])
+    tmp.replace(path)
+
+
+def proofs_main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="run.py proofs", description=PROOFS_HELP)
+    p.add_argument("--out", type=Path, default=RESULTS / "proofs.csv",
+                   help="the table (default results/proofs.csv; the published one is "
+                        "docs/lotus-perfect-play.csv)")
+    p.add_argument("--tt-mb", type=float, default=4096, help="table size in MB (default 4096)")
+    p.add_argument("--time-limit", type=float, default=1800, help="seconds per case (0 = none)")
+    p.add_argument("--max-nodes", type=int, default=0, help="expansions per case (0 = none)")
+    p.add_argument("--full", action="store_true", help="also the full game, towers 4..1 basic/optional")
+    p.add_argument("--only", nargs="*", help="cases as TOWERS:RULE:TRAMPOLINE, e.g. 3:pro:optional")
+    p.add_argument("--symmetry", choices=("auto", "none"), default="auto")
+    p.add_argument("--huge-pages", action="store_true", help="ask for 2 MB pages for the table")
+    p.add_argument("--slice", type=float, default=0.0,
+                   help="prove in slices of this many seconds, logging progress after each")
+    p.add_argument("--followup-time", type=float, default=None,
+                   help="seconds for valuing the first moves and the PV (default: --time-limit)")
+    args = p.parse_args(argv)
+    cases = [(t, r, tr) for t in (2, 3) for r, tr in RULES]
+    if args.full:
+        cases.append((4, "basic", "optional"))
+    if args.only:
+        wanted = set(args.only)
+        cases = [(int(k.split(":")[0]), *k.split(":")[1:]) for k in args.only] if not \
+            wanted <= {case_key(*c) for c in cases} else [c for c in cases if case_key(*c) in wanted]
+    rows = read_rows(args.out)
+    for towers, rule, trampoline in cases:
+        t0 = time.time()
+        print(f"towers {towers}..1 {rule}/{trampoline} ...", file=sys.stderr, flush=True)
+        row = solve_case(towers, rule, trampoline, args.tt_mb, args.time_limit, args.max_nodes,
+                         args.symmetry, args.huge_pages, args.slice, args.followup_time)
+        rows[case_key(towers, rule, trampoline)] = {k: str(v) for k, v in row.items()}
+        write_rows(args.out, rows)
+        value = row["value_first_player"]
+        print(f"  value {'?' if value == '' else value} winning {row['winning_first_moves'] or '-'}"
+              f" nodes {row['nodes']:,} {row['time_s']} s, table {row['tt_entries']:,}; "
+              f"{row['status']} (wall {time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    return 0
+
+
+# ---- solve and book ---------------------------------------------------------------------
+def solve_main(argv=None) -> int:
+    """The full standard game (towers 4..1, basic rule, optional trampoline by default),
+    decided by the proof search, as JSON: what `niwa solve lotus --json` reports."""
+    from niwa.solver.solve import solve_position
+
+    p = argparse.ArgumentParser(prog="run.py solve", description=solve_main.__doc__)
+    p.add_argument("--variant", "-v", nargs="*", default=[], help="KEY=VALUE ...")
+    p.add_argument("--tt-mb", type=float, default=8000, help="proof table in MB (default 8000)")
+    p.add_argument("--time", type=float, default=900, help="seconds of search (default 900)")
+    p.add_argument("--out", type=Path, default=Path("solve-lotus-full.json"),
+                   help="JSON file (relative: under results/; default solve-lotus-full.json)")
+    args = p.parse_args(argv)
+    if args.time <= 0 or args.tt_mb < 1:
+        p.error("--time must be positive and --tt-mb at least 1")
+    state = LotusState(**parse_variant_options(args.variant))
+    r = solve_position(state, "proof", args.time, tt_mb=args.tt_mb)
+    full = dataclasses.asdict(r)
+    report = {"value": r.value, "proven": r.proven, "best": r.best_name,
+              "actions": [{k: v for k, v in a.items() if v is not None or k == "value"}
+                          for a in full["actions"]],
+              "pv": list(r.pv), "nodes": r.nodes, "time_s": r.time_s,
+              "position": state.to_notation(), "status": r.status}
+    out = args.out if args.out.is_absolute() else RESULTS / args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report) + "\n")
+    print(f"{'proven' if r.proven else 'not proven'}: value {r.value} for the first player, "
+          f"{r.nodes:,} nodes in {r.time_s:.1f} s -> {out}")
+    return 0
+
+
+def book_main(argv=None) -> int:
+    """Prove the start and write the winner's moves as an opening book (what `niwa book
+    build` does); prints the book's figures as JSON and appends them to
+    results/books-build.txt."""
+    from niwa.solver.book import build_book
+
+    p = argparse.ArgumentParser(prog="run.py book", description=book_main.__doc__)
+    p.add_argument("--variant", "-v", nargs="*", default=[], help="KEY=VALUE ...")
+    p.add_argument("--plies", type=int, default=8)
+    p.add_argument("--max-work", type=int, default=1000)
+    p.add_argument("--tt-mb", type=float, default=8192)
+    p.add_argument("--time", type=float, default=0.0, help="seconds per proof (0 = none)")
+    p.add_argument("--out", type=Path, required=True, help="the book file (.npz)")
+    p.add_argument("--log", type=Path, default=Path("books-build.txt"),
+                   help="where the figures are appended (relative: under results/)")
+    args = p.parse_args(argv)
+    book = build_book("lotus", parse_variant_options(args.variant), plies=args.plies,
+                      tt_mb=args.tt_mb, time_limit=args.time, max_work=args.max_work,
+                      progress=sys.stderr.isatty())
+    book.save(args.out)
+    line = json.dumps({"path": str(args.out), **book.meta(), "sha256": book.sha256},
+                      sort_keys=True)
+    print(line)
+    log = args.log if args.log.is_absolute() else RESULTS / args.log
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a", encoding="utf-8") as f:
+        f.write(f"\n$ {command_line(__file__, ['book', *(sys.argv[2:] if argv is None else argv)])}"
+                f"\n{line}\n")
+    return 0
+
+
+# ---- book depth -------------------------------------------------------------------------
+def line_to(plies: int, seed: int, variant: dict, book=None):
+    rng = random.Random(seed)
+    s = LotusState(**variant)
+    for _ in range(plies):
+        if s.is_terminal():
+            break
+        legal = s.legal_actions()
+        move = book.lookup(s) if book is not None and s.current_player() == book.winner \
+            else None
+        s.apply(move if move in legal else rng.choice(legal))
+    return s
+
+
+def book_depth_main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="run.py book-depth", description=BOOK_DEPTH_HELP)
+    p.add_argument("--plies", type=int, nargs="+", default=[8, 10, 12, 14, 16])
+    p.add_argument("--games", type=int, default=3)
+    p.add_argument("--time", type=float, default=20.0)
+    p.add_argument("--tt-mb", type=float, default=1024)
+    p.add_argument("--rule", default="basic")
+    p.add_argument("--trampoline", default="optional")
+    p.add_argument("--book", default=None, help="a book file: its winner plays from it")
+    p.add_argument("--leaves", type=int, default=0,
+                   help="prove this many positions just past --book (seeded sample) instead")
+    p.add_argument("--out", type=Path, default=None,
+                   help="CSV of every position (relative: under results/)")
+    args = p.parse_args(argv)
+    if args.out is not None and not args.out.is_absolute():
+        args.out = RESULTS / args.out
+    book = None
+    if args.book:
+        from niwa.solver.book import load_book
+        book = load_book(args.book)
+    variant = dict(rule=args.rule, trampoline=args.trampoline)
+    search = ProofSearch(tt_mb=args.tt_mb)
+    rows = []
+    if args.leaves:
+        from niwa.solver.book import book_leaves
+        leaves = book_leaves(book)
+        random.Random(1).shuffle(leaves)
+        for i, (s, ply) in enumerate(leaves[:args.leaves]):
+            search.clear()
+            r = search.solve(s, time_limit=args.time, root_values=False, pv=False)
+            rows.append({"plies": ply, "game": i, "mover": r.player,
+                         "proven": r.proven, "value": "" if r.value is None else int(r.value),
+                         "nodes": r.nodes, "time_s": round(r.time_s, 2),
+                         "position": s.to_notation()})
+        args.plies = sorted({r["plies"] for r in rows})
+        print(f"{len(leaves)} leaves; proved {len(rows)} with a fresh table each", file=sys.stderr)
+    for plies in args.plies if not args.leaves else []:
+        for g in range(args.games):
+            s = line_to(plies, 1000 * plies + g, variant, book)
+            if s.is_terminal():
+                continue
+            search.clear()
+            r = search.solve(s, time_limit=args.time, root_values=False, pv=False)
+            rows.append({"plies": plies, "game": g, "mover": r.player, "proven": r.proven,
+                         "value": "" if r.value is None else int(r.value), "nodes": r.nodes,
+                         "time_s": round(r.time_s, 2), "position": s.to_notation()})
+            print(f"ply {plies} game {g}: {'proven' if r.proven else 'open'} "
+                  f"{r.nodes:,} nodes {r.time_s:.2f} s", file=sys.stderr, flush=True)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with args.out.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    for plies in args.plies:
+        mine = [r for r in rows if r["plies"] == plies]
+        done = [r for r in mine if r["proven"]]
+        print(f"ply {plies}: {len(done)}/{len(mine)} proven within {args.time:g} s; max "
+              f"{max((r['time_s'] for r in mine), default=0):.2f} s, "
+              f"{max((r['nodes'] for r in mine), default=0):,} nodes")
+    return 0
+
+
+# ---- perfect in a fixed seat ------------------------------------------------------------
+SOURCES = ("book", "proof", "fallback", "forced")
+
+
+def seed_of(*parts) -> int:
+    return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=8).digest(),
+                          "little") >> 1
+
+
+class Timed:
+    """Wraps an agent to record how long each of its moves took."""
+
+    def __init__(self, agent):
+        self.agent, self.times = agent, []
+
+    def step(self, state, player):
+        t = time.perf_counter()
+        a = self.agent.step(state, player)
+        self.times.append(time.perf_counter() - t)
+        return a
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+
+def seat_main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="run.py seat", description=SEAT_HELP)
+    p.add_argument("--game", default="lotus")
+    p.add_argument("--variant", "-v", nargs="*", default=[], help="KEY=VALUE ...")
+    p.add_argument("--perfect", default="perfect:time=1,tt_mb=512")
+    p.add_argument("--opponents", nargs="+", default=["mcts:time=0.05"])
+    p.add_argument("--games", type=int, default=50, help="games per opponent")
+    p.add_argument("--seat", type=int, default=1, help="perfect's seat")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, required=True,
+                   help="results folder (relative: under results/, e.g. agent-seat1)")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.seat not in (0, 1):
+        p.error("--games must be at least 1 and --seat 0 or 1")
+    args.out = args.out if args.out.is_absolute() else RESULTS / args.out
+    variant = parse_variant_options(args.variant)
+    spec = get_game(args.game)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    limit = float(args.perfect.split("time=")[1].split(",")[0]) + 0.5 \
+        if "time=" in args.perfect else None
+    bar = tqdm(total=args.games * len(args.opponents), desc="games", unit=" game")
+    for k, opp in enumerate(args.opponents):
+        for g in range(args.games):
+            perfect = Timed(make_agent(args.perfect, seed=seed_of(args.seed, k, g, "perfect")))
+            opponent = make_agent(opp, seed=seed_of(args.seed, k, g, "opponent"))
+            agents = [opponent, perfect] if args.seat == 1 else [perfect, opponent]
+            for a in agents:
+                a.reset()
+            t = time.perf_counter()
+            r = play(spec.new(seed=seed_of(args.seed, k, g, "deal"), **variant), agents,
+                     chance_rng=Rng(seed_of(args.seed, k, g, "chance")))
+            row = {"opponent": opp, "game": g, "seat": args.seat,
+                   "result": r.results[args.seat], "plies": len(r.actions),
+                   "seconds": round(time.perf_counter() - t, 2),
+                   **{s: perfect.sources.get(s, 0) for s in SOURCES},
+                   "perfect_moves": len(perfect.times),
+                   "slowest_move_s": round(max(perfect.times, default=0.0), 3),
+                   "over_limit": sum(x > limit for x in perfect.times) if limit else 0}
+            rows.append(row)
+            bar.update()
+            bar.set_postfix(won=sum(x["result"] == 1.0 for x in rows), of=len(rows))
+    bar.close()
+    with (args.out / "games.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    summary = []
+    for opp in args.opponents:
+        mine = [r for r in rows if r["opponent"] == opp]
+        summary.append({
+            "opponent": opp, "seat": args.seat, "games": len(mine),
+            "wins": sum(r["result"] == 1.0 for r in mine),
+            "mean_seconds_per_game": round(sum(r["seconds"] for r in mine) / len(mine), 2),
+            **{s: sum(r[s] for r in mine) for s in SOURCES},
+            "slowest_move_s": max(r["slowest_move_s"] for r in mine),
+            "moves_over_limit": sum(r["over_limit"] for r in mine)})
+    with (args.out / "summary.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(summary[0]))
+        w.writeheader()
+        w.writerows(summary)
+    (args.out / "command.json").write_text(json.dumps(
+        {"command": command_line(__file__, ["seat", *(sys.argv[2:] if argv is None else argv)]),
+         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=1))
+    plot(summary, args.out / "sources.png")
+    for s in summary:
+        print(json.dumps(s))
+    return 0
+
+
+def plot(summary, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    bottom = [0] * len(summary)
+    for s in SOURCES:
+        vals = [row[s] for row in summary]
+        ax.bar([row["opponent"] for row in summary], vals, bottom=bottom, label=s)
+        bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
+    for i, row in enumerate(summary):
+        ax.text(i, bottom[i], f"won {row['wins']}/{row['games']}", ha="center", va="bottom")
+    ax.set_ylabel("perfect's moves")
+    ax.set_title(f"where perfect's moves came from (seat {summary[0]['seat']})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+COMMANDS = {"proofs": proofs_main, "solve": solve_main, "book": book_main,
+            "book-depth": book_depth_main, "seat": seat_main}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in COMMANDS:
+        ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "),
+                                     epilog="Each command has its own --help.")
+        ap.add_argument("command", choices=list(COMMANDS))
+        ap.parse_args(argv[:1] or ["--help"])
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(guarded(main))

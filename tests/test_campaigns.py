@@ -1,0 +1,188 @@
+"""The campaign scripts in bench/ (not in the package: each test loads a run.py by path):
+the variant questions' sweeps, their results folders, and tiny runs of the scripts whose
+logic is theirs alone. The long campaigns themselves are not rerun here."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from niwa.analysis.experiments.variants import parse_strengths, parse_vary
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+ANSWERS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration")
+CAMPAIGNS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration", "ladder",
+             "best-agents", "perfect-play", "endgame-tables", "bonsai-solo", "eval-weights",
+             "speed")
+
+
+def load(question: str):
+    """bench/<question>/run.py as a module."""
+    spec = importlib.util.spec_from_file_location(f"bench_{question.replace('-', '_')}",
+                                                  BENCH / question / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_campaign_folder_has_its_script_readme_and_results():
+    for q in CAMPAIGNS:
+        folder = BENCH / q
+        assert (folder / "run.py").is_file() and (folder / "README.md").is_file(), q
+        assert any((folder / "results").iterdir()), q
+    index = (BENCH / "README.md").read_text()
+    assert all(f"{q}/" in index for q in CAMPAIGNS)
+
+
+@pytest.mark.parametrize("question", CAMPAIGNS)
+def test_every_script_loads_and_explains_itself(question, capsys):
+    module = load(question)
+    with pytest.raises(SystemExit) as e:
+        module.main(["--help"])
+    assert e.value.code == 0
+    assert len(capsys.readouterr().out) > 200
+
+
+@pytest.mark.parametrize("question", ANSWERS)
+def test_every_question_is_a_valid_sweep(question):
+    q = load(question).QUESTION
+    parse_vary(list(q.vary), q.game)                 # keys and values the game accepts
+    assert len(parse_strengths(list(q.strengths))) >= 2
+    assert q.games >= 2 and q.rate_games >= 2
+    assert q.top_games == 0 or q.top_games >= q.games      # 0: the top rung as the others
+
+
+def test_lotus_top_rung_gets_a_three_point_interval():
+    q = load("lotus-pro-rule").QUESTION
+    assert 1.96 * (0.25 / q.top_games) ** 0.5 <= 0.030
+
+
+def test_scale_multiplies_every_games_count_only():
+    q = load("lotus-pro-rule").QUESTION
+    big = q.scaled(10)
+    assert (big.games, big.top_games, big.rate_games) == (10 * q.games, 10 * q.top_games,
+                                                          10 * q.rate_games)
+    assert (big.vary, big.strengths, big.proof_time) == (q.vary, q.strengths, q.proof_time)
+    with pytest.raises(ValueError, match="at least 1"):
+        q.scaled(0)
+
+
+def test_dry_run_prints_the_plan_and_bad_options_exit_2(capsys, tmp_path):
+    run = load("haru-figures")
+    assert run.main(["--dry-run", "--scale", "10", "--runs", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "1000 games per variant (4000 at the top rung)" in err
+    assert str(tmp_path / "x10") in err
+    for bad in (["--scale", "0"], ["--games", "1"], ["--nosuch"]):
+        with pytest.raises(SystemExit) as e:
+            run.main(bad)
+        assert e.value.code == 2
+
+
+def test_copy_small_outputs_takes_the_small_files_only(tmp_path):
+    campaign = _campaign_module()
+    run, res = tmp_path / "run", tmp_path / "res"
+    run.mkdir()
+    for f in ("games.csv", "games.jsonl", "variants.csv", "report.md", "seat_win_rates.png",
+              "analysis.json"):
+        (run / f).write_text("x")
+    assert campaign.copy_small_outputs(run, res) == ["analysis.json", "report.md",
+                                                     "seat_win_rates.png", "variants.csv"]
+    assert sorted(p.name for p in res.iterdir()) == ["analysis.json", "report.md",
+                                                     "seat_win_rates.png", "variants.csv"]
+
+
+def _campaign_module():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import campaign
+    finally:
+        sys.path.remove(str(BENCH))
+    return campaign
+
+
+def test_a_tiny_variant_question_runs_resumes_and_copies_its_tables(tmp_path):
+    campaign = _campaign_module()
+    # Haru: no exact results to prove, so the report costs nothing beyond the games
+    tiny = campaign.Question("haru", ("figures=best,sum",), ("mcts:iters=5,10",), games=2,
+                             top_games=4, rate_games=2, proof_time=0,
+                             question="A tiny question?")
+    script = tmp_path / "q" / "run.py"          # results/ and runs/ go beside the script
+    assert campaign.answer_main(tiny, script, []) == 0
+    variants = pd.read_csv(tmp_path / "q" / "results" / "variants.csv")
+    assert set(variants["set_figures"]) == {"best", "sum"}
+    assert sorted(variants["games"]) == [2, 2, 4, 4]         # the top rung gets top_games
+    assert (tmp_path / "q" / "results" / "report.md").is_file()
+    assert not (tmp_path / "q" / "results" / "games.csv").exists()
+    log = tmp_path / "q" / "runs" / "published" / "games.csv"
+    played = len(pd.read_csv(log))
+    assert campaign.answer_main(tiny, script, []) == 0          # resumed: nothing to play
+    assert len(pd.read_csv(log)) == played
+    # a quick look goes to its own run folder and copies nothing unless told where
+    assert campaign.answer_main(tiny, script, ["--games", "2", "--rate-games", "0"]) == 0
+    assert (tmp_path / "q" / "runs" / "quick-2-0-0").is_dir()
+
+
+@pytest.mark.slow
+def test_a_published_question_runs_on_a_tiny_budget(tmp_path):
+    run = load("haru-figures")
+    out = tmp_path / "out"
+    assert run.main(["--games", "2", "--rate-games", "2", "--runs", str(tmp_path / "runs"),
+                     "--results", str(out)]) == 0
+    variants = pd.read_csv(out / "variants.csv")
+    assert set(variants["set_figures"]) == {"best", "sum"}
+
+
+def test_best_agents_records_a_match_and_refuses_bad_specs(tmp_path, capsys):
+    run = load("best-agents")
+    results = tmp_path / "experiments.csv"
+    args = ["match", "lotus", "greedy", "random", "--games", "2", "--runs",
+            str(tmp_path / "runs"), "--results", str(results)]
+    assert run.main(args) == 0
+    assert run.main(args) == 0                  # resumed: the same two games, one more row
+    rows = pd.read_csv(results)
+    assert list(rows["games"]) == [2, 2] and rows["score"].between(0, 1).all()
+    assert (rows["score_low"] <= rows["score"]).all()
+    campaign = _campaign_module()
+    assert campaign.guarded(run.main, ["match", "lotus", "nosuchagent", "random",
+                                       "--runs", str(tmp_path / "bad")]) == 2
+    assert capsys.readouterr().err.startswith("Error: ")
+
+
+def test_perfect_play_proofs_agree_with_the_published_table(tmp_path):
+    run = load("perfect-play")
+    out = tmp_path / "proofs.csv"
+    assert run.main(["proofs", "--only", "2:basic:optional", "2:pro:mandatory", "--tt-mb",
+                     "16", "--time-limit", "60", "--out", str(out)]) == 0
+    mine = pd.read_csv(out).set_index(["towers", "rule", "trampoline"])
+    published = pd.read_csv(BENCH.parent / "docs" / "lotus-perfect-play.csv").set_index(
+        ["towers", "rule", "trampoline"])
+    assert list(mine["status"]) == ["proven", "proven"]
+    for case in mine.index:
+        assert mine.loc[case, "value_first_player"] == published.loc[case, "value_first_player"]
+
+
+def test_perfect_play_commands_refuse_bad_input(capsys):
+    run = load("perfect-play")
+    with pytest.raises(SystemExit) as e:
+        run.main(["nosuch"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        run.main(["seat", "--out", "x", "--games", "0"])
+    assert e.value.code == 2
+
+
+def test_eval_weights_tunes_a_published_run_on_a_tiny_budget(tmp_path):
+    run = load("eval-weights")
+    assert run.main(["tune", "haru", "--iterations", "2", "--runs", str(tmp_path / "runs"),
+                     "--results", str(tmp_path / "res")]) == 0
+    trajectory = pd.read_csv(tmp_path / "res" / "haru-tune-trajectory.csv")
+    assert list(trajectory["iteration"]) == [0, 1]
+    assert {"w_block", "w_make_near"} <= set(trajectory.columns)
+    assert (tmp_path / "res" / "haru-tune.json").is_file()
+    # without --results a shortened run leaves the published files alone
+    assert run.main(["tune", "haru", "--iterations", "2", "--runs",
+                     str(tmp_path / "runs")]) == 0
