@@ -84,9 +84,13 @@ def register(main: click.Group) -> None:
 def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_time, margin, games,
                 top_games,
                 players, workers, executor, seed, out_dir, resume, on_bad_rows):
-    """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
-    first-player advantage, balance, game length, running-score and game-specific
-    metrics, tests between variants and plain-language verdicts.
+    """Compare rule variants of GAME by self-play and answer the question of --vary
+    ("Does rule=pro change seat 0's win rate, compared with rule=basic?") in one
+    paragraph: the change at the strongest rung with its 95% interval, the verdict
+    against --margin (equivalent, different, or undecided with the games needed), the
+    players' Elo, convergence with strength and perfect play's result. Then win rate by
+    seat, first-player advantage, balance, game length, game-specific metrics and every
+    verdict in sections.
 
     \b
     Example:
@@ -98,8 +102,8 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
     comparisons.csv (with --vary), strengths.csv and strength_ladder.csv (with
     --strengths: each strength's Elo, seat 0's rate, whether it has converged, the
     proven result where the proof search decides the variant), seat_win_rates.png,
-    game_length.png, advantage_vs_strength.png (with --strengths), report.md and
-    analysis.json.
+    game_length.png, advantage_vs_strength.png (with --strengths), report.md,
+    report.html (the report and its plots in one file) and analysis.json.
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.experiments.variants import analyse, check_out_dir, experiment_from_options, plan_cells

@@ -79,7 +79,9 @@ def test_every_output_is_written(pro_run):
     # the counts behind the table are the games' own results
     basic = games[games["cell"] == 0]
     assert variants.loc[0, "wins_0"] == (basic["result_0"] == 1.0).sum()
-    assert "rule=pro vs rule=basic" in r.output
+    # the answer comes first: the question of --vary, then its one-paragraph answer
+    assert r.output.index("Does rule=pro change seat 0's win rate, compared with "
+                          "rule=basic?") < r.output.index("self-play games analysed")
 
 
 def test_report_embeds_plots_and_tables(pro_run):
@@ -205,7 +207,8 @@ def test_strength_ladder_with_elo_and_the_proven_value(tmp_path):
     assert ladder["proven_seat0"].tolist() == [value, value]
     # perfect self-play reaches the proven result in every game
     assert ladder.loc[1, "seat0_rate"] == value
-    assert "proven with perfect play" in r.output and "rating: random vs perfect" not in r.output
+    assert "Perfect play: " in r.output and "rating: random vs perfect" not in r.output
+    assert "proven with perfect play" in (out / "report.md").read_text()
     games = pd.read_csv(out / "games.csv")
     assert (games["cell"] == 2).sum() == 10         # the rating games, after both strengths
     assert "Seat balance along the strength ladder" in (out / "report.md").read_text()

@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from test_verdicts import synthetic_summary
 
 from niwa.analysis.experiments import plots, report
-from test_verdicts import synthetic_summary
 
 
 class _Structure(HTMLParser):

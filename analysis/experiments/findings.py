@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from niwa.analysis import stats as st
-from niwa.analysis.stats import verdicts as vd
 from niwa.analysis.experiments.metrics import cell_metrics
+from niwa.analysis.stats import verdicts as vd
 
 if TYPE_CHECKING:
     from niwa.analysis.experiments.variants import Cell, Experiment
@@ -165,7 +165,7 @@ def strength_trends(cells: list[Cell], metrics: list[dict],
         row["verdict"] = (f"{row['variant']}: from the weakest to the strongest players, "
                           f"seat 0's win rate ({_pct(weak_rate)} with {row['weakest']} -> "
                           f"{_pct(strong_rate)} with {row['strongest']}) is "
-                          f"{vd.change_words(v)}.")
+                          f"{vd.change_words(v, 'games per rung')}.")
     return out
 
 

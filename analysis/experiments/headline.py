@@ -102,6 +102,25 @@ def _proof_text(summary, labels: list[str], proof_time: float) -> str:
     return "Perfect play: " + "; ".join(parts) + "."
 
 
+def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], list]:
+    """Seat 0 against its fair share, per cell, at the answer's rung."""
+    sentences, used, labels = [], [], []
+    for c in cells:
+        m = summary.metrics[c.index]
+        v = next((v for v, text in summary.claims if text == m.get("verdict")), None)
+        if v is None:
+            sentences.append(m["verdict"])
+            continue
+        sentences.append(f"{c.variant_label}: seat 0 wins {_pct(m['win_0'])} of "
+                         f"{m['decisive']} decisive games (fair share "
+                         f"{_pct(m['fair_share'])}): {vd.balance_words(v)}.")
+        used.append(v)
+        labels.append(c.variant_label)
+    if used:
+        sentences.insert(0, f"{at.capitalize()}:")
+    return sentences, used
+
+
 def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
     """One Headline per question of the run (see the module docstring)."""
     exp = summary.experiment
@@ -109,9 +128,20 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
     at = f"at the strongest rung (`{top}`)" if top else "with these players"
     out = []
     for key, values in exp.compared:
+        if len(values) < 2:     # a fixed setting given through --vary: no question
+            continue
         rows = [c for c in summary.comparisons if c.get("key") == key and c.get("verdict_kind")
                 and summary.cells[c["variant_cell"]].strength == top]
-        if not rows:
+        if not rows:        # not comparable on one rate (player counts, solo): balance
+            cells = [c for c in summary.cells if c.strength == top]
+            sentences, used = _balance(summary, cells, at, proof_time)
+            labels = [c.variant_label for c in cells]
+            ladder, ladder_used = _ladder_text(summary, labels)
+            question = (f"Is the game fair between the seats at each of "
+                        f"{', '.join(f'{key}={v}' for v in values)}?")
+            out.append(Headline(question, " ".join(filter(None, [
+                *sentences, _players_text(summary), ladder,
+                _proof_text(summary, labels, proof_time)])), used + ladder_used))
             continue
         for value in values[1:]:
             mine = [c for c in rows
@@ -144,23 +174,16 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
             out.append(Headline(question, text, used + ladder_used))
     if out:
         return out
-    # seat balance: one question per variant at the answer's rung
+    # nothing varied: the seat balance of the one variant
     cells = [c for c in summary.cells if c.strength == top]
-    for c in cells:
-        m = summary.metrics[c.index]
-        v = next((v for v, text in summary.claims if text == m.get("verdict")), None)
-        if m["players"] == 1:
-            out.append(Headline(f"How often is {c.variant_label} won solo?", m["verdict"]))
-            continue
-        question = (f"Is {c.variant_label} fair between the seats (seat 0's win rate against "
-                    f"the fair share {_pct(m['fair_share'])})?")
-        if v is None:
-            out.append(Headline(question, m["verdict"]))
-            continue
-        ladder, ladder_used = _ladder_text(summary, [c.variant_label])
-        text = " ".join(filter(None, [
-            f"{at.capitalize()}, seat 0 wins {_pct(m['win_0'])} of {m['decisive']} decisive "
-            f"games: {vd.balance_words(v)}.", _players_text(summary), ladder,
-            _proof_text(summary, [c.variant_label], proof_time)]))
-        out.append(Headline(question, text, [v, *ladder_used]))
-    return out
+    m = summary.metrics[cells[0].index]
+    if m["players"] == 1:
+        return [Headline(f"How often is {cells[0].variant_label} won solo?", m["verdict"])]
+    sentences, used = _balance(summary, cells, at, proof_time)
+    labels = [c.variant_label for c in cells]
+    ladder, ladder_used = _ladder_text(summary, labels)
+    question = (f"Is {cells[0].variant_label} fair between the seats (seat 0's win rate "
+                f"against the fair share {_pct(m.get('fair_share'))})?")
+    return [Headline(question, " ".join(filter(None, [
+        *sentences, _players_text(summary), ladder,
+        _proof_text(summary, labels, proof_time)])), used + ladder_used)]

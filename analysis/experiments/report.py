@@ -364,20 +364,25 @@ METHOD = """## Method
 - Win rates are each seat's share of the decisive games (one sole winner); draws and games
   stopped by a cap are counted apart. Intervals are 95% Wilson score intervals.
 - First-player advantage = seat 0's share minus the fair share 1/N; its p-value is the
-  exact binomial test against 1/N, Holm-adjusted over the variants of the run (the verdicts
-  use the adjusted value). Balance = 1 - (best seat's share - worst seat's share)
+  exact binomial test against 1/N, Holm-adjusted over the variants of the run (tables
+  only). Balance = 1 - (best seat's share - worst seat's share)
   (1 = perfectly even), after Ludii's balance concept.
 - Between variants (one setting at a time: each value against that setting's first value,
   the other settings and the agent strength held fixed): Fisher's
   exact test on wins by seat (2 seats; effect size phi and the odds ratio with its
   interval) or Pearson's chi-square (more seats; Cramer's V); the difference in seat 0's
   share with Newcombe's hybrid score interval; game lengths by Mann-Whitney U. p-values are
-  Holm-adjusted over all comparisons of the run, and the verdicts use the adjusted ones.
+  Holm-adjusted over all comparisons of the run (tables only).
 - Agent strength: the weakest against the strongest agent by Fisher's exact test on seat
   0's wins (Holm-adjusted over the variants), and a chi-square test over all strengths.
-- A verdict of "no significant difference" means the data cannot tell the variants apart at
-  this number of games, not that they are the same: the interval shows how large a
-  difference could still hide.
+- Verdicts (niwa.analysis.stats.verdicts, one rule for every sentence): a 95% interval
+  inside the margin (+-M points, `--margin`) is *equivalent* (*fair* for a seat against its
+  fair share, *converged* for the top two rungs of a ladder): the two one-sided tests
+  (TOST) reject a difference of M or more. An interval that excludes 0 but not the margin
+  is *different* (*still moving*). Anything else is *undecided*, with the games that
+  would decide it if the estimate held (the interval narrows as 1/sqrt(games)). A
+  difference that is not significant is never read as no difference, and no verdict
+  rests on a p-value; the intervals are not adjusted for the number of comparisons.
 - Every variant has its own seed, so the samples are independent. In games with a deal,
   each round plays one deal in every seat order (luck of the deal cancels between seats);
   games of one round are then not fully independent, so the intervals are slightly

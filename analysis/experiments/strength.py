@@ -13,8 +13,9 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
   "seat 0 wins" (decisive games only), with the rung's own probability p_i. The change
   p_top - p_next (95% Newcombe interval) is judged by stats.verdicts against the run's
   margin: *converged* only when the interval lies inside the margin, *still moving* when
-  it excludes 0, *undecided* otherwise (with the games per rung needed). The trend is the weighted least-squares slope of p against Elo (per 100 Elo; per rung if not rated) over
-  the top three rungs, weights 1/Var(p_i), with its 95% normal interval.
+  it excludes 0, *undecided* otherwise (with the games per rung needed). The trend is
+  the weighted least-squares slope of p against Elo (per 100 Elo; per rung if not rated)
+  over the top three rungs, weights 1/Var(p_i), with its 95% normal interval.
 - **Proven value.** Where the variant itself is decided by the df-pn proof search
   (two players, deterministic, perfect information, proven within `niwa analyse --proof-time`), perfect
   play's seat-0 result (1 or 0) is shown beside every rung: the gap says how far
@@ -136,13 +137,10 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
 
 
 def _verdict(label: str, c: dict, has_elo: bool, proven: float | None, top: dict) -> str:
-    pts = lambda x: f"{100 * x:+.1f}"  # noqa: E731
-    unit, scale = ("per 100 Elo", 100.0) if has_elo else ("per rung", 1.0)
+    # (the slope over the top three rungs stays in strength_ladder.csv: a second interval
+    # on a different quantity in the same sentence would read as a second verdict)
     text = (f"{label}: at the top rungs ({c['next']} -> {c['top']}), seat 0's win rate is "
             f"{vd.ladder_words(c['verdict'])}")
-    if c["verdict"].kind != vd.EQUIVALENT and not math.isnan(c["trend"]):
-        text += (f"; slope over the top rungs {pts(scale * c['trend'])} {unit} "
-                 f"[{pts(scale * c['trend_low'])}, {pts(scale * c['trend_high'])}]")
     if proven is not None:
         who = "seat 0 wins" if proven == 1.0 else "seat 1 wins"
         text += (f"; proven with perfect play: {who}, so the top rung's "

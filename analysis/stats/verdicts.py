@@ -147,8 +147,8 @@ def judge(subject: str, estimate: float, low: float, high: float, games: int,
 
 
 # ---- the words for each kind, per kind of question --------------------------------------
-def change_words(v: Verdict, what: str = "the change") -> str:
-    """A clause for a difference between two samples (variants, or rungs).
+def change_words(v: Verdict, unit: str = "games per variant") -> str:
+    """A clause for a difference between two samples (variants, or rungs: `unit`).
 
     >>> change_words(judge("x", 0.03, 0.01, 0.049, 900))
     'equivalent within +-5 points (a real but small change: +3.0 points, 95% CI +1.0 to +4.9)'
@@ -160,7 +160,7 @@ def change_words(v: Verdict, what: str = "the change") -> str:
         return f"equivalent within {v.margin_text} ({small}{v.interval_text})"
     if v.kind == DIFFERENT:
         return f"different ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} per sample "
+    return (f"undecided: more games needed, about {v.needed} {unit} "
             f"({v.interval_text}; margin {v.margin_text})")
 
 
@@ -179,22 +179,25 @@ def balance_words(v: Verdict, fair: str = "the fair share") -> str:
     if v.kind == DIFFERENT:
         side = "an advantage" if v.estimate > 0 else "a disadvantage"
         return f"seat 0 has {side} ({nums})"
-    return (f"undecided: more games needed, about {v.needed} per sample "
+    return (f"undecided: more games needed, about {v.needed} decisive games "
             f"({nums}; margin {v.margin_text})")
 
 
 def ladder_words(v: Verdict) -> str:
     """A clause for the change of a rate between the top two rungs of a strength ladder.
 
-    >>> ladder_words(judge("x", 0.033, -0.029, 0.096, 300))
-    'undecided: more games needed, about 1077 per rung (+3.3 points, 95% CI -2.9 to +9.6; margin +-5 points)'
+    >>> words = ladder_words(judge("x", 0.033, -0.029, 0.096, 300)).split(" (")
+    >>> words[0]
+    'undecided: more games needed, about 1077 games per rung'
+    >>> words[1]
+    '+3.3 points, 95% CI -2.9 to +9.6; margin +-5 points)'
     """
     if v.kind == EQUIVALENT:
         small = "a real but small drift: " if excludes_zero(v.low, v.high) else ""
         return f"converged within {v.margin_text} ({small}{v.interval_text})"
     if v.kind == DIFFERENT:
         return f"still moving ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} per rung "
+    return (f"undecided: more games needed, about {v.needed} games per rung "
             f"({v.interval_text}; margin {v.margin_text})")
 
 
