@@ -39,7 +39,7 @@ class SameBonsai(Bonsai):
 
 @pytest.mark.parametrize("game, cls, variants", [
     ("lotus", SameLotus, [{}, {"rule": "pro"}, {"players": 3}, {"trampoline": "mandatory"}]),
-    ("haru", SameHaru, [{}, {"figures": "all"}]),
+    ("haru", SameHaru, [{}, {"figures": "sum"}, {"new_round": "reset"}, {"view": "turn"}]),
     ("bonsai", SameBonsai, [{}, {"players": 3}, {"players": 1}]),
 ])
 def test_unchanged_house_rule_plays_like_the_engine(game, cls, variants):

@@ -86,20 +86,17 @@ def _proof_text(summary, labels: list[str], proof_time: float) -> str:
     exp = summary.experiment
     if not exp.strengths:
         return ""
+    if not proof_time:
+        return "Perfect play: not searched (--proof-time 0)."
     proven = {r["variant"]: r["proven_seat0"] for r in summary.ladder}
-    if not proven:
-        return ""
-    parts = []
-    for label in labels:
-        value = proven.get(label)
-        if value is None:
-            why = ("not searched (--proof-time 0)" if not proof_time
-                   else f"not decided by the proof search in {proof_time:g} s")
-            parts.append(f"{label}: {why}")
-        else:
-            who = "seat 0" if value == 1.0 else "seat 1"
-            parts.append(f"{label}: {who} wins")
-    return "Perfect play: " + "; ".join(parts) + "."
+    decided = [f"{label}: seat {0 if proven[label] == 1.0 else 1} wins" for label in labels
+               if proven.get(label) is not None]
+    open_ = [label for label in labels if proven.get(label) is None]
+    if open_:
+        decided.append(f"{', '.join(open_)}: not decided (the proof search had "
+                       f"{proof_time:g} s, and searches two-player games without chance "
+                       "or hidden information only)")
+    return "Perfect play: " + "; ".join(decided) + "."
 
 
 def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], list]:

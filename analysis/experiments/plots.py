@@ -193,9 +193,11 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
         line = ax.errorbar(x, 100 * y, yerr=100 * err, fmt="o-", capsize=4, label=label)
         if value is not None:
             up = value == 1.0
-            ax.annotate("perfect play", xy=(1.0, 0.98 if up else 0.02),
-                        xycoords="axes fraction", xytext=(-8, -18 if up else 18),
-                        textcoords="offset points", ha="right", fontsize=8,
+            fair = 1.0 / rows[0]["players"]
+            ax.annotate(f"{v}, perfect play: {100 * (value - fair):+.0f} points (off scale)",
+                        xy=(0.5, 1.0 if up else 0.0), xycoords="axes fraction",
+                        xytext=(0, -30 if up else 30),
+                        textcoords="offset points", ha="center", fontsize=8,
                         color=line[0].get_color(),
                         arrowprops={"arrowstyle": "->", "color": line[0].get_color()})
     ax.axhline(0, color="grey", lw=0.8, ls="--")

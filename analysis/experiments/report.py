@@ -416,10 +416,12 @@ def _ladder_section(ladder: list[dict], ratings: dict | None = None) -> list[str
 
 def _verdict_sections(summary) -> list[str]:
     lines = []
+    # with two rungs, weakest -> strongest is the ladder's top-two change: say it once
+    trends = [] if len(summary.experiment.strengths) == 2 and summary.ladder_verdicts \
+        else [t["verdict"] for t in summary.trends]
     groups = [("Between variants", [c["verdict"] for c in summary.comparisons]),
               ("Seat balance of each variant", summary.advantage_verdicts),
-              ("With strength", [t["verdict"] for t in summary.trends]
-               + summary.ladder_verdicts)]
+              ("With strength", trends + summary.ladder_verdicts)]
     for title, items in groups:
         if items:
             lines += [f"### {title}", ""] + [f"- {v}" for v in items] + [""]
@@ -536,15 +538,16 @@ def md_to_html(text: str, images_from: str | None = None, title: str = "") -> st
     body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
 
     def inline(m):
-        src = html.unescape(m.group(2))
+        alt, src = html.unescape(m.group(1)), html.unescape(m.group(2))
         path = os.path.join(images_from or "", src)
         if images_from is None or "/" in src or not os.path.exists(path):
-            return m.group(0)
+            # never a link to a file the page does not carry
+            return f"<em>({html.escape(alt)}: not drawn for this run)</em>"
         with open(path, "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
-        return f'{m.group(1)}"data:image/png;base64,{data}"'
+        return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
-    body = re.sub(r'(<img alt="[^"]*" src=)"([^"]+\.png)"', inline, body)
+    body = re.sub(r'<img alt="([^"]*)" src="([^"]+)"\s*/?>', inline, body)
     body = body.replace('<h2 id="answer">Answer</h2>',
                         '<section id="answer"><h2>Answer</h2>', 1)
     if '<section id="answer">' in body:
