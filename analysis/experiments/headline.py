@@ -145,7 +145,9 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
                     if summary.cells[c["variant_cell"]].settings[key] == value]
             if not mine:
                 continue
-            question = (f"Does {key}={value} change seat 0's win rate, compared with "
+            solo = summary.metrics[mine[0]["variant_cell"]]["players"] == 1
+            rate = "the solo win rate" if solo else "seat 0's win rate"
+            question = (f"Does {key}={value} change {rate}, compared with "
                         f"{key}={values[0]}?")
             sentences, used = [], []
             for c in mine:
@@ -155,11 +157,18 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
                           if k != key}
                 where = (" (with " + " ".join(f"{k}={x}" for k, x in others.items()) + ")"
                          if others else "")
-                sentences.append(
-                    f"{at.capitalize()}{where}, seat 0 wins {_pct(var.get('win_0'))} of "
-                    f"{var['decisive']} decisive games under {key}={value} and "
-                    f"{_pct(base.get('win_0'))} of {base['decisive']} under "
-                    f"{key}={values[0]}: the change is {vd.change_words(v)}.")
+                if solo:
+                    counts = (f"the solo game is won in {_pct(var.get('solo_win'))} of "
+                              f"{var['games']} games under {key}={value} and "
+                              f"{_pct(base.get('solo_win'))} of {base['games']} under "
+                              f"{key}={values[0]}")
+                else:
+                    counts = (f"seat 0 wins {_pct(var.get('win_0'))} of {var['decisive']} "
+                              f"decisive games under {key}={value} and "
+                              f"{_pct(base.get('win_0'))} of {base['decisive']} under "
+                              f"{key}={values[0]}")
+                sentences.append(f"{at.capitalize()}{where}, {counts}: the change is "
+                                 f"{vd.change_words(v)}.")
                 used.append(v)
             labels = list(dict.fromkeys([summary.cells[c["baseline_cell"]].variant_label
                                          for c in mine]
@@ -179,8 +188,10 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
     sentences, used = _balance(summary, cells, at, proof_time)
     labels = [c.variant_label for c in cells]
     ladder, ladder_used = _ladder_text(summary, labels)
-    question = (f"Is {cells[0].variant_label} fair between the seats (seat 0's win rate "
-                f"against the fair share {_pct(m.get('fair_share'))})?")
+    label = cells[0].variant_label
+    name = exp.game if label == "default" else f"{exp.game} with {label}"
+    question = (f"Is {name} fair between the seats (seat 0's win rate against the fair "
+                f"share {_pct(m.get('fair_share'))})?")
     return [Headline(question, " ".join(filter(None, [
         *sentences, _players_text(summary), ladder,
         _proof_text(summary, labels, proof_time)])), used + ladder_used)]

@@ -152,7 +152,7 @@ def house_spec(game: str, cls: type) -> GameSpec:
         chance=traits.chance, simultaneous=traits.simultaneous,
         hidden_information=traits.hidden_information, deals=False,
         mcts_defaults=base.mcts_defaults, check_variant=base.check_variant,
-        simultaneous_when=base.simultaneous_when, playout_policies=("random",))
+        simultaneous_when=base.simultaneous_when)
 
 
 def register_house(game: str, text: str) -> tuple[str, str]:
