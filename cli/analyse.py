@@ -157,5 +157,5 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
 
     for head in headlines(summary, proof_time):
         click.echo(f"{head.question}\n{head.answer}\n")
-    click.echo(f"{sum(m['games'] for m in summary.metrics)} self-play games analysed; wrote "
+    click.echo(f"{sum(m['games'] for m in summary.metrics)} games analysed; wrote "
                f"{' '.join(outcome.files)} in {out_dir} (every verdict: report.md)")

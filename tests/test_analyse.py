@@ -81,7 +81,7 @@ def test_every_output_is_written(pro_run):
     assert variants.loc[0, "wins_0"] == (basic["result_0"] == 1.0).sum()
     # the answer comes first: the question of --vary, then its one-paragraph answer
     assert r.output.index("Does rule=pro change seat 0's win rate, compared with "
-                          "rule=basic?") < r.output.index("self-play games analysed")
+                          "rule=basic?") < r.output.index("60 games analysed")
 
 
 def test_report_embeds_plots_and_tables(pro_run):
