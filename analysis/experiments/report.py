@@ -419,7 +419,14 @@ def _verdict_sections(summary) -> list[str]:
     # with two rungs, weakest -> strongest is the ladder's top-two change: say it once
     trends = [] if len(summary.experiment.strengths) == 2 and summary.ladder_verdicts \
         else [t["verdict"] for t in summary.trends]
-    groups = [("Between variants", [c["verdict"] for c in summary.comparisons]),
+    judged = [c["verdict"] for c in summary.comparisons if c.get("verdict_kind")]
+    # pairs that cannot be compared on one rate (different player counts): said once
+    notes = list(dict.fromkeys(c.get("note") or "not comparable" for c in summary.comparisons
+                               if not c.get("verdict_kind")))
+    skipped = sum(not c.get("verdict_kind") for c in summary.comparisons)
+    judged += [f"{skipped} pairs of variants not compared on seat 0's win rate: {n}."
+               for n in notes]
+    groups = [("Between variants", judged),
               ("Seat balance of each variant", summary.advantage_verdicts),
               ("With strength", trends + summary.ladder_verdicts)]
     for title, items in groups:
@@ -521,7 +528,8 @@ HTML_STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1100px;
        margin: 2em auto; padding: 0 1em; line-height: 1.45; color: #222; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.8em; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; display: block;
+        overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; } tr:nth-child(even) td { background: #fafafa; }
 img { max-width: 100%; height: auto; }
