@@ -98,12 +98,15 @@ def games_needed(estimate: float, low: float, high: float, games: int,
     400
     >>> games_needed(0.08, -0.02, 0.18, 100)       # |d| = 8 > 5: clear 0 first
     157
+    >>> games_needed(-0.076, -0.141, 0.001, 144)   # on the edge: one more game at least
+    145
     """
     half = (high - low) / 2
     if games <= 0 or not half > 0 or math.isnan(estimate):
         return 0
     target = max(margin - abs(estimate), abs(estimate))
-    return max(games, math.ceil(games * (half / target) ** 2))
+    # at least one more: an undecided interval is not decided by the games it already has
+    return max(games + 1, math.ceil(games * (half / target) ** 2))
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,7 @@ def change_words(v: Verdict, unit: str = "games per variant") -> str:
         return f"equivalent within {v.margin_text} ({small}{v.interval_text})"
     if v.kind == DIFFERENT:
         return f"different ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} {unit} "
+    return (f"undecided: more games needed, about {v.needed} {unit} in all "
             f"({v.interval_text}; margin {v.margin_text})")
 
 
@@ -179,7 +182,7 @@ def balance_words(v: Verdict, fair: str = "the fair share") -> str:
     if v.kind == DIFFERENT:
         side = "an advantage" if v.estimate > 0 else "a disadvantage"
         return f"seat 0 has {side} ({nums})"
-    return (f"undecided: more games needed, about {v.needed} decisive games "
+    return (f"undecided: more games needed, about {v.needed} decisive games in all "
             f"({nums}; margin {v.margin_text})")
 
 
@@ -188,7 +191,7 @@ def ladder_words(v: Verdict) -> str:
 
     >>> words = ladder_words(judge("x", 0.033, -0.029, 0.096, 300)).split(" (")
     >>> words[0]
-    'undecided: more games needed, about 1077 games per rung'
+    'undecided: more games needed, about 1077 games per rung in all'
     >>> words[1]
     '+3.3 points, 95% CI -2.9 to +9.6; margin +-5 points)'
     """
@@ -197,7 +200,7 @@ def ladder_words(v: Verdict) -> str:
         return f"converged within {v.margin_text} ({small}{v.interval_text})"
     if v.kind == DIFFERENT:
         return f"still moving ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} games per rung "
+    return (f"undecided: more games needed, about {v.needed} games per rung in all "
             f"({v.interval_text}; margin {v.margin_text})")
 
 
