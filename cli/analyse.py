@@ -32,6 +32,11 @@ def register(main: click.Group) -> None:
 @click.option("--vary", "vary", multiple=True, metavar="KEY=V1,V2[,...]",
               help="A setting and the values to compare (repeatable: every combination is "
                    "played), e.g. --vary rule=basic,pro.")
+@click.option("--house", "house", multiple=True, metavar="MODULE:CLASS",
+              help="A house rule to analyse beside the compiled game: a subclass of the "
+                   "game's plain-Python reference rules (MODULE on the Python path, or "
+                   "FILE.py), compared as rules=CLASS vs rules=engine by the same agents "
+                   "(repeatable; see docs/house-rules.md).")
 @click.option("--agent", default=None, metavar="SPEC",
               help="Self-play: this agent in every seat (default random).")
 @click.option("--agents", "agents", multiple=True, metavar="SPEC [SPEC ...]",
@@ -48,6 +53,10 @@ def register(main: click.Group) -> None:
               help="With --strengths: seconds the df-pn proof search gets to decide each "
                    "two-player variant, to show perfect play's result beside the rungs; 0 = "
                    "do not try.")
+@click.option("--margin", type=Number(float, 0.1, 50, unit="points"), default=5.0, show_default=True,
+              help="Points of seat-0 win rate within which two variants (or two rungs, or "
+                   "a seat and its fair share) count as the same: a verdict says "
+                   "\"equivalent\" only when the whole 95% interval lies inside +-margin.")
 @click.option("--games", "-n", type=Number(int, 1, MAX_GAMES_PER_VARIANT), default=1000, show_default=True,
               help="Games per variant (and strength), rounded up to whole rounds of seat "
                    "orders.")
@@ -72,11 +81,16 @@ def register(main: click.Group) -> None:
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
-def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, games, top_games,
+def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_time, margin, games,
+                top_games,
                 players, workers, executor, seed, out_dir, resume, on_bad_rows):
-    """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
-    first-player advantage, balance, game length, running-score and game-specific
-    metrics, tests between variants and plain-language verdicts.
+    """Compare rule variants of GAME by self-play and answer the question of --vary
+    ("Does rule=pro change seat 0's win rate, compared with rule=basic?") in one
+    paragraph: the change at the strongest rung with its 95% interval, the verdict
+    against --margin (equivalent, different, or undecided with the games needed), the
+    players' Elo, convergence with strength and perfect play's result. Then win rate by
+    seat, first-player advantage, balance, game length, game-specific metrics and every
+    verdict in sections.
 
     \b
     Example:
@@ -88,8 +102,8 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     comparisons.csv (with --vary), strengths.csv and strength_ladder.csv (with
     --strengths: each strength's Elo, seat 0's rate, whether it has converged, the
     proven result where the proof search decides the variant), seat_win_rates.png,
-    game_length.png, advantage_vs_strength.png (with --strengths), report.md and
-    analysis.json.
+    game_length.png, advantage_vs_strength.png (with --strengths), report.md,
+    report.html (the report and its plots in one file) and analysis.json.
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.experiments.variants import analyse, check_out_dir, experiment_from_options, plan_cells
@@ -115,7 +129,7 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games, top_games=top_games)
+        rate_games=rate_games, top_games=top_games, house=house)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)
@@ -123,13 +137,14 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     for note in plan[1]:
         click.echo(note, err=True)
     command = recorded_command("analyse")
-    click.echo(f"{exp.game}: {len(exp.vary) and ' x '.join(k for k, _ in exp.vary) or 'one variant'}"
+    click.echo(f"{exp.game}: {' x '.join(k for k, _ in exp.compared) or 'one variant'}"
                f", {exp.games} games per variant"
                f"{f' ({exp.top_games} at the strongest rung)' if exp.top_games else ''}"
                f"; {ex.describe()} -> {out_dir}", err=True)
     try:
         outcome = analyse(exp, out_dir, executor=ex, resume=resume, command=command, plan=plan,
-                          on_bad_rows=on_bad_rows, proof_time=proof_time)
+                          on_bad_rows=on_bad_rows, proof_time=proof_time,
+                          margin=margin / 100)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa analyse "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
@@ -138,9 +153,9 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     if summary is None:
         click.echo("no games were played")
         return
-    for line in ([c["verdict"] for c in summary.comparisons]
-                 + [t["verdict"] for t in summary.trends] + summary.advantage_verdicts
-                 + summary.ladder_verdicts):
-        click.echo(f"- {line}")
-    click.echo(f"\n{sum(m['games'] for m in summary.metrics)} games; wrote "
-               f"{' '.join(outcome.files)} in {out_dir}")
+    from niwa.analysis.experiments.headline import headlines
+
+    for head in headlines(summary, proof_time):
+        click.echo(f"{head.question}\n{head.answer}\n")
+    click.echo(f"{sum(m['games'] for m in summary.metrics)} games analysed; wrote "
+               f"{' '.join(outcome.files)} in {out_dir} (every verdict: report.md)")

@@ -79,7 +79,9 @@ def test_every_output_is_written(pro_run):
     # the counts behind the table are the games' own results
     basic = games[games["cell"] == 0]
     assert variants.loc[0, "wins_0"] == (basic["result_0"] == 1.0).sum()
-    assert "rule=pro vs rule=basic" in r.output
+    # the answer comes first: the question of --vary, then its one-paragraph answer
+    assert r.output.index("Does rule=pro change seat 0's win rate, compared with "
+                          "rule=basic?") < r.output.index("60 games analysed")
 
 
 def test_report_embeds_plots_and_tables(pro_run):
@@ -205,7 +207,8 @@ def test_strength_ladder_with_elo_and_the_proven_value(tmp_path):
     assert ladder["proven_seat0"].tolist() == [value, value]
     # perfect self-play reaches the proven result in every game
     assert ladder.loc[1, "seat0_rate"] == value
-    assert "proven with perfect play" in r.output and "rating: random vs perfect" not in r.output
+    assert "Perfect play: " in r.output and "rating: random vs perfect" not in r.output
+    assert "proven with perfect play" in (out / "report.md").read_text()
     games = pd.read_csv(out / "games.csv")
     assert (games["cell"] == 2).sum() == 10         # the rating games, after both strengths
     assert "Seat balance along the strength ladder" in (out / "report.md").read_text()
@@ -330,7 +333,7 @@ def test_solo_levels_end_to_end(tmp_path, monkeypatch):
     assert comps.loc[0, "test"] == "Fisher exact" and comps.loc[0, "p"] < 0.001
     text = (out / "report.md").read_text()
     assert "## Solo: share of games reaching each level" in text
-    assert "changes the solo win rate" in text
+    assert "the solo win rate is different (" in text
 
 
 def test_small_lotus_exact_table_from_the_solver(tmp_path, monkeypatch):
@@ -387,3 +390,63 @@ def test_top_games_needs_a_ladder(args, tmp_path):
     r = run("analyse", *args, "--out", tmp_path / "x")
     assert r.exit_code == 2 and "top-games" in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_exact_table_says_the_proof_time_it_was_given(tmp_path, monkeypatch):
+    from niwa.analysis.experiments import report
+
+    monkeypatch.setattr(report, "LOTUS_EXACT_SETUPS", [("standard", {}, 4)])
+    exp = va.Experiment("lotus", vary=[["rule", ["basic", "pro"]]], games=2)
+    cells, _ = va.plan_cells(exp)
+    table = report.exact_results(exp, str(tmp_path), cells, proof_time=0.01)
+    assert table.loc[0, "rule=basic"] == "not proven in 0.01 s"
+    assert report.exact_results(exp, str(tmp_path / "none"), cells, proof_time=0) is None
+
+
+def test_report_answers_first_and_its_counts_add_up_to_games_csv(tmp_path):
+    out = tmp_path / "counts"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--strengths", "mcts:iters=2,4",
+            "--games", 4, "--rate-games", 6, "--proof-time", 0, "--margin", 8,
+            "--workers", 1, "--out", out)
+    assert r.exit_code == 0, r.output
+    games = pd.read_csv(out / "games.csv")
+    text = (out / "report.md").read_text()
+    # 2 strengths x 2 variants x 4 self-play games + 6 rating games, said and tabled
+    assert len(games) == 22
+    assert "games.csv holds 22 games: 16 self-play games analysed for the verdicts, 6 " \
+           "rating games" in text and "played under rule=basic only" in text
+    assert "| all |  | 22 | 22 |" in text
+    order = [text.index(h) for h in ("## Answer", "## Set-up", "## Verdicts", "## Method",
+                                     "## Appendix: run history")]
+    assert order == sorted(order)
+    assert text.startswith("# lotus: Does rule=pro change seat 0's win rate, compared "
+                           "with rule=basic?")
+    assert "margin +-8 points" in text and "Perfect play: not searched (--proof-time 0)" in text
+    assert (out / "report.html").read_text().count("data:image/png;base64,") >= 3
+    # a continuation goes to the appendix, and the counts follow the log
+    r = run("analyse", "--resume", "--out", out, "--games", 6)
+    assert r.exit_code == 0, r.output
+    text = (out / "report.md").read_text()
+    assert text.index("- Continued with `niwa analyse --resume") > text.index("## Appendix")
+    assert f"games.csv holds {len(pd.read_csv(out / 'games.csv'))} games" in text
+
+
+def test_shipped_answers_are_what_the_code_writes(tmp_path):
+    """Every shipped answer (a folder under bench/ with analysis.json and variants.csv)
+    rebuilt from its tables gives its report.md as shipped."""
+    import glob
+    import shutil
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folders = [os.path.dirname(p) for p in glob.glob(os.path.join(root, "bench", "**",
+                                                                  "analysis.json"),
+                                                     recursive=True)
+               if os.path.exists(os.path.join(os.path.dirname(p), "variants.csv"))]
+    assert len(folders) >= 3
+    for folder in folders:
+        copy = tmp_path / os.path.basename(folder)
+        shutil.copytree(folder, copy)
+        va.rebuild_report(str(copy))
+        shipped = open(os.path.join(folder, "report.md"), encoding="utf-8").read()
+        assert (copy / "report.md").read_text() == shipped, folder
+        assert shipped.index("## Answer") < shipped.index("## Verdicts")

@@ -15,13 +15,19 @@ def test_trend_recovers_a_known_slope_and_its_interval_narrows_with_games():
     assert small[1] < large[1] < large[0] < large[2] < small[2]
 
 
-def test_convergence_says_settled_or_moving():
-    flat = [{"strength": s, "wins_0": 50, "decisive": 100, "x": x}
+def test_convergence_says_settled_moving_or_undecided():
+    flat = [{"strength": s, "wins_0": 2500, "decisive": 5000, "x": x}
             for s, x in (("a", 0), ("b", 100), ("c", 200))]
-    assert strength.convergence(flat)["converged"]
-    moving = [dict(r, wins_0=w) for r, w in zip(flat, (50, 30, 5), strict=True)]
+    assert strength.convergence(flat)["converged"]          # +-2 points inside +-5
+    moving = [dict(r, wins_0=w) for r, w in zip(flat, (2500, 1500, 250), strict=True)]
     c = strength.convergence(moving)
     assert not c["converged"] and c["top_change_high"] < 0 and c["trend_high"] < 0
+    assert c["verdict"].kind == "different"
+    # equal rates at 100 games: not a change, but not "converged" either (the interval,
+    # +-14 points, reaches far past the margin)
+    few = [dict(r, wins_0=50, decisive=100) for r in flat]
+    c = strength.convergence(few)
+    assert not c["converged"] and c["verdict"].kind == "undecided" and c["verdict"].needed > 100
 
 
 def _games(pairs):
@@ -74,9 +80,12 @@ def test_ladder_covers_every_player_count():
                                      ("players=3", 3, (33, 50, 80))):
             cells.append(SimpleNamespace(index=len(cells), strength=spec, players=players,
                                          variant_label=label))
-            metrics.append({"games": 100, "decisive": 100, "wins_0": wins[rank]})
+            metrics.append({"games": 4000, "decisive": 4000, "wins_0": 40 * wins[rank]})
     rows, verdicts = strength.ladder(metrics, cells, None, {"players=2": None})
     assert [r["players"] for r in rows if r["variant"] == "players=3"] == [3, 3, 3]
     assert len(verdicts) == 2
-    assert "players=2: seat 0's win rate has converged" in verdicts[0]
-    assert "players=3: seat 0's win rate is still moving" in verdicts[1]
+    assert verdicts[0][0].kind == "equivalent" and verdicts[1][0].kind == "different"
+    assert "players=2: at the top rungs (mid -> strong), seat 0's win rate is converged " \
+           "within +-5 points" in verdicts[0][1]
+    assert "players=3: at the top rungs (mid -> strong), seat 0's win rate is still " \
+           "moving" in verdicts[1][1]

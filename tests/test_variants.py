@@ -214,26 +214,35 @@ def _compare(ma, mb):
     return c, vf.comparison_verdict(c, ma, mb)
 
 
-def test_verdict_removes_an_advantage():
+def test_verdict_on_a_large_change_is_different():
     base, var = _metric("rule=basic", 600, 400), _metric("rule=pro", 505, 495)
-    c, verdict = _compare(base, var)
+    c, (v, verdict) = _compare(base, var)
     assert c["test"] == "Fisher exact" and c["p"] < 0.001
     assert c["diff"] == pytest.approx(-0.095)
-    assert verdict.startswith("rule=pro removes the measurable first-player advantage")
+    assert v.kind == "different"
+    assert verdict.startswith("rule=pro vs rule=basic: seat 0's win rate is different "
+                              "(-9.5 points, 95% CI")
 
 
-def test_verdict_reduces_and_no_difference():
-    _, verdict = _compare(_metric("rule=basic", 700, 300), _metric("rule=pro", 600, 400))
-    assert "reduces but does not remove" in verdict
-    c, verdict = _compare(_metric("rule=basic", 52, 48), _metric("rule=pro", 50, 50))
+def test_verdict_equivalent_only_inside_the_margin():
+    _, (v, verdict) = _compare(_metric("rule=basic", 5000, 5000),
+                               _metric("rule=pro", 5050, 4950))
+    assert v.kind == "equivalent" and "equivalent within +-5 points" in verdict
+    # a non-significant change on few games is not "no change": undecided, with the
+    # games needed
+    c, (v, verdict) = _compare(_metric("rule=basic", 52, 48), _metric("rule=pro", 50, 50))
     assert c["p"] > 0.05
-    assert "no significant difference" in verdict and "cannot rule out" in verdict
+    assert v.kind == "undecided" and "more games needed, about" in verdict
+    assert v.needed > 100
 
 
 def test_advantage_verdicts_do_not_overstate():
-    assert "significant advantage" in vf.advantage_verdict(_metric("x", 600, 400))
-    v = vf.advantage_verdict(_metric("x", 51, 49))
-    assert "no significant first-player advantage" in v and "lies between" in v
+    v, text = vf.advantage_verdict(_metric("x", 600, 400))
+    assert v.kind == "different" and "seat 0 has an advantage" in text
+    v, text = vf.advantage_verdict(_metric("x", 51, 49))
+    assert v.kind == "undecided" and "undecided: more games needed" in text
+    v, text = vf.advantage_verdict(_metric("x", 25, 75))
+    assert v.kind == "different" and "seat 0 has a disadvantage" in text
 
 
 def test_comparisons_hold_the_other_settings_fixed():
@@ -280,6 +289,7 @@ def test_first_player_tests_are_holm_adjusted_over_the_variants():
     m = summary.metrics[0]
     assert m["fpa_p"] == pytest.approx(st.binomial_p(61, 100, 0.5)) and m["fpa_p"] < 0.05
     assert m["fpa_p_adjusted"] == pytest.approx(2 * m["fpa_p"]) and m["fpa_p_adjusted"] > 0.05
-    # raw p < 0.05 alone is not called significant when two variants were tested
-    assert "not significant once adjusted for the 2 variants" in m["verdict"]
-    assert "Holm-adjusted over 2 variants" in m["verdict"]
+    # the adjusted p-value goes to the table; the verdict reads the printed interval,
+    # which excludes 0, and says so with the interval it rests on
+    assert m["verdict_kind"] == "different" and m["fpa_low"] > 0
+    assert "seat 0 has an advantage (+11.0 points, 95% CI +1.2 to +20.0" in m["verdict"]

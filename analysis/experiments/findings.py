@@ -5,8 +5,10 @@ Model: cells are independent samples (each has its own seed).
 Between cells, one setting at a time (each value against the setting's first value, the
 other settings and the strength held fixed): Fisher's exact test (2 seats)
 or chi-square (more) of wins by seat, the difference of seat 0's share with Newcombe's
-interval, Mann-Whitney on lengths, Holm-adjusted over all the comparisons of the run, and a
-verdict sentence that says what the data support and no more.
+interval, Mann-Whitney on lengths, Holm-adjusted over all the comparisons of the run (the
+p-values go to the tables). Every verdict sentence is one stats.verdicts judgement of one
+95% interval against the run's margin: "equivalent" only when the interval lies inside the
+margin, "different" when it excludes 0, otherwise "undecided" with the games needed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pandas as pd
 
 from niwa.analysis import stats as st
 from niwa.analysis.experiments.metrics import cell_metrics
+from niwa.analysis.stats import verdicts as vd
 
 if TYPE_CHECKING:
     from niwa.analysis.experiments.variants import Cell, Experiment
@@ -41,30 +44,20 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def advantage_verdict(m: dict) -> str:
-    """One sentence on a cell's first-player advantage (or solo result)."""
+def advantage_verdict(m: dict, margin: float = vd.DEFAULT_MARGIN) -> tuple[vd.Verdict | None, str]:
+    """A cell's seat balance: seat 0's share of the decisive games against the fair share
+    1/N, judged by its interval (stats.verdicts), or the solo win rate."""
     if m["players"] == 1:
-        return (f"{m['label']}: the solo game is won in {_pct(m['solo_win'])} of {m['games']} "
-                f"games (95% CI {_pct(m['solo_win_low'])} to {_pct(m['solo_win_high'])}).")
-    n, d = m["players"], m["decisive"]
+        return None, (f"{m['label']}: the solo game is won in {_pct(m['solo_win'])} of "
+                      f"{m['games']} games (95% CI {_pct(m['solo_win_low'])} to "
+                      f"{_pct(m['solo_win_high'])}).")
+    d = m["decisive"]
     if d == 0:
-        return f"{m['label']}: no decisive game, nothing to measure."
-    fair = _pct(m["fair_share"])
-    what = (f"seat 0 wins {_pct(m['win_0'])} of {d} decisive games (95% CI "
-            f"{_pct(m['win_0_low'])} to {_pct(m['win_0_high'])}; fair share {fair})")
-    p = _fpa_p(m)
-    test = _p(p) + (f", Holm-adjusted over {m['fpa_tests']} variants"
-                    if m.get("fpa_tests", 1) > 1 else "")
-    if p < ALPHA:
-        sign = "advantage" if m["first_player_advantage"] > 0 else "disadvantage"
-        return f"{m['label']}: the first player has a significant {sign}: {what}, {test}."
-    if m["fpa_p"] < ALPHA:      # significant alone, not among all the variants tested
-        return (f"{m['label']}: a possible first-player advantage, not significant once "
-                f"adjusted for the {m['fpa_tests']} variants tested: {what}, {test} "
-                f"(unadjusted {_p(m['fpa_p'])}).")
-    return (f"{m['label']}: no significant first-player advantage: {what}, {test}; "
-            f"the true advantage{'' if n == 2 else ' of seat 0'} lies between "
-            f"{_pts(m['fpa_low'])} and {_pts(m['fpa_high'])} points (95% CI).")
+        return None, f"{m['label']}: no decisive game, nothing to measure."
+    v = vd.judge(f"{m['label']}: seat 0 vs fair share", m["first_player_advantage"],
+                 m["fpa_low"], m["fpa_high"], d, margin)
+    return v, (f"{m['label']}: {vd.balance_words(v)}; seat 0 wins {_pct(m['win_0'])} of {d} "
+               f"decisive games, fair share {_pct(m['fair_share'])}.")
 
 
 def _fpa_p(m: dict) -> float:
@@ -106,57 +99,34 @@ def compare_cells(a: Cell, b: Cell, ga: pd.DataFrame, gb: pd.DataFrame,
     return row
 
 
-def comparison_verdict(c: dict, ma: dict, mb: dict) -> str:
-    """A plain sentence that says what the (Holm-adjusted) test supports and no more."""
-    p = c.get("p_adjusted", c.get("p", math.nan))
-    if mb["players"] == 1 and ma["players"] == 1 and (p is None or math.isnan(p)):
-        return (f"{c['variant']} vs {c['baseline']}: no test possible, every game has the "
-                f"same outcome (solo wins {_pct(mb['solo_win'])} and {_pct(ma['solo_win'])} "
-                f"of {mb['games']} and {ma['games']} games).")
-    if "diff" not in c or p is None or math.isnan(p):
-        return f"{c['variant']} vs {c['baseline']}: {c.get('note', 'not comparable')}."
-    interval = f"{_pts(c['diff'])} points, 95% CI {_pts(c['diff_low'])} to {_pts(c['diff_high'])}"
-    if mb["players"] == 1:
-        if p < ALPHA:
-            return (f"{c['variant']} changes the solo win rate against {c['baseline']}: "
-                    f"{interval} ({c['test']}, {_p(p)}).")
-        return (f"No significant difference in the solo win rate between {c['variant']} and "
-                f"{c['baseline']} at {mb['games']} and {ma['games']} games ({_p(p)}; {interval}).")
+def comparison_verdict(c: dict, ma: dict, mb: dict,
+                       margin: float = vd.DEFAULT_MARGIN) -> tuple[vd.Verdict | None, str]:
+    """Variant against baseline: the change in seat 0's share (or the solo win rate),
+    judged by its interval against the margin (stats.verdicts), never by a p-value."""
     who = f"{c['variant']} vs {c['baseline']}"
-    test = f"{c['test']} {_p(p)}" + (f", Holm-adjusted over {c['tests_in_run']} comparisons"
-                                     if c.get("tests_in_run", 1) > 1 else "")
-    if p >= ALPHA > c["p"]:
-        test += f"; unadjusted {_p(c['p'])}"
-    rates = f"seat 0 wins {_pct(mb['win_0'])} vs {_pct(ma['win_0'])}"
-    if p >= ALPHA:
-        return (f"{who}: no significant difference in seat balance at {mb['decisive']} and "
-                f"{ma['decisive']} decisive games ({rates}; {test}); the "
-                f"difference in seat 0's win rate is {interval}: the data cannot rule out "
-                "a change anywhere in that range.")
-    base_adv = _fpa_p(ma) < ALPHA and ma["first_player_advantage"] > 0
-    var_adv = _fpa_p(mb) < ALPHA and mb["first_player_advantage"] > 0
-    var_dis = _fpa_p(mb) < ALPHA and mb["first_player_advantage"] < 0
-    smaller = abs(mb["first_player_advantage"]) < abs(ma["first_player_advantage"])
-    if base_adv and not var_adv and not var_dis:
-        head = (f"{c['variant']} removes the measurable first-player advantage of "
-                f"{c['baseline']}")
-        tail = (f"; what remains is within {_pts(mb['fpa_low'])} to {_pts(mb['fpa_high'])} "
-                "points of the fair share")
-    elif base_adv and var_adv and smaller:
-        head, tail = f"{c['variant']} reduces but does not remove the first-player advantage", ""
-    elif base_adv and var_dis:
-        head, tail = f"{c['variant']} reverses the first-player advantage", ""
-    elif smaller:
-        head, tail = f"{c['variant']} moves the seats closer to balance than {c['baseline']}", ""
-    else:
-        slightly = " slightly" if abs(c["diff"]) < 0.02 else ""
-        head, tail = (f"{c['variant']} shifts the seat balance{slightly} compared with "
-                      f"{c['baseline']}"), ""
-    return f"{head}: {rates} ({interval}; {test}){tail}."
+    if "diff" not in c or _nan(c.get("diff_low")):
+        if mb["players"] == 1 and ma["players"] == 1:
+            return None, (f"{who}: no comparison possible (solo wins {_pct(mb['solo_win'])} "
+                          f"and {_pct(ma['solo_win'])} of {mb['games']} and {ma['games']} "
+                          "games).")
+        return None, f"{who}: {c.get('note', 'not comparable')}."
+    solo = mb["players"] == 1
+    what = "the solo win rate" if solo else "seat 0's win rate"
+    n = min(mb["games"], ma["games"]) if solo else min(mb["decisive"], ma["decisive"])
+    v = vd.judge(f"{who}: {what}", c["diff"], c["diff_low"], c["diff_high"], n, margin)
+    rates = (f"solo wins {_pct(mb['solo_win'])} vs {_pct(ma['solo_win'])}" if solo else
+             f"seat 0 wins {_pct(mb['win_0'])} vs {_pct(ma['win_0'])} of {mb['decisive']} and "
+             f"{ma['decisive']} decisive games")
+    return v, f"{who}: {what} is {vd.change_words(v)}; {rates}."
+
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 # ---- strength sweeps -------------------------------------------------------------------
-def strength_trends(cells: list[Cell], metrics: list[dict]) -> list[dict]:
+def strength_trends(cells: list[Cell], metrics: list[dict],
+                    margin: float = vd.DEFAULT_MARGIN) -> list[dict]:
     """Per variant: the first-player advantage from the weakest to the strongest agent."""
     out = []
     groups: dict[str, list[int]] = {}
@@ -181,26 +151,21 @@ def strength_trends(cells: list[Cell], metrics: list[dict]) -> list[dict]:
                "diff": d, "diff_low": lo, "diff_high": hi, "p_ends": end.p,
                "p_all": t.p, "test_all": t.test}
         row["_rates"] = (weak["win_0"], strong["win_0"])
+        row["_n"] = (weak["decisive"], strong["decisive"])
         out.append(row)
     adjusted = st.holm([r["p_ends"] for r in out])
     for row, p in zip(out, adjusted, strict=True):
         row["p_ends_adjusted"] = p
-        d = row["diff"]
-        if p < ALPHA and d > 0:
-            verdict = "grows with stronger play"
-        elif p < ALPHA and d < 0:
-            verdict = "shrinks with stronger play"
-        else:
-            verdict = "shows no significant change with strength"
         weak_rate, strong_rate = row.pop("_rates")
-        held = f", Holm-adjusted over {len(out)} variants" if len(out) > 1 else ""
-        if p >= ALPHA > row["p_ends"]:
-            held += f"; unadjusted {_p(row['p_ends'])}"
-        row["verdict"] = (f"{row['variant']}: the first-player advantage {verdict} (seat 0: "
-                          f"{_pct(weak_rate)} with {row['weakest']} -> {_pct(strong_rate)} "
-                          f"with {row['strongest']}; change {_pts(d)} points, 95% CI "
-                          f"{_pts(row['diff_low'])} to {_pts(row['diff_high'])}, "
-                          f"{_p(p)}{held}; all strengths {row['test_all']} {_p(row['p_all'])}).")
+        v = vd.judge(f"{row['variant']}: seat 0's win rate, {row['weakest']} -> "
+                     f"{row['strongest']}", row["diff"], row["diff_low"], row["diff_high"],
+                     min(row.pop("_n")), margin)
+        row["verdict_kind"], row["games_needed"] = v.kind, v.needed
+        row["claim"] = v
+        row["verdict"] = (f"{row['variant']}: from the weakest to the strongest players, "
+                          f"seat 0's win rate ({_pct(weak_rate)} with {row['weakest']} -> "
+                          f"{_pct(strong_rate)} with {row['strongest']}) is "
+                          f"{vd.change_words(v, 'games per rung')}.")
     return out
 
 
@@ -215,13 +180,28 @@ class Summary:
     games: pd.DataFrame
     ladder: list[dict] = field(default_factory=list)     # experiments.strength rows
     ladder_verdicts: list[str] = field(default_factory=list)
+    margin: float = vd.DEFAULT_MARGIN
+    # every judged claim with its sentence, for the report and the consistency checks
+    claims: list[tuple[vd.Verdict, str]] = field(default_factory=list)
+    ratings: dict = field(default_factory=dict)     # how the rungs were rated (provenance)
 
 
-def summarise(exp: Experiment, cells: list[Cell], games: pd.DataFrame) -> Summary:
+def summarise(exp: Experiment, cells: list[Cell], games: pd.DataFrame,
+              margin: float = vd.DEFAULT_MARGIN) -> Summary:
+    """Metrics per cell from the games, then the comparisons and verdicts (`conclude`)."""
     maxp = max(c.players for c in cells)
     games = games.assign(cell=games["cell"].astype(int))
     per_cell = {c.index: games[games["cell"] == c.index] for c in cells}
     metrics = [cell_metrics(c, per_cell[c.index], maxp) for c in cells]
+    return conclude(exp, cells, metrics, games, margin, per_cell)
+
+
+def conclude(exp: Experiment, cells: list[Cell], metrics: list[dict], games: pd.DataFrame,
+             margin: float = vd.DEFAULT_MARGIN, per_cell: dict | None = None,
+             lengths: dict | None = None) -> Summary:
+    """Comparisons, strength trends and every verdict from the per-cell metrics (counts
+    only: the games are needed for the length tests alone, `lengths` stands in for them
+    when rebuilding a report from its tables)."""
     fpa = st.holm([m.get("fpa_p", math.nan) for m in metrics])
     tested = sum(not math.isnan(p) for p in fpa)
     for m, p in zip(metrics, fpa, strict=True):
@@ -230,25 +210,44 @@ def summarise(exp: Experiment, cells: list[Cell], games: pd.DataFrame) -> Summar
     comparisons = []
     # one setting at a time: each value against the key's first value, everything else
     # (the other settings, the strength) held fixed
-    first = {k: vals[0] for k, vals in exp.vary}
+    first = {k: vals[0] for k, vals in exp.compared}
     index = {(tuple(c.settings.items()), c.strength): c for c in cells}
-    for key, _ in exp.vary:
+    empty = pd.DataFrame({"plies": []})
+    for key, _ in exp.compared:
         for b in cells:
             if b.settings[key] == first[key]:
                 continue
             base_settings = tuple((k, first[key] if k == key else v)
                                   for k, v in b.settings.items())
             a = index[(base_settings, b.strength)]
-            comparisons.append(compare_cells(a, b, per_cell[a.index], per_cell[b.index],
-                                             metrics[a.index], metrics[b.index]))
+            ga = per_cell[a.index] if per_cell else empty
+            gb = per_cell[b.index] if per_cell else empty
+            row = compare_cells(a, b, ga, gb, metrics[a.index], metrics[b.index])
+            if lengths:
+                row.update(lengths.get((a.label, b.label), {}))
+            row["key"] = key
+            comparisons.append(row)
     adjusted = st.holm([c.get("p", math.nan) for c in comparisons])
     tested = sum(not math.isnan(p) for p in adjusted)
+    claims = []
     for c, p in zip(comparisons, adjusted, strict=True):
         c["p_adjusted"] = p
         c["tests_in_run"] = tested
-        c["verdict"] = comparison_verdict(c, metrics[c["baseline_cell"]],
-                                          metrics[c["variant_cell"]])
+        v, c["verdict"] = comparison_verdict(c, metrics[c["baseline_cell"]],
+                                             metrics[c["variant_cell"]], margin)
+        c["verdict_kind"] = v.kind if v else ""
+        c["games_needed"] = v.needed if v else 0
+        if v:
+            claims.append((v, c["verdict"]))
+    advantage = []
     for m in metrics:
-        m["verdict"] = advantage_verdict(m)
-    return Summary(exp, cells, metrics, comparisons, strength_trends(cells, metrics),
-                   [m["verdict"] for m in metrics], games)
+        v, m["verdict"] = advantage_verdict(m, margin)
+        m["verdict_kind"] = v.kind if v else ""
+        m["games_needed"] = v.needed if v else 0
+        advantage.append(m["verdict"])
+        if v:
+            claims.append((v, m["verdict"]))
+    trends = strength_trends(cells, metrics, margin)
+    claims += [(t.pop("claim"), t["verdict"]) for t in trends]
+    return Summary(exp, cells, metrics, comparisons, trends, advantage, games,
+                   margin=margin, claims=claims)

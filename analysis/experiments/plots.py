@@ -158,9 +158,13 @@ def strength_axis(specs: list[str]) -> tuple[list[float] | None, str]:
 
 
 def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
-                               elo: dict[str, float] | None = None) -> bool:
+                               elo: dict[str, float] | None = None,
+                               proven: dict[str, float | None] | None = None,
+                               margin: float | None = None) -> bool:
     """One line per variant: first-player advantage with 95% CI against strength (the
-    strengths' measured Elo when `elo` gives it, else their one varying parameter)."""
+    strengths' measured Elo when `elo` gives it, else their one varying parameter); the
+    perfect-play result of a variant the proof search decided is marked at the right edge
+    (an arrow: it is +-50 points, off the scale of self-play), and the margin shaded."""
     sweep = [m for m in metrics if m["strength"] and m["players"] >= 2]
     if len({m["strength"] for m in sweep}) < 2:
         return False
@@ -183,8 +187,23 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
         y = np.array([m["first_player_advantage"] for m in rows])
         err = np.array([[m["first_player_advantage"] - m["fpa_low"] for m in rows],
                         [m["fpa_high"] - m["first_player_advantage"] for m in rows]])
-        ax.errorbar(x, 100 * y, yerr=100 * err, fmt="o-", capsize=4, label=v)
+        value = (proven or {}).get(v)
+        label = v if value is None else \
+            f"{v} (perfect play: seat {0 if value == 1.0 else 1} wins)"
+        line = ax.errorbar(x, 100 * y, yerr=100 * err, fmt="o-", capsize=4, label=label)
+        if value is not None:
+            up = value == 1.0
+            fair = 1.0 / rows[0]["players"]
+            ax.annotate(f"{v}, perfect play: {100 * (value - fair):+.0f} points (off scale)",
+                        xy=(0.5, 1.0 if up else 0.0), xycoords="axes fraction",
+                        xytext=(0, -30 if up else 30),
+                        textcoords="offset points", ha="center", fontsize=8,
+                        color=line[0].get_color(),
+                        arrowprops={"arrowstyle": "->", "color": line[0].get_color()})
     ax.axhline(0, color="grey", lw=0.8, ls="--")
+    if margin:
+        ax.axhspan(-100 * margin, 100 * margin, color="grey", alpha=0.12, lw=0,
+                   label=f"margin +-{100 * margin:g} points")
     if xs and elo:
         ax.set_xlabel(xlabel)
         for s, x in zip(strengths, xs, strict=True):
@@ -249,8 +268,10 @@ def write_plots(summary, out_dir: str) -> list[str]:
     plot_game_lengths(lengths, os.path.join(out_dir, GAME_LENGTH), f"{exp.game}: game length")
     written.append(GAME_LENGTH)
     elo = {r["strength"]: r["elo"] for r in summary.ladder}
+    proven = {r["variant"]: r["proven_seat0"] for r in summary.ladder}
     if plot_advantage_vs_strength(metrics, os.path.join(out_dir, ADVANTAGE_VS_STRENGTH),
-                                  f"{exp.game}: first-player advantage vs strength", elo):
+                                  f"{exp.game}: first-player advantage vs strength", elo,
+                                  proven, summary.margin):
         written.append(ADVANTAGE_VS_STRENGTH)
     if all("score_0_mean" in m for m in metrics):
         scores = {}

@@ -11,12 +11,17 @@ the solver for small Lotus set-ups when niwa.solver offers an exact solver (see
 
 from __future__ import annotations
 
+import base64
+import html
 import math
 import os
+import re
+from dataclasses import dataclass
 
 import pandas as pd
 
 REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
 EXACT_CSV = "exact.csv"
 
 
@@ -77,14 +82,16 @@ EXACT_TIME_S = 15.0         # per position
 EXACT_BUDGET_S = 90.0       # for the whole table
 
 
-def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
+def exact_results(exp, out_dir: str, cells=None,
+                  proof_time: float = EXACT_TIME_S) -> pd.DataFrame | None:
     """Perfect-play results to show beside the statistics, or None.
 
     1. out_dir/exact.csv if present: a table written by `niwa solve --batch ... --out`, by
        hand, or by an earlier run of this function (it caches its table there);
     2. for two-player Lotus, the df-pn proof search (niwa.solver.proof) on the small
        set-ups of LOTUS_EXACT_SETUPS, for every variant of the experiment: the first
-       player's game-theoretic result, when the search proves it within EXACT_TIME_S.
+       player's game-theoretic result, when the search proves it within `proof_time`
+       seconds per position (niwa analyse --proof-time; 0: not searched).
     """
     path = os.path.join(out_dir, EXACT_CSV)
     if os.path.exists(path):
@@ -92,7 +99,7 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
             return pd.read_csv(path, dtype=str, keep_default_na=False)
         except (ValueError, OSError):
             return None
-    if exp.game != "lotus" or not cells:
+    if exp.game != "lotus" or not cells or not proof_time:
         return None
     import time
 
@@ -116,7 +123,7 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
             start = time.perf_counter()
             try:
                 state = get_game("lotus").new(**setting)
-                r = ProofSearch(tt_mb=EXACT_TT_MB).solve(state, time_limit=EXACT_TIME_S,
+                r = ProofSearch(tt_mb=EXACT_TT_MB).solve(state, time_limit=proof_time,
                                                          root_values=False, pv=False)
             except Exception as e:      # a bonus section: never lose a report over it
                 row[label] = f"solver failed: {type(e).__name__}"
@@ -128,7 +135,7 @@ def exact_results(exp, out_dir: str, cells=None) -> pd.DataFrame | None:
                 row[label] = ("first player wins" if v > 0.5 else "second player wins"
                               if v < 0.5 else "draw")
             else:
-                row[label] = f"not proven in {EXACT_TIME_S:g} s"
+                row[label] = f"not proven in {proof_time:g} s"
         rows.append(row)
     if not rows:
         return None
@@ -144,11 +151,73 @@ def top_games_text(exp, cells) -> str:
     return f", {top[0]} at the strongest rung (`{exp.strengths[-1]}`)" if top else ""
 
 
-def _setup(summary, command: str, notes: list[str]) -> list[str]:
+@dataclass
+class GameCounts:
+    """Games per purpose, from the schedule and from games.csv, so that they add up.
+
+    `rows`: (purpose, what, scheduled, recorded); `file_rows`: the rows of games.csv, which
+    may also hold games a larger earlier run scheduled (kept, not analysed)."""
+
+    rows: list[tuple[str, str, int, int]]
+    file_rows: int
+    rating_variant: str | None = None
+    from_tables: bool = False       # rebuilt without games.csv (not shipped)
+
+    @property
+    def recorded(self) -> int:
+        return sum(r[3] for r in self.rows)
+
+    @property
+    def beyond_schedule(self) -> int:
+        return self.file_rows - self.recorded
+
+    @classmethod
+    def of_run(cls, summary, all_cells, out_dir: str) -> GameCounts:
+        path = os.path.join(out_dir, "games.csv")
+        log = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=["game_id", "cell"])
+        cell_of = log["cell"].astype(int)
+        in_cell = log["game_id"].astype(int) % 1_000_000
+        rows = []
+        for c in all_cells:
+            recorded = int(((cell_of == c.index) & (in_cell < c.games)).sum())
+            if c.rating:
+                rows.append(("rating", f"{' vs '.join(c.config.agents)} (seats swapped), "
+                             f"under {c.variant_label}", c.games, recorded))
+            else:
+                rows.append(("self-play", c.label, c.games, recorded))
+        rating = [c.variant_label for c in all_cells if c.rating]
+        return cls(rows, len(log), rating[0] if rating else None)
+
+    def table(self) -> str:
+        body = [[p, w, s, r] for p, w, s, r in self.rows]
+        body.append(["all", "", sum(r[2] for r in self.rows), self.recorded])
+        return md_table(["purpose", "cell", "scheduled", "recorded (analysed)"], body)
+
+    def sentence(self) -> str:
+        selfplay = sum(r[3] for r in self.rows if r[0] == "self-play")
+        rating = sum(r[3] for r in self.rows if r[0] == "rating")
+        log = ("The run recorded" if self.from_tables else "games.csv holds")
+        text = (f"{log} {self.file_rows} games: {selfplay} self-play games "
+                f"analysed for the verdicts")
+        if rating:
+            text += (f", {rating} rating games between neighbouring strengths (played under "
+                     f"{self.rating_variant} only; they place the rungs on the Elo scale and "
+                     "are not part of any win rate)")
+        if self.beyond_schedule:
+            text += (f", and {self.beyond_schedule} games an earlier, larger schedule played "
+                     "(kept in the log, not analysed)")
+        if self.from_tables:
+            text += (". This report was rebuilt from the run's tables (variants.csv and "
+                     "analysis.json); its games.csv is not shipped")
+        return text + "."
+
+
+def _setup(summary, counts: GameCounts | None, proof_time: float | None) -> list[str]:
     exp, cells, metrics = summary.experiment, summary.cells, summary.metrics
-    varied = ", ".join(f"`{k}` = {', '.join(v)}" for k, v in exp.vary) or "nothing (one variant)"
+    varied = ", ".join(f"`{k}` = {', '.join(v)}" for k, v in exp.compared) \
+        or "nothing (one variant)"
     first = cells[0]
-    fixed = {k: v for k, v in first.variant.items() if k not in dict(exp.vary)}
+    fixed = {k: v for k, v in first.variant.items() if k not in dict(exp.compared)}
     if exp.strengths:
         who = "self-play at each strength: " + ", ".join(f"`{s}`" for s in exp.strengths)
     elif len(exp.agents) == 1:
@@ -156,24 +225,34 @@ def _setup(summary, command: str, notes: list[str]) -> list[str]:
     else:
         who = "the lineup " + ", ".join(f"`{a}`" for a in exp.agents) + \
               " (every table in every seat order)"
-    total = sum(m["games"] for m in metrics)
     partial = any(m["games"] < m["games_scheduled"] for m in metrics)
     forfeits = sum(m["forfeits"] for m in metrics)
-    lines = [f"# Rule-variant analysis: {exp.game}", ""]
-    if command:
-        lines += ["```", command, "```", ""]
-    lines += [f"- Varied: {varied}.",
-              f"- Other settings: {', '.join(f'{k}={v}' for k, v in fixed.items()) or 'none'}.",
-              f"- Players: {who}.",
-              f"- Games: {total} in all; {first.games} per variant"
-              f"{top_games_text(exp, cells)}"
-              f"{' scheduled (not all recorded yet: see the tables)' if partial else ''}"
-              f"; seed {exp.seed}. Every seat order is played equally often.",
-              ]
+    lines = ["## Set-up", "",
+             f"- Varied: {varied}.",
+             f"- Other settings: {', '.join(f'{k}={v}' for k, v in fixed.items()) or 'none'}.",
+             f"- Players: {who}.",
+             f"- Games per variant: {first.games}{top_games_text(exp, cells)}"
+             f"{' scheduled (not all recorded yet: see the tables)' if partial else ''}"
+             f"; seed {exp.seed}. Every seat order is played equally often.",
+             f"- Margin: differences within +-{100 * summary.margin:g} points count as no "
+             "difference (`--margin`).",
+             ]
+    if counts is not None:
+        lines.append(f"- Games: {counts.sentence()} Per cell: see [Games](#games).")
+    if proof_time is not None and exp.strengths:
+        lines.append("- Proof search: " + (f"{proof_time:g} s per variant and per exact "
+                                           "set-up (`--proof-time`)" if proof_time else
+                                           "not run (`--proof-time 0`)") + ".")
+    for text in exp.house:
+        lines.append(f"- House rules: `rules={text.rpartition(':')[2]}` is the class `{text}`, "
+                     "a subclass of the game's plain-Python reference rules, played by the "
+                     "same agents (`rules=engine` is the compiled game; see "
+                     "docs/house-rules.md). The reference rules record none of the engine's "
+                     "game statistics, and where the game hides information the house "
+                     "variant's searching agents see all of it.")
     if forfeits:
         lines.append(f"- Forfeits (an agent crashed or overran its time): {forfeits} games, left "
                      "out of every rate.")
-    lines += [f"- {n}" for n in notes]
     return lines + [""]
 
 
@@ -285,20 +364,25 @@ METHOD = """## Method
 - Win rates are each seat's share of the decisive games (one sole winner); draws and games
   stopped by a cap are counted apart. Intervals are 95% Wilson score intervals.
 - First-player advantage = seat 0's share minus the fair share 1/N; its p-value is the
-  exact binomial test against 1/N, Holm-adjusted over the variants of the run (the verdicts
-  use the adjusted value). Balance = 1 - (best seat's share - worst seat's share)
+  exact binomial test against 1/N, Holm-adjusted over the variants of the run (tables
+  only). Balance = 1 - (best seat's share - worst seat's share)
   (1 = perfectly even), after Ludii's balance concept.
 - Between variants (one setting at a time: each value against that setting's first value,
   the other settings and the agent strength held fixed): Fisher's
   exact test on wins by seat (2 seats; effect size phi and the odds ratio with its
   interval) or Pearson's chi-square (more seats; Cramer's V); the difference in seat 0's
   share with Newcombe's hybrid score interval; game lengths by Mann-Whitney U. p-values are
-  Holm-adjusted over all comparisons of the run, and the verdicts use the adjusted ones.
+  Holm-adjusted over all comparisons of the run (tables only).
 - Agent strength: the weakest against the strongest agent by Fisher's exact test on seat
   0's wins (Holm-adjusted over the variants), and a chi-square test over all strengths.
-- A verdict of "no significant difference" means the data cannot tell the variants apart at
-  this number of games, not that they are the same: the interval shows how large a
-  difference could still hide.
+- Verdicts (niwa.analysis.stats.verdicts, one rule for every sentence): a 95% interval
+  inside the margin (+-M points, `--margin`) is *equivalent* (*fair* for a seat against its
+  fair share, *converged* for the top two rungs of a ladder): the two one-sided tests
+  (TOST) reject a difference of M or more. An interval that excludes 0 but not the margin
+  is *different* (*still moving*). Anything else is *undecided*, with the games that
+  would decide it if the estimate held (the interval narrows as 1/sqrt(games)). A
+  difference that is not significant is never read as no difference, and no verdict
+  rests on a p-value; the intervals are not adjusted for the number of comparisons.
 - Every variant has its own seed, so the samples are independent. In games with a deal,
   each round plays one deal in every seat order (luck of the deal cancels between seats);
   games of one round are then not fully independent, so the intervals are slightly
@@ -307,10 +391,13 @@ METHOD = """## Method
   resumable (`--resume`)."""
 
 
-def _ladder_section(ladder: list[dict]) -> list[str]:
+def _ladder_section(ladder: list[dict], ratings: dict | None = None) -> list[str]:
     """Seat 0's rate at each rung with the rung's Elo and the proven result (if any)."""
     if not ladder:
         return []
+    ratings = ratings or {}
+    where = (f" The rating games were played under {ratings['variant']} only, so every "
+             "variant shows the same Elo for a rung." if ratings.get("variant") else "")
     elo = lambda r: ("" if r["elo"] != r["elo"]  # noqa: E731  (NaN: not rated)
                      else f"{r['elo']:+.0f} [{r['elo_low']:+.0f}, {r['elo_high']:+.0f}]")
     proven = lambda r: ("" if r["proven_seat0"] is None  # noqa: E731
@@ -319,7 +406,7 @@ def _ladder_section(ladder: list[dict]) -> list[str]:
             "Elo from the rating games between neighbouring strengths (weakest = 0, 95% "
             "interval); seat 0's share of the decisive self-play games (Wilson 95%); the "
             "proven result of perfect play where the proof search decides the variant, "
-            "with the gap to it in points.", "",
+            "with the gap to it in points." + where, "",
             md_table(["variant", "strength", "Elo", "games", "seat 0 wins [95% CI]",
                       "perfect play: seat 0 (gap)"],
                      [[r["variant"], r["strength"], elo(r), r["games"],
@@ -327,17 +414,54 @@ def _ladder_section(ladder: list[dict]) -> list[str]:
                        f"{100 * r['seat0_high']:.1f}]", proven(r)] for r in ladder]), ""]
 
 
+def _verdict_sections(summary) -> list[str]:
+    lines = []
+    # with two rungs, weakest -> strongest is the ladder's top-two change: say it once
+    trends = [] if len(summary.experiment.strengths) == 2 and summary.ladder_verdicts \
+        else [t["verdict"] for t in summary.trends]
+    judged = [c["verdict"] for c in summary.comparisons if c.get("verdict_kind")]
+    # pairs that cannot be compared on one rate (different player counts): said once
+    notes = list(dict.fromkeys(c.get("note") or "not comparable" for c in summary.comparisons
+                               if not c.get("verdict_kind")))
+    skipped = sum(not c.get("verdict_kind") for c in summary.comparisons)
+    judged += [f"{skipped} pairs of variants not compared on seat 0's win rate: {n}."
+               for n in notes]
+    groups = [("Between variants", judged),
+              ("Seat balance of each variant", summary.advantage_verdicts),
+              ("With strength", trends + summary.ladder_verdicts)]
+    for title, items in groups:
+        if items:
+            lines += [f"### {title}", ""] + [f"- {v}" for v in items] + [""]
+    return lines
+
+
 def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | None = None,
-                 command: str = "", exact: pd.DataFrame | None = None) -> str:
-    """Write out_dir/report.md and return its path."""
+                 command: str = "", exact: pd.DataFrame | None = None,
+                 counts: GameCounts | None = None, history: list[str] = (),
+                 proof_time: float | None = None) -> str:
+    """Write out_dir/report.md and return its path: the question and its answer first
+    (experiments.headline), then the verdicts by section, the tables, and the run's
+    history in an appendix."""
+    from niwa.analysis.experiments.headline import headlines
+
     metrics = summary.metrics
-    lines = _setup(summary, command, notes or [])
-    lines += ["## Verdicts", ""]
-    lines += [f"- {c['verdict']}" for c in summary.comparisons]
-    lines += [f"- {t['verdict']}" for t in summary.trends]
-    lines += [f"- {v}" for v in summary.advantage_verdicts]
-    lines += [f"- {v}" for v in summary.ladder_verdicts]
-    lines += ["", "## Win rate by seat", "", "![win rate by seat](seat_win_rates.png)", "",
+    heads = headlines(summary, proof_time or 0.0)
+    title = heads[0].question if len(heads) == 1 else f"{summary.experiment.game}"
+    lines = [f"# Rule-variant analysis: {summary.experiment.game}", ""]
+    if len(heads) == 1:
+        lines[0] = f"# {summary.experiment.game}: {title}"
+    lines += ["## Answer", ""]
+    for h in heads:
+        lines += ([f"**{h.question}**", ""] if len(heads) > 1 else []) + [h.answer, ""]
+    lines += _setup(summary, counts, proof_time)
+    lines += ["## Verdicts", "",
+              f"Each verdict reads one 95% interval against the margin (+-"
+              f"{100 * summary.margin:g} points): *equivalent* / *fair* / *converged* only "
+              "when the whole interval lies inside it, *different* / *still moving* when it "
+              "excludes 0, *undecided* otherwise, with the games needed. p-values are in the "
+              "tables; no verdict rests on one.", ""]
+    lines += _verdict_sections(summary)
+    lines += ["## Win rate by seat", "", "![win rate by seat](seat_win_rates.png)", "",
               "Each seat's share of the decisive games, with 95% intervals.", "",
               _seat_table(metrics), ""]
     if summary.comparisons:
@@ -355,9 +479,9 @@ def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | Non
             [[t["variant"], t["weakest"], t["strongest"],
               f"{pts(t['fpa_weakest'])} -> {pts(t['fpa_strongest'])}",
               f"{pts(t['diff'])} [{pts(t['diff_low'])}, {pts(t['diff_high'])}]",
-              pval(t["p_ends"]), pval(t["p_ends_adjusted"]), pval(t["p_all"])]
+              pval(t["p_ends"]), pval(t.get("p_ends_adjusted")), pval(t.get("p_all"))]
              for t in summary.trends]), ""]
-    lines += _ladder_section(summary.ladder)
+    lines += _ladder_section(summary.ladder, summary.ratings)
     lines += ["## Game length", "", "![game length](game_length.png)", "",
               _length_table(metrics), ""]
     lines += _game_specific(metrics)
@@ -379,13 +503,74 @@ def write_report(summary, out_dir: str, plots: list[str], notes: list[str] | Non
     else:
         lines += [f"No exact results for this experiment. Put a solver table in `{EXACT_CSV}` "
                   "in this folder (any columns) and rerun with `--resume` to include it.", ""]
+    if counts is not None:
+        lines += ["## Games", "", counts.sentence(), "", counts.table(), ""]
     lines += [METHOD, "",
               "Files: `games.csv` (one row per game), `variants.csv` (one row per variant, "
               "every metric and interval), " + ("`comparisons.csv`, " if summary.comparisons
                                                 else "")
               + ("`strengths.csv`, " if summary.trends else "") + "`analysis.json` (the "
-              "experiment, for `--resume`).", ""]
+              "experiment, for `--resume`), `report.html` (this report with its plots, in "
+              "one file).", ""]
+    lines += ["## Appendix: run history", ""]
+    if command:
+        lines += ["Started with:", "", "```", command, "```", ""]
+    lines += [f"- Continued with `{c}`." for c in history]
+    lines += [f"- {n}" for n in notes or []]
+    lines += [""]
     path = os.path.join(out_dir, REPORT_MD)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     return path
+
+
+HTML_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1100px;
+       margin: 2em auto; padding: 0 1em; line-height: 1.45; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.8em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; display: block;
+        overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; } tr:nth-child(even) td { background: #fafafa; }
+img { max-width: 100%; height: auto; }
+pre, code { background: #f5f5f5; font-size: 0.9em; } pre { padding: 0.6em; overflow-x: auto; }
+#answer { background: #eef5ff; border-left: 4px solid #3572b0; padding: 0.2em 1em; }
+"""
+
+
+def md_to_html(text: str, images_from: str | None = None, title: str = "") -> str:
+    """A self-contained HTML page of a report: Python-Markdown with tables, its images
+    inlined as base64 PNG (no external asset), the answer section highlighted."""
+    import markdown
+
+    body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
+
+    def inline(m):
+        alt, src = html.unescape(m.group(1)), html.unescape(m.group(2))
+        path = os.path.join(images_from or "", src)
+        if images_from is None or "/" in src or not os.path.exists(path):
+            # never a link to a file the page does not carry
+            return f"<em>({html.escape(alt)}: not drawn for this run)</em>"
+        with open(path, "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+    body = re.sub(r'<img alt="([^"]*)" src="([^"]+)"\s*/?>', inline, body)
+    body = body.replace('<h2 id="answer">Answer</h2>',
+                        '<section id="answer"><h2>Answer</h2>', 1)
+    if '<section id="answer">' in body:
+        at = body.find("<h2", body.find('<section id="answer">') + 30)
+        body = body[:at] + "</section>\n" + body[at:] if at >= 0 else body + "</section>"
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n"
+            f"<body>\n{body}\n</body>\n</html>\n")
+
+
+def write_html(out_dir: str) -> str:
+    """out_dir/report.html from out_dir/report.md and its plots; returns its file name."""
+    with open(os.path.join(out_dir, REPORT_MD), encoding="utf-8") as f:
+        text = f.read()
+    title = text.splitlines()[0].lstrip("# ").strip() if text else "report"
+    with open(os.path.join(out_dir, REPORT_HTML), "w", encoding="utf-8") as f:
+        f.write(md_to_html(text, out_dir, title))
+    return REPORT_HTML

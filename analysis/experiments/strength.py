@@ -10,11 +10,12 @@ ladder of agents, weakest first. This module turns those cells into a *ladder*:
 - **Convergence.** For every variant, any number of players (seat 0's fair share is 1/n;
   the rungs' Elo, measured in the first variant's two-player games, stands for the rung
   in every variant). Model: each rung's self-play games are independent Bernoulli trials of
-  "seat 0 wins" (decisive games only), with the rung's own probability p_i. The seat
-  balance has *converged* when the top two rungs' rates differ by less than chance says
-  (the 95% Newcombe interval of p_top - p_next contains 0); otherwise it is *still moving*,
-  and the trend is the weighted least-squares slope of p against Elo (per 100 Elo; per rung if not rated) over
-  the top three rungs, weights 1/Var(p_i), with its 95% normal interval.
+  "seat 0 wins" (decisive games only), with the rung's own probability p_i. The change
+  p_top - p_next (95% Newcombe interval) is judged by stats.verdicts against the run's
+  margin: *converged* only when the interval lies inside the margin, *still moving* when
+  it excludes 0, *undecided* otherwise (with the games per rung needed). The trend is
+  the weighted least-squares slope of p against Elo (per 100 Elo; per rung if not rated)
+  over the top three rungs, weights 1/Var(p_i), with its 95% normal interval.
 - **Proven value.** Where the variant itself is decided by the df-pn proof search
   (two players, deterministic, perfect information, proven within `niwa analyse --proof-time`), perfect
   play's seat-0 result (1 or 0) is shown beside every rung: the gap says how far
@@ -34,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from niwa.analysis.stats import intervals as iv
+from niwa.analysis.stats import verdicts as vd
 from niwa.analysis.stats.ratings import Z95, fit_ratings, pairwise_comparisons
 
 PROOF_TT_MB = 512.0
@@ -82,7 +84,7 @@ def trend(x, k, n) -> tuple[float, float, float]:
     return slope, slope - Z95 * se, slope + Z95 * se
 
 
-def convergence(rungs: list[dict]) -> dict:
+def convergence(rungs: list[dict], margin: float = vd.DEFAULT_MARGIN) -> dict:
     """Has the seat-0 rate settled at the top of this ladder? `rungs` are dicts with
     strength, wins_0, decisive and x (Elo, or the rung's index), weakest first."""
     top, nxt = rungs[-1], rungs[-2]
@@ -91,14 +93,19 @@ def convergence(rungs: list[dict]) -> dict:
     tail = rungs[-3:]
     slope, s_lo, s_hi = trend([r["x"] for r in tail], [r["wins_0"] for r in tail],
                                           [r["decisive"] for r in tail])
+    v = vd.judge(f"{top.get('variant', '')}: seat 0's win rate, {nxt['strength']} -> "
+                 f"{top['strength']}", d, lo, hi, min(top["decisive"], nxt["decisive"]),
+                 margin)
     return {"top": top["strength"], "next": nxt["strength"], "top_change": d,
-            "top_change_low": lo, "top_change_high": hi, "converged": bool(lo <= 0 <= hi),
+            "top_change_low": lo, "top_change_high": hi,
+            "converged": v.kind == vd.EQUIVALENT, "verdict": v,
             "trend": slope, "trend_low": s_lo, "trend_high": s_hi}
 
 
 def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
-           proven: dict[str, float | None]) -> tuple[list[dict], list[str]]:
-    """One row per (variant, rung) and one verdict per variant."""
+           proven: dict[str, float | None], margin: float = vd.DEFAULT_MARGIN,
+           ) -> tuple[list[dict], list[tuple[vd.Verdict, str]]]:
+    """One row per (variant, rung) and one (verdict, sentence) per variant."""
     elo = {} if ratings is None else dict(zip(ratings["strength"], ratings.to_dict("records"),
                                               strict=True))
     groups: dict[str, list[int]] = {}
@@ -123,24 +130,17 @@ def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
             rows.append(row)
             rungs.append({**row, "x": row["elo"] if elo else rank})
         if len(rungs) >= 2 and all(r["decisive"] for r in rungs[-2:]):
-            verdicts.append(_verdict(label, convergence(rungs), bool(elo),
-                                     proven.get(label), rungs[-1]))
+            c = convergence(rungs, margin)
+            verdicts.append((c["verdict"], _verdict(label, c, bool(elo), proven.get(label),
+                                                    rungs[-1])))
     return rows, verdicts
 
 
 def _verdict(label: str, c: dict, has_elo: bool, proven: float | None, top: dict) -> str:
-    pts = lambda x: f"{100 * x:+.1f}"  # noqa: E731
-    unit, scale = ("per 100 Elo", 100.0) if has_elo else ("per rung", 1.0)
-    if c["converged"]:
-        text = (f"{label}: seat 0's win rate has converged at the top rungs ({c['next']} -> "
-                f"{c['top']}: {pts(c['top_change'])} points, 95% CI {pts(c['top_change_low'])} "
-                f"to {pts(c['top_change_high'])})")
-    else:
-        text = (f"{label}: seat 0's win rate is still moving at the top rungs ({c['next']} -> "
-                f"{c['top']}: {pts(c['top_change'])} points, 95% CI {pts(c['top_change_low'])} "
-                f"to {pts(c['top_change_high'])}; trend over the top rungs "
-                f"{pts(scale * c['trend'])} points {unit}, 95% CI {pts(scale * c['trend_low'])} "
-                f"to {pts(scale * c['trend_high'])})")
+    # (the slope over the top three rungs stays in strength_ladder.csv: a second interval
+    # on a different quantity in the same sentence would read as a second verdict)
+    text = (f"{label}: at the top rungs ({c['next']} -> {c['top']}), seat 0's win rate is "
+            f"{vd.ladder_words(c['verdict'])}")
     if proven is not None:
         who = "seat 0 wins" if proven == 1.0 else "seat 1 wins"
         text += (f"; proven with perfect play: {who}, so the top rung's "

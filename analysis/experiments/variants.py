@@ -43,6 +43,7 @@ from niwa.analysis.arena.schedule import (
 )
 from niwa.analysis.arena.tournament import make_config
 from niwa.analysis.experiments.findings import Summary, summarise
+from niwa.analysis.stats.verdicts import DEFAULT_MARGIN
 from niwa.ext.errors import NiwaError
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
@@ -70,14 +71,28 @@ class Experiment:
     rate_games: int = 0     # games between neighbouring strengths, to measure their Elo
     seed: int = 1
     max_plies: int | None = None
+    house: list = field(default_factory=list)       # --house MODULE:CLASS (experiments.house)
 
     def identity(self) -> dict:
         """What must match on --resume (the numbers of games may change: they only extend;
-        top_games is left out too, so records written before it existed still match)."""
+        top_games is left out too, and house when empty, so records written before they
+        existed still match)."""
         d = dataclasses.asdict(self)
         d.pop("games")
         d.pop("top_games")
+        if not d["house"]:
+            d.pop("house")
         return d
+
+    @property
+    def compared(self) -> list:
+        """--vary, plus the pseudo-setting `rules` (engine, then each house class) when
+        house rules are in the run: what the cells and the comparisons range over."""
+        from niwa.analysis.experiments.house import ENGINE, RULES_KEY
+
+        if not self.house:
+            return self.vary
+        return [*self.vary, [RULES_KEY, [ENGINE, *(h.rpartition(":")[2] for h in self.house)]]]
 
     def games_for(self, strength: str | None) -> int:
         """Games per variant at this strength: top_games at the strongest rung, if set."""
@@ -194,17 +209,26 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
         raise AnalysisError("give --players or --vary players=..., not both")
     if exp.strengths and len(exp.agents) > 1:
         raise AnalysisError("--strengths sweeps self-play; it cannot be combined with --agents")
-    keys = [k for k, _ in exp.vary]
-    combos = list(itertools.product(*[vals for _, vals in exp.vary])) or [()]
+    from niwa.analysis.experiments import house
+
+    games_of = {house.ENGINE: info}
+    for text in exp.house:
+        name, cls_name = house.register_house(info.name, text)
+        if cls_name in games_of:
+            raise AnalysisError(f"--house names the class {cls_name} twice")
+        games_of[cls_name] = get_game(name)
+    keys = [k for k, _ in exp.compared]
+    combos = list(itertools.product(*[vals for _, vals in exp.compared])) or [()]
     lineups = [(s, None) for s in exp.strengths] or [(None, exp.agents)]
     cells, notes, rounded = [], [], set()
     for strength, lineup in lineups:
         for combo in combos:
             settings = dict(zip(keys, combo, strict=True))
-            variant = dict(settings)
+            variant = {k: v for k, v in settings.items() if k != house.RULES_KEY}
+            plays = games_of[settings.get(house.RULES_KEY, house.ENGINE)]
             if exp.players is not None and "players" in info.variants:
                 variant["players"] = exp.players
-            state = info.new(seed=0, **variant)          # VariantError on a bad value
+            state = plays.new(seed=0, **variant)          # VariantError on a bad value
             n = state.num_players
             if exp.players is not None and n != exp.players:
                 raise AnalysisError(f"{info.name} is a {n}-player game; --players must be {n}")
@@ -217,7 +241,7 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
             if n >= 2:
                 per_round = len(tables_for(len(specs), n, "round-robin")) * math.factorial(n)
                 rounds = math.ceil(wanted / per_round)
-                config, _ = make_config(info.name, specs, variant=variant, rounds=rounds,
+                config, _ = make_config(plays.name, specs, variant=variant, rounds=rounds,
                                         seed=seed, max_plies=exp.max_plies)
             else:       # solo: the tournament runner plays it, its schedule is ours
                 from niwa.solver.agents import make_agent
@@ -226,7 +250,7 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
                 make_agent(specs[0], seed=0)
                 per_round, rounds = 1, wanted
-                config = TournamentConfig(game=info.name, agents=specs, players=1,
+                config = TournamentConfig(game=plays.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
                                           seed=seed, max_plies=exp.max_plies)
             if rounds * per_round != wanted:
@@ -337,7 +361,7 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             games: int, players: int | None, seed: int, given: set[str],
                             out_dir: str | None, resume: bool,
                             rate_games: int | None = None,
-                            top_games: int | None = None) -> Experiment:
+                            top_games: int | None = None, house=()) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -356,7 +380,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         top_games=(top_games if top_games is not None or not saved else saved.top_games) or 0,
         seed=seed if "seed" in given or not saved else saved.seed,
         max_plies=saved.max_plies if saved else None,
-        rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0)
+        rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0,
+        house=list(house) if house or not saved else saved.house)
 
 
 def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
@@ -462,7 +487,7 @@ def write_tables(summary: Summary, out_dir: str) -> list[str]:
 
 
 def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
-               proof_time: float) -> None:
+               proof_time: float, rating_cells: list[Cell] = ()) -> None:
     """The strength ladder (experiments.strength): Elo from the rating games, convergence,
     and the proven value of each variant (searched for `proof_time` s once, then cached in
     out_dir; 0 = not searched)."""
@@ -482,8 +507,17 @@ def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(proven, f, indent=1)
     ratings = strength.rate_rungs(exp.strengths, rating_games)
-    summary.ladder, summary.ladder_verdicts = strength.ladder(summary.metrics, summary.cells,
-                                                              ratings, proven)
+    summary.ladder, judged = strength.ladder(summary.metrics, summary.cells, ratings, proven,
+                                             summary.margin)
+    summary.ladder_verdicts = [text for _, text in judged]
+    summary.claims += judged
+    summary.ratings = {
+        "games": len(rating_games), "proof_time": proof_time,
+        "proof_cached": proof_time and os.path.exists(path),
+        "variant": rating_cells[0].variant_label if rating_cells else None,
+        "pairs": [(" vs ".join(c.config.agents), c.games,
+                   int((rating_games["cell"] == c.index).sum()) if len(rating_games) else 0)
+                  for c in rating_cells]}
 
 
 @dataclass
@@ -496,7 +530,8 @@ class AnalysisOutcome:
 def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             progress: bool | None = None, command: str = "",
             plan: tuple[list[Cell], list[str]] | None = None,
-            on_bad_rows: str = "stop", proof_time: float = 10.0) -> AnalysisOutcome:
+            on_bad_rows: str = "stop", proof_time: float = 10.0,
+            margin: float = DEFAULT_MARGIN) -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
     from niwa.analysis.experiments import plots, report
@@ -509,24 +544,131 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
     ours = games["cell"] < len(cells)
     if not ours.any():
         return AnalysisOutcome(None, run, [GAMES_CSV])
-    summary = summarise(exp, cells, games[ours].reset_index(drop=True))
+    summary = summarise(exp, cells, games[ours].reset_index(drop=True), margin)
     if exp.strengths:
-        add_ladder(summary, games[~ours], out_dir, proof_time)
+        add_ladder(summary, games[~ours], out_dir, proof_time,
+                   [c for c in all_cells if c.rating])
     files = [GAMES_CSV, *write_tables(summary, out_dir)]
     files += plots.write_plots(summary, out_dir)
-    exact = report.exact_results(exp, out_dir, cells)
+    exact = report.exact_results(exp, out_dir, cells, proof_time)
     # the report shows the command that started the experiment, and any that continued it
     runs = (load_saved(out_dir) or {}).get("runs", [])
     commands = list(dict.fromkeys(r.get("command", "") for i, r in enumerate(runs)
                                   if r.get("command") and (i == 0 or r.get("games_played"))))
-    if commands:
-        command = commands[0]
-        notes = notes + [f"Continued with `{c}`." for c in commands[1:]]
+    command = commands[0] if commands else command
+    counts = report.GameCounts.of_run(summary, all_cells, out_dir)
     report.write_report(summary, out_dir, plots=files, notes=notes, command=command,
-                        exact=exact)
-    files.append(report.REPORT_MD)
+                        exact=exact, counts=counts, history=commands[1:],
+                        proof_time=proof_time)
+    files += [report.REPORT_MD, report.write_html(out_dir)]
     return AnalysisOutcome(summary, run, files)
 
 
 __all__ = ["AnalysisError", "Experiment", "Cell", "TournamentError", "analyse", "plan_cells",
            "parse_vary", "parse_strengths", "run_experiment", "summarise"]
+
+
+# ---- a report from the tables alone ----------------------------------------------------
+def _typed(row: dict) -> dict:
+    """A variants.csv row back to numbers (pandas reads ints as floats once a NaN is in a
+    column; counts must be ints for the tests)."""
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, float) and v.is_integer() and (k.startswith(("wins_", "games"))
+                                                        or k in ("decisive", "draws",
+                                                                 "forfeits", "capped",
+                                                                 "players", "cell")):
+            v = int(v)
+        out[k] = "" if isinstance(v, float) and math.isnan(v) and k in ("strength",) else v
+    return out
+
+
+def rebuild_report(out_dir: str, margin: float = DEFAULT_MARGIN,
+                   proof_time: float | None = None) -> Summary:
+    """Rewrite report.md and report.html of a finished experiment from its tables
+    (analysis.json, variants.csv, comparisons.csv, strength_ladder.csv, proven.json,
+    exact.csv), without its games.csv: every verdict needs only the counts per seat per
+    cell, which variants.csv holds; game-length tests are taken from comparisons.csv and
+    the plots that need the games are kept as they are."""
+    import json
+
+    from niwa.analysis.experiments import report, strength
+    from niwa.analysis.experiments.findings import conclude
+
+    meta = load_saved(out_dir)
+    if meta is None:
+        raise AnalysisError(f"{out_dir}: no {META_JSON} to rebuild a report from")
+    exp = Experiment(**meta["experiment"])
+    all_cells, notes = plan_cells(exp)
+    cells = [c for c in all_cells if not c.rating]
+    table = pd.read_csv(os.path.join(out_dir, VARIANTS_CSV))
+    metrics = [_typed(r) for r in table.to_dict("records")]
+    if [m["label"] for m in metrics] != [c.label for c in cells]:
+        raise AnalysisError(f"{out_dir}: {VARIANTS_CSV} does not hold the experiment's cells")
+    for m in metrics:
+        m["strength"] = m["strength"] if isinstance(m["strength"], str) else ""
+    lengths = {}
+    path = os.path.join(out_dir, COMPARISONS_CSV)
+    if os.path.exists(path):
+        for r in pd.read_csv(path).to_dict("records"):
+            lengths[(r["baseline"], r["variant"])] = {
+                k: r[k] for k in ("length_p", "length_rank_biserial") if k in r}
+    summary = conclude(exp, cells, metrics, pd.DataFrame(), margin, lengths=lengths)
+    runs = meta.get("runs", [])
+    if proof_time is None:      # the last --proof-time given, as the record holds it
+        proof_time = 10.0
+        for r in runs:
+            found = [w for w in (r.get("command") or "").split("--proof-time ")[1:]]
+            if found:
+                proof_time = float(found[-1].split()[0])
+    if exp.strengths:
+        ladder_path = os.path.join(out_dir, LADDER_CSV)
+        rows = pd.read_csv(ladder_path) if os.path.exists(ladder_path) else None
+        ratings = None
+        if rows is not None and rows["elo"].notna().any():
+            first = rows[rows["variant"] == rows["variant"].iloc[0]]
+            ratings = first[["strength", "elo", "elo_low", "elo_high"]].reset_index(drop=True)
+        try:
+            with open(os.path.join(out_dir, PROVEN_JSON), encoding="utf-8") as f:
+                proven = json.load(f)
+        except OSError:
+            proven = {}
+        summary.ladder, judged = strength.ladder(metrics, cells, ratings, proven, margin)
+        summary.ladder_verdicts = [text for _, text in judged]
+        summary.claims += judged
+        rating_cells = [c for c in all_cells if c.rating]
+        finished = meta.get("status") == "finished"
+        summary.ratings = {"games": sum(c.games for c in rating_cells) if finished else 0,
+                           "variant": rating_cells[0].variant_label if rating_cells else None,
+                           "proof_time": proof_time}
+    counts = report.GameCounts(
+        [("self-play", c.label, c.games, int(m["games"]))
+         for c, m in zip(cells, metrics, strict=True)]
+        + [("rating", f"{' vs '.join(c.config.agents)} (seats swapped), under "
+            f"{c.variant_label}", c.games, c.games if meta.get("status") == "finished" else 0)
+           for c in all_cells if c.rating], 0,
+        next((c.variant_label for c in all_cells if c.rating), None))
+    counts.file_rows = counts.recorded       # games.csv is not shipped with the tables
+    counts.from_tables = True
+    exact = None
+    if os.path.exists(os.path.join(out_dir, report.EXACT_CSV)):
+        exact = pd.read_csv(os.path.join(out_dir, report.EXACT_CSV), dtype=str,
+                            keep_default_na=False)
+    commands = list(dict.fromkeys(r.get("command", "") for i, r in enumerate(runs)
+                                  if r.get("command") and (i == 0 or r.get("games_played"))))
+    from niwa.analysis.experiments import plots
+
+    plots.plot_seat_win_rates(metrics, os.path.join(out_dir, plots.SEAT_WIN_RATES),
+                              f"{exp.game}: win rate by seat (dashed: fair share)")
+    plots.plot_advantage_vs_strength(
+        metrics, os.path.join(out_dir, plots.ADVANTAGE_VS_STRENGTH),
+        f"{exp.game}: first-player advantage vs strength",
+        {r["strength"]: r["elo"] for r in summary.ladder},
+        {r["variant"]: r["proven_seat0"] for r in summary.ladder}, margin)
+    plots_there = [f for f in os.listdir(out_dir) if f.endswith(".png")]
+    report.write_report(summary, out_dir, plots=plots_there, notes=notes,
+                        command=commands[0] if commands else meta.get("command", ""),
+                        exact=exact, counts=counts, history=commands[1:],
+                        proof_time=proof_time)
+    report.write_html(out_dir)
+    return summary
