@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-SMALL_OUTPUTS = (".csv", ".png", ".md", ".json")
+SMALL_OUTPUTS = (".csv", ".png", ".md", ".json", ".html")
 SKIPPED_OUTPUTS = frozenset({"games.csv"})      # game logs: large, rebuilt by rerunning
 
 

@@ -443,8 +443,8 @@ def test_shipped_answers_are_what_the_code_writes(tmp_path):
                                                      recursive=True)
                if os.path.exists(os.path.join(os.path.dirname(p), "variants.csv"))]
     assert len(folders) >= 3
-    for folder in folders:
-        copy = tmp_path / os.path.basename(folder)
+    for i, folder in enumerate(folders):
+        copy = tmp_path / f"answer{i}"     # campaign folders all name theirs results/
         shutil.copytree(folder, copy)
         va.rebuild_report(str(copy))
         shipped = open(os.path.join(folder, "report.md"), encoding="utf-8").read()
