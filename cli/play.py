@@ -8,7 +8,6 @@ from niwa.analysis.arena.game_loop import (
     QuitRequest,
     UndoRequest,
     Watcher,
-    hidden_from,
     hidden_from_anyone,
     play,
 )
@@ -114,7 +113,7 @@ def board_for(state, viewer):
     """What `viewer` may see: the board, unless it would show hidden data (an opponent's
     hand); then the game's own render for that player if it has one, else the one-line
     information state."""
-    if viewer is None or not hidden_from(state, viewer):
+    if viewer is None or not state.hides_from(viewer):
         return state.render()
     try:
         return state.render(player=viewer)
