@@ -52,7 +52,7 @@ class AgentEntry:
         """The factory itself (imported on first use when named by text)."""
         if isinstance(self.factory, str):
             module, _, attr = self.factory.partition(":")
-            self.factory = getattr(importlib.import_module(module), attr)
+            return getattr(importlib.import_module(module), attr)
         return self.factory
 
     def defaults(self) -> dict:

@@ -38,8 +38,10 @@ from niwa.solver.agent_spec import (
     make_agent,
     parse_spec,
 )
+from niwa.solver.alphabeta import AlphaBeta
 from niwa.solver.budget import Pacer
 from niwa.solver.exact_moves import ExactMoves
+from niwa.solver.mcts import MCTS
 from niwa.solver.results import SearchResult
 from niwa.solver.tables import find_table
 
@@ -127,8 +129,6 @@ class MCTSAgent(Agent):
                                     cpu_time=params.get("cpu", False), quiet=True)
 
     def _tree(self, state):
-        from niwa.solver.mcts import MCTS
-
         p = mcts_settings(state, self.params)
         ismcts = self.ismcts or state.hides_from(self._player)
         if self.tree is None or self.tree.num_players != state.num_players \
@@ -244,8 +244,6 @@ class AlphaBetaAgent(Agent):
         self.pacer = Pacer()
 
     def step(self, state, player):
-        from niwa.solver.alphabeta import AlphaBeta
-
         actions = state.legal_actions(player)
         if len(actions) == 1 and not _is_simultaneous(state):
             return actions[0]

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from niwa.solver.agent_base import AgentError
+from niwa.solver.proof import ProofSearch
 from niwa.solver.results import SearchResult
 from niwa.solver.solve import proof_refusal, proof_to_search_result
 from niwa.solver.tables import find_table, solve_from_table
@@ -41,8 +42,6 @@ _TOLD: set[str] = set()             # notes already printed in this process
 def shared_searcher(tt_mb: float, tables=None):
     """The process's proof search with a `tt_mb` table and these endgame `tables` (a new
     one if either differs; loaded tables are cached, so the same variant keeps its search)."""
-    from niwa.solver.proof import ProofSearch
-
     key = (tt_mb, id(tables))
     if _SEARCHER["search"] is None or _SEARCHER["key"] != key:
         _SEARCHER["search"] = None      # free the old table before mapping a new one
@@ -70,6 +69,7 @@ def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
     finds, "none": no book, else a file path), loaded once per process; None if there is
     none (a note, once per process, unless `quiet`). A book for another variant, or a
     damaged one, raises AgentError."""
+    # (here, not on top: the books need numpy, which a game without a book never loads)
     from niwa.solver.book import BookError, book_name, books_dir, find_book, load_book
 
     if where == "none":
