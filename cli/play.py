@@ -14,7 +14,7 @@ from niwa.analysis.arena.game_loop import (
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-from niwa.solver.agents import Agent
+from niwa.solver.agent_base import Agent
 
 HELP = ("type a move's number or its name; 'moves' lists them again, 'undo' takes back "
         "your last move, 'quit' (or Ctrl-C) leaves")
