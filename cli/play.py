@@ -8,14 +8,13 @@ from niwa.analysis.arena.game_loop import (
     QuitRequest,
     UndoRequest,
     Watcher,
-    hidden_from,
     hidden_from_anyone,
     play,
 )
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-from niwa.solver.agents import Agent
+from niwa.solver.agent_base import Agent
 
 HELP = ("type a move's number or its name; 'moves' lists them again, 'undo' takes back "
         "your last move, 'quit' (or Ctrl-C) leaves")
@@ -114,7 +113,7 @@ def board_for(state, viewer):
     """What `viewer` may see: the board, unless it would show hidden data (an opponent's
     hand); then the game's own render for that player if it has one, else the one-line
     information state."""
-    if viewer is None or not hidden_from(state, viewer):
+    if viewer is None or not state.hides_from(viewer):
         return state.render()
     try:
         return state.render(player=viewer)

@@ -7,7 +7,6 @@ import json
 import click
 
 from niwa.cli.common import UserError, load_position, user_errors
-from niwa.ext.registry import spec_of
 
 
 def register(main: click.Group) -> None:
@@ -26,7 +25,7 @@ def score_cmd(position, as_json):
     Example: niwa score "$(niwa new bonsai --seed 1)"
     """
     state = load_position(position)
-    spec = spec_of(state)
+    spec = state.spec
     if spec is None or not spec.score_parts:
         raise UserError(f"{state.game_name} has no score breakdown (it scores by win or loss)")
     rows = state.score_breakdown()

@@ -1111,6 +1111,10 @@ cdef class BonsaiState(State):
 
     # ---- Python API -----------------------------------------------------------------------
     @property
+    def spec(self):
+        return SPEC
+
+    @property
     def game_name(self):
         return "bonsai"
 

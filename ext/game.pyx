@@ -205,6 +205,26 @@ cdef class State:
         """The variant settings as a dict (keys as in `niwa games`)."""
         raise NotImplementedError
 
+    @property
+    def spec(self):
+        """The GameSpec of the game this state belongs to (as OpenSpiel's
+        State::GetGame()): its variants, traits, bounds and defaults. Each engine returns
+        its own SPEC; this default finds it by game name in the registry, for states of
+        games written before the contract asked (None outside the registry)."""
+        from niwa.ext.registry import find_game     # (the registry sits above the contract)
+
+        return find_game(self.game_name)
+
+    def hides_from(self, int player):
+        """True when `player` cannot see the whole position (e.g. the opponent's hand):
+        what that player knows (information_state) differs from the full position. A game
+        with no notation to compare answers what its spec declares."""
+        try:
+            return self.information_state(player) != self.to_notation()
+        except NotImplementedError:
+            spec = self.spec
+            return spec is not None and spec.traits.hidden_information
+
     def current_player(self):
         return self.c_current_player()
 
@@ -284,9 +304,7 @@ cdef class State:
             self.c_weights = NULL
             self._weights = None
             return
-        from niwa.ext.registry import spec_of
-
-        spec = spec_of(self)
+        spec = self.spec
         expected = len(spec.eval_weights) if spec is not None else 0
         arr = array("d", values)
         if len(arr) != expected or expected == 0:

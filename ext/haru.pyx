@@ -968,6 +968,10 @@ cdef class HaruState(State):
 
     # ---- Python API ---------------------------------------------------------------
     @property
+    def spec(self):
+        return SPEC
+
+    @property
     def game_name(self):
         return "haru"
 

@@ -387,6 +387,14 @@ cdef class LotusState(State):
 
     # ---- Python API ---------------------------------------------------------------
     @property
+    def spec(self):
+        return SPEC
+
+    def hides_from(self, int player):
+        """Always False: every tile and tower is in plain view."""
+        return False
+
+    @property
     def game_name(self):
         return "lotus"
 

@@ -171,15 +171,15 @@ def python_game_spec(
 
     def create(variant: dict, seed: int | None):
         game = new(seed=seed, **variant) if deals else new(**variant)
-        return PythonGameState(game)
+        return PythonGameState(game, spec)
 
     def parse(text: str):
         if from_notation is None:
             raise NotationError(f"{name} reads no positions; give `{name} key=value ...` "
                                 f"for an initial position")
-        return PythonGameState(from_notation(text))
+        return PythonGameState(from_notation(text), spec)
 
-    return GameSpec(
+    spec = GameSpec(
         name=name,
         title=title or name.capitalize(),
         options=tuple(options),
@@ -197,3 +197,4 @@ def python_game_spec(
         check_variant=check_variant,
         **more,
     )
+    return spec

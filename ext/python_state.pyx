@@ -168,10 +168,12 @@ cdef class PythonGameState(State):
     cdef readonly object game       # the wrapped plain-Python game object
     cdef _Caps caps
     cdef public bint broken         # a wrapped method raised inside a search
+    cdef object _spec               # the GameSpec that made it (None: found by name)
 
-    def __init__(self, game):
+    def __init__(self, game, spec=None):
         self.caps = caps_of(game)
         self.game = game
+        self._spec = spec
         self.num_players = int(game.num_players)
         if not 1 <= self.num_players <= MAX_PLAYERS:
             raise GameContractError(f"{game.game_name}: num_players must be 1..{MAX_PLAYERS}, "
@@ -182,6 +184,7 @@ cdef class PythonGameState(State):
         cdef PythonGameState s = PythonGameState.__new__(PythonGameState)
         s.caps = self.caps
         s.game = game
+        s._spec = self._spec
         s.num_players = self.num_players
         s.broken = False
         share_weights(s, self)
@@ -295,6 +298,7 @@ cdef class PythonGameState(State):
     cdef void c_copy_from(self, State other) noexcept:
         cdef PythonGameState o = <PythonGameState>other
         self.caps = o.caps
+        self._spec = o._spec
         self.num_players = o.num_players
         self.broken = o.broken
         try:
@@ -334,6 +338,23 @@ cdef class PythonGameState(State):
     @property
     def game_name(self):
         return self.game.game_name
+
+    @property
+    def spec(self):
+        """The GameSpec python_game_spec built around this game (else found by name)."""
+        if self._spec is not None:
+            return self._spec
+        from niwa.ext.registry import find_game     # (the registry sits above the contract)
+
+        return find_game(self.game_name)
+
+    def hides_from(self, int player):
+        """The game's own hides_from(player) if it has one, else whether its
+        information_state differs from its notation (State.hides_from)."""
+        raise_pending()
+        if hasattr(self.game, "hides_from"):
+            return bool(self.game.hides_from(player))
+        return State.hides_from(self, player)
 
     @property
     def variant(self):

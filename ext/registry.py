@@ -87,8 +87,9 @@ def find_game(name: str) -> GameSpec | None:
 
 
 def spec_of(state) -> GameSpec | None:
-    """The spec of the game a state belongs to (None for unregistered games)."""
-    return find_game(state.game_name)
+    """The spec of the game a state belongs to (None for unregistered games): the
+    state's own `spec` (kept for callers written before states knew it)."""
+    return state.spec
 
 
 def parse_position(text: str):

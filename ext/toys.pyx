@@ -103,6 +103,13 @@ cdef class ChanceNimState(State):
         return 0.5
 
     @property
+    def spec(self):
+        return None     # a test-only game, outside the registry
+
+    def hides_from(self, int player):
+        return False
+
+    @property
     def game_name(self):
         return "toy-chance-nim"
 
@@ -177,6 +184,13 @@ cdef class MatrixGameState(State):
         self.stages = o.stages
         self.stage = o.stage
         self.total = o.total
+
+    @property
+    def spec(self):
+        return None     # a test-only game, outside the registry
+
+    def hides_from(self, int player):
+        return False    # a pending choice is not part of the position
 
     @property
     def game_name(self):
@@ -304,6 +318,13 @@ cdef class KuhnState(State):
                 other[n] = c
                 n += 1
         self.cards[1 - player] = other[rng_below(rng, 2)]
+
+    @property
+    def spec(self):
+        return None     # a test-only game, outside the registry
+
+    def hides_from(self, int player):
+        return True     # the other player's card (before the deal: which card it will be)
 
     @property
     def game_name(self):

@@ -45,9 +45,7 @@ class ClockReading:
 def moves_bound(state, plies_played: int) -> int | None:
     """The most moves this seat can still make, from the game's max length (None when the
     game is not registered or declares no useful bound)."""
-    from niwa.ext.registry import spec_of
-
-    spec = spec_of(state)
+    spec = state.spec
     if spec is None:
         return None
     try:

@@ -25,7 +25,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from niwa.solver.agents import AgentError
+from niwa.solver.agent_base import AgentError
+from niwa.solver.proof import ProofSearch
+from niwa.solver.results import SearchResult
+from niwa.solver.solve import proof_refusal, proof_to_search_result
+from niwa.solver.tables import find_table, solve_from_table
 
 # One proof table per process, reused by every agent built in it (a tournament worker
 # builds one agent per game): entries are exact values, valid for every game of the
@@ -38,8 +42,6 @@ _TOLD: set[str] = set()             # notes already printed in this process
 def shared_searcher(tt_mb: float, tables=None):
     """The process's proof search with a `tt_mb` table and these endgame `tables` (a new
     one if either differs; loaded tables are cached, so the same variant keeps its search)."""
-    from niwa.solver.proof import ProofSearch
-
     key = (tt_mb, id(tables))
     if _SEARCHER["search"] is None or _SEARCHER["key"] != key:
         _SEARCHER["search"] = None      # free the old table before mapping a new one
@@ -67,6 +69,7 @@ def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
     finds, "none": no book, else a file path), loaded once per process; None if there is
     none (a note, once per process, unless `quiet`). A book for another variant, or a
     damaged one, raises AgentError."""
+    # (here, not on top: the books need numpy, which a game without a book never loads)
     from niwa.solver.book import BookError, book_name, books_dir, find_book, load_book
 
     if where == "none":
@@ -114,8 +117,6 @@ class ExactMoves:
 
     def applies(self, state) -> bool:
         """Whether the proof search (and so the book and the tables) can decide this game."""
-        from niwa.solver.solve import proof_refusal
-
         if self.refusal is None:
             self.refusal = proof_refusal(state) or ""
         return not self.refusal
@@ -133,9 +134,7 @@ class ExactMoves:
 
     def _table(self, state):
         if self.table is False:
-            from niwa.solver.agents import _tables_for
-
-            self.table = _tables_for(state) if self.use_tables else None
+            self.table = find_table(state) if self.use_tables else None
         return self.table
 
     def book_winner(self, state):
@@ -146,8 +145,6 @@ class ExactMoves:
     def book_move(self, state, player, actions=None):
         """The book's move for `player` if the book wins for that seat and holds the
         position (legal-checked), else None."""
-        from niwa.solver.results import SearchResult
-
         if not self.applies(state):
             return None
         book = self._book(state)
@@ -163,8 +160,6 @@ class ExactMoves:
 
     def table_move(self, state):
         """The endgame table's answer when the position is inside it, else None."""
-        from niwa.solver.tables import solve_from_table
-
         if not self.applies(state):
             return None
         table = self._table(state)
@@ -176,8 +171,6 @@ class ExactMoves:
         """A live proof of `state` within `time_limit` seconds (and a tenth of that for
         reading off the move): its SearchResult, `proven` False if it ran out of time;
         None for a game proofs cannot decide."""
-        from niwa.solver.solve import proof_to_search_result
-
         if not self.applies(state):
             return None
         # Only the PV's first move is wanted: a proving move (win) or the loser's move

@@ -61,6 +61,7 @@ from niwa.ext.exact cimport ExactValues
 from niwa.ext.game cimport CHANCE, MAX_ACTIONS, MAX_PLAYERS, SIMULTANEOUS, TERMINAL, Rng, State
 from niwa.ext.rng cimport RngState, rng_below, rng_seed, rng_uniform
 
+from niwa.solver.agent_params import MCTS_DEFAULTS as _D
 from niwa.solver.results import ActionStat, SearchResult
 
 PLAYOUTS = ("random", "heuristic", "greedy")
@@ -109,10 +110,12 @@ cdef class MCTS:
         self.nodes = NULL
         self.arms = NULL
 
-    def __init__(self, int num_players, double c=1.4, playout="random", int cutoff=-1,
-                 bint solver=True, bint ismcts=False, sim="ucb", double gamma=0.1,
-                 int max_nodes=1_000_000, seed=0, bint reuse=True, ExactValues tables=None,
-                 double minimax=0.0, double bias=0.0, double eps=0.1):
+    # the defaults are the `mcts` agent's, declared once in niwa.solver.agent_params
+    def __init__(self, int num_players, double c=_D["c"], playout=_D["playout"],
+                 int cutoff=_D["cutoff"], bint solver=_D["solver"], bint ismcts=False,
+                 sim=_D["sim"], double gamma=_D["gamma"], int max_nodes=_D["nodes"], seed=0,
+                 bint reuse=_D["reuse"], ExactValues tables=None, double minimax=_D["minimax"],
+                 double bias=_D["bias"], double eps=_D["eps"]):
         if not 1 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"MCTS supports 1..{MAX_PLAYERS} players")
         if playout not in PLAYOUTS:

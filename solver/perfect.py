@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from niwa.solver.agents import Agent, AgentError
+from niwa.solver.agent_base import Agent, AgentError
+from niwa.solver.agent_spec import AgentSpec, make_agent
 from niwa.solver.exact_moves import ExactMoves, book_for, shared_searcher
 
 __all__ = ["PerfectAgent", "book_for", "shared_searcher"]
@@ -39,11 +40,12 @@ class PerfectAgent(Agent):
         super().__init__(seed, **params)
         self.time = params.get("time", 1.0)
         self.tt_mb = params.get("tt_mb", 256.0)
-        self.fallback_spec = params.get("fallback", "mcts")
+        # the fallback is read (and checked) now: a bad one fails when the agent is made
+        self.fallback_spec = AgentSpec.parse(params.get("fallback", "mcts"))
         self.book_where = params.get("book", "auto")
         if self.time <= 0 or self.tt_mb <= 0:
             raise AgentError("agent 'perfect': time and tt_mb should be positive")
-        if self.fallback_spec.split(":")[0].strip().lower() == "perfect":
+        if self.fallback_spec.name == "perfect":
             raise AgentError("agent 'perfect': its fallback cannot be perfect itself")
         self.seed = seed
         self.fallback = None
@@ -75,8 +77,6 @@ class PerfectAgent(Agent):
         return self._fallback().step(state, player)
 
     def _fallback(self):
-        from niwa.solver.agents import make_agent
-
         if self.fallback is None:
             self.fallback = make_agent(self.fallback_spec, seed=self.seed)
         return self.fallback

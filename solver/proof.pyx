@@ -663,9 +663,7 @@ cdef class ProofSearch:
         if self.hook is not None and not self.hook.accepts(state):
             raise NiwaError(f"the symmetry {type(self.hook).__name__} does not apply to this "
                             f"{state.game_name} position")
-        from niwa.solver.agents import hides_something_from    # (agents -> perfect -> proof)
-
-        if any(hides_something_from(state, p) for p in range(state.num_players)):
+        if any(state.hides_from(p) for p in range(state.num_players)):
             raise NiwaError("proof search needs perfect information; this position hides "
                             "something from a player")
         self.exact_on = self.exact is not None and self.exact.accepts(state)

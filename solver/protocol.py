@@ -27,7 +27,9 @@ from urllib.parse import unquote
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS, Rng
-from niwa.solver.agents import Agent, AgentError
+from niwa.solver.agent_base import Agent, AgentError
+from niwa.solver.agent_registry import register_agent
+from niwa.solver.agent_spec import AgentSpec, make_agent
 from niwa.solver.results import SearchResult
 
 PROTOCOL_VERSION = 1
@@ -401,13 +403,13 @@ class EngineServer:
 
     def __init__(self, agent_spec: str, write, seed: int | None = None, name: str = ""):
         from niwa.ext.registry import games
-        from niwa.solver.agents import REGISTRY, make_agent, parse_spec
 
-        if parse_spec(agent_spec)[0] == "human":
+        spec = AgentSpec.parse(agent_spec)
+        if spec.name == "human":
             raise AgentError("the human agent cannot be served: it would read the "
                              "protocol's own stdin")
-        self.agent = make_agent(agent_spec, seed=seed)
-        self.time_param = "time" in REGISTRY[parse_spec(agent_spec)[0]].params
+        self.agent = make_agent(spec, seed=seed)
+        self.time_param = "time" in spec.entry.params
         self.spec = agent_spec
         self.name = name or f"niwa {agent_spec}"
         self.games = games()
@@ -577,8 +579,6 @@ ENGINE_PARAMS = {
 
 def register_agents() -> None:
     """Register the `engine` agent spec (the `niwa.agents` entry point calls this)."""
-    from niwa.solver.agents import register_agent
-
     register_agent("engine", EngineAgent, dict(ENGINE_PARAMS),
                    "an external program speaking the niwa engine protocol, "
                    "e.g. engine:cmd=niwa engine mcts:iters=200")

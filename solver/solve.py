@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from niwa.ext.errors import NiwaError
-from niwa.solver.agents import hides_something_from, mcts_settings
+from niwa.solver.agent_params import mcts_settings
 from niwa.solver.results import ActionStat, SearchResult
 
 
@@ -22,18 +22,16 @@ class SolveError(NiwaError):
 
 def has_hidden_information(state) -> bool:
     """True when some player's view differs from the full position."""
-    return any(hides_something_from(state, p) for p in range(state.num_players))
+    return any(state.hides_from(p) for p in range(state.num_players))
 
 
 def proof_refusal(state) -> str | None:
     """Why the df-pn proof search cannot decide `state` (None: it can): it needs two
     players, no chance, alternating moves and nothing hidden (the game's spec says so
     for the whole game, the position itself for this node)."""
-    from niwa.ext.registry import spec_of
-
     if state.num_players != 2:
         return f"proof search is for two players; this position has {state.num_players}"
-    spec = spec_of(state)
+    spec = state.spec
     traits = spec.traits if spec is not None else None
     if traits is not None and (traits.chance or traits.deals):
         return "proof search needs a deterministic game; this game has chance"

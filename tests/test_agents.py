@@ -13,6 +13,7 @@ from niwa.ext.toys import KuhnState, MatrixGameState
 from niwa.solver.agents import (
     AgentError,
     HumanAgent,
+    RandomAgent,
     agent_settings,
     make_agent,
     mcts_settings,
@@ -131,7 +132,7 @@ def test_human_agent_reads_names_or_ids_and_rejects_illegal_moves():
 
 
 def test_agent_plugins_load_on_first_lookup_and_unimportable_ones_are_skipped(monkeypatch):
-    import niwa.solver.agents as agents
+    import niwa.solver.agent_registry as agents
 
     class FakeEntryPoint:
         def __init__(self, target):
@@ -143,7 +144,7 @@ def test_agent_plugins_load_on_first_lookup_and_unimportable_ones_are_skipped(mo
             return self.target
 
     def register():
-        agents.register_agent("plugged", agents.RandomAgent, {}, "from a plugin")
+        agents.register_agent("plugged", RandomAgent, {}, "from a plugin")
 
     plugins = [FakeEntryPoint(ImportError("No module named 'pyspiel'")), FakeEntryPoint(register)]
     monkeypatch.setattr(agents, "_plugins_loaded", False)

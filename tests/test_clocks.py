@@ -24,6 +24,7 @@ from niwa.cli.main import main
 from niwa.ext.errors import NiwaError
 from niwa.ext.game import Rng
 from niwa.ext.registry import get_game
+from niwa.solver.agent_spec import AgentSpec
 from niwa.solver.agents import Agent, MCTSAgent, make_agent, register_agent
 from niwa.solver.budget import ClockReading, move_budget, moves_bound
 
@@ -223,7 +224,8 @@ def test_tc_gives_every_agent_a_clock_and_a_spec_s_own_tc_overrides_it():
     config, _ = make_config("lotus", ["random", "mcts:tc=3+0.1,iters=20"], games=2,
                             time_control="1+0.05")
     task = build_schedule(config)[0]
-    assert task.specs == ("random", "mcts:iters=20")       # the agents never see tc=
+    # the agents never see tc=, and get their spec parsed once, as a value
+    assert task.specs == (AgentSpec.parse("random"), AgentSpec.parse("mcts:iters=20"))
     assert task.labels == ("random", "mcts:tc=3+0.1,iters=20")
     assert task.time_controls == (TimeControl(1.0, 0.05), TimeControl(3.0, 0.1))
     assert task.time_limits == (None, None)   # the clock is the limit (see move_limit)

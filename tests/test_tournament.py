@@ -158,7 +158,7 @@ def test_agent_failure_loses_the_game_with_the_reason(spec, reason):
     config, _ = make_config("lotus", ["random", spec], games=2)
     for task in build_schedule(config):
         row = play_game(task)
-        bad = task.specs.index(spec)
+        bad = task.labels.index(spec)       # (task.specs holds the parsed values)
         assert row["error_seat"] == bad
         assert reason in row["error"] and "second line" not in row["error"]
         assert row[f"result_{bad}"] == "0.0" and row[f"result_{1 - bad}"] == "1.0"

@@ -17,95 +17,33 @@ A time control is written the way cutechess-cli and fastchess write it:
 The clock is charged the wall time the agent's `step` took; the increment is added after
 the move (so a move must fit in the time already on the clock). A clock that goes negative
 loses the game on time. In a tournament the time control of every agent is `--tc`, or its
-own `tc=` in its spec (e.g. `mcts:tc=2+0.05`), which the tournament layer takes out of the
-spec before the agent is built (`split_time_control`).
+own `tc=` in its spec (e.g. `mcts:tc=2+0.05`, AgentSpec.clock), which the tournament layer
+takes out of the spec before the agent is built (AgentSpec.without_clock()). The time
+control itself is niwa.solver.time_control.TimeControl, re-exported here.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass
-
-from niwa.ext.errors import NiwaError
+from niwa.solver.agent_spec import AgentSpec
 from niwa.solver.budget import ClockReading
+from niwa.solver.time_control import (
+    EXPECTED,
+    TimeControl,
+    TimeControlError,
+    parse_time_control,
+)
 
-_NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?"
-_SYNTAX = re.compile(rf"^(?:(?P<moves>[0-9]+)/)?(?:(?P<minutes>[0-9]+):)?(?P<base>{_NUMBER})"
-                     rf"(?:\+(?P<inc>{_NUMBER}))?$")
-EXPECTED = "expected [moves/]seconds[+increment], e.g. 60+0.5 or 40/60+0.5"
-
-
-class TimeControlError(NiwaError):
-    """A time control that cannot be read (one-line message)."""
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """`base` seconds (every `moves` moves when `moves` is set, else for the whole game)
-    plus `increment` seconds after each move."""
-
-    base: float
-    increment: float = 0.0
-    moves: int | None = None
-
-    def __post_init__(self):
-        for name, value in (("base time", self.base), ("increment", self.increment)):
-            if not math.isfinite(value) or value < 0:
-                raise TimeControlError(f"time control {name} must be a finite number of "
-                                       f"seconds >= 0, got {value}")
-        if not self.base > 0:
-            raise TimeControlError(f"time control base time must be positive, got {self.base}")
-        if self.moves is not None and self.moves < 1:
-            raise TimeControlError(f"time control moves per period must be at least 1, "
-                                   f"got {self.moves}")
-
-    @classmethod
-    def parse(cls, text: str) -> TimeControl:
-        """A time control from cutechess syntax; TimeControlError names what is wrong."""
-        raw = str(text).strip()
-        m = _SYNTAX.match(raw)
-        if not m:
-            raise TimeControlError(f"bad time control {text!r}; {EXPECTED}")
-        base = float(m["base"]) + 60 * int(m["minutes"] or 0)
-        inc = float(m["inc"]) if m["inc"] else 0.0
-        if not (math.isfinite(base) and math.isfinite(inc)):
-            raise TimeControlError(f"bad time control {text!r}: seconds must be finite")
-        if not base > 0:
-            raise TimeControlError(f"bad time control {text!r}: the base time must be "
-                                   "positive")
-        return cls(base, inc, int(m["moves"]) if m["moves"] else None)
-
-    def __str__(self) -> str:
-        text = f"{self.moves}/" if self.moves else ""
-        text += _seconds(self.base)
-        return text + f"+{_seconds(self.increment)}" if self.increment else text
-
-
-def _seconds(x: float) -> str:
-    return f"{x:g}" if float(f"{x:g}") == x else repr(x)
-
-
-def parse_time_control(text: str | None) -> TimeControl | None:
-    """None for None or '' (no clock), else TimeControl.parse(text)."""
-    if text is None or str(text).strip() == "":
-        return None
-    return TimeControl.parse(text)
+__all__ = ["EXPECTED", "Clock", "TimeControl", "TimeControlError", "parse_time_control",
+           "split_time_control"]
 
 
 def split_time_control(spec: str) -> tuple[str, TimeControl | None]:
-    """An agent spec without its `tc=` item, and that time control (None if absent):
-    'mcts:tc=2+0.05,iters=50' -> ('mcts:iters=50', TimeControl(2.0, 0.05))."""
-    name, colon, rest = spec.strip().partition(":")
-    items = [p.strip() for p in rest.split(",") if p.strip()]
-    tcs = [p for p in items if p.partition("=")[0].strip().lower() == "tc"]
-    if not tcs:
-        return spec.strip(), None
-    if len(tcs) > 1:
-        raise TimeControlError(f"agent spec {spec!r} gives tc= more than once")
-    tc = TimeControl.parse(tcs[0].partition("=")[2])
-    others = [p for p in items if p not in tcs]
-    return (f"{name}:{','.join(others)}" if others else name), tc
+    """An agent spec's text without its `tc=` item, and that time control (None if absent):
+    'mcts:tc=2+0.05,iters=50' -> ('mcts:iters=50', TimeControl(2.0, 0.05)). The spec is
+    read (and checked) as an AgentSpec; code that holds one asks it for `.clock` and
+    `.without_clock()` directly."""
+    parsed = AgentSpec.parse(spec)
+    return str(parsed.without_clock()), parsed.clock
 
 
 class Clock:

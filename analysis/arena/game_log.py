@@ -69,7 +69,7 @@ def play_task(task: GameTask, move_clock=None) -> dict:
 
 def _make_agents(task: GameTask):
     """The seats' agents, or the forfeit of the first that cannot be made."""
-    from niwa.solver.agents import make_agent
+    from niwa.solver.agent_spec import make_agent
 
     agents = []
     n = len(task.specs)

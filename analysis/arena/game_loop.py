@@ -62,16 +62,9 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def hidden_from(state, player: int) -> bool:
-    """True when `player` cannot see the whole position (e.g. the opponent's hand)."""
-    from niwa.solver.agents import hides_something_from
-
-    return hides_something_from(state, player)
-
-
 def hidden_from_anyone(state) -> bool:
     """True when some player cannot see the whole position."""
-    return any(hidden_from(state, q) for q in range(state.num_players))
+    return any(state.hides_from(q) for q in range(state.num_players))
 
 
 # How a game ended: by its rules, at the ply cap, left unfinished, lost on time (clock or

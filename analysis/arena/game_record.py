@@ -285,7 +285,7 @@ def task_record_line(task, result) -> dict:
 
 def seats_for(specs, labels, game: str, seeds=None) -> list[Seat]:
     """The seats of a game: each agent's label, spec and resolved settings."""
-    from niwa.solver.agents import agent_settings
+    from niwa.solver.agent_spec import agent_settings
 
     out = []
     for k, (spec, label) in enumerate(zip(specs, labels, strict=True)):
@@ -293,7 +293,7 @@ def seats_for(specs, labels, game: str, seeds=None) -> list[Seat]:
             settings = agent_settings(spec, game)
         except Exception:       # an unknown agent still gets its seat in the record
             settings = {}
-        out.append(Seat(label, spec, settings, None if seeds is None else seeds[k]))
+        out.append(Seat(label, str(spec), settings, None if seeds is None else seeds[k]))
     return out
 
 

@@ -54,9 +54,10 @@ class _Judge:
     """A searcher built from an agent spec, asked for every root action's value."""
 
     def __init__(self, spec: str, num_players: int, seed: int = 0):
-        from niwa.solver.agents import parse_spec
+        from niwa.solver.agent_spec import AgentSpec
 
-        self.name, self.params = parse_spec(spec)
+        parsed = AgentSpec.parse(spec)
+        self.name, self.params = parsed.name, parsed.params
         if self.name not in ("alphabeta", "mcts", "ismcts"):
             raise NiwaError(f"review needs a searcher (alphabeta:... or mcts:...), not "
                             f"{self.name!r}")
@@ -69,7 +70,7 @@ class _Judge:
             depth = int(self.params.get("depth", 64 if time_limit else 6))
             return alphabeta_values(state, player, depth, time_limit,
                                     int(self.params.get("tt", 20)))[0]
-        from niwa.solver.agents import mcts_settings
+        from niwa.solver.agent_params import mcts_settings
         from niwa.solver.mcts import MCTS
 
         tuned = mcts_settings(state, self.params)

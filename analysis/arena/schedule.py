@@ -27,6 +27,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 from niwa.ext.errors import NiwaError
+from niwa.solver.agent_spec import AgentSpec
+from niwa.solver.time_control import parse_time_control
 
 FORMATS = ("round-robin", "gauntlet")
 
@@ -97,7 +99,7 @@ class GameTask:
     variant: tuple          # sorted (key, value) pairs
     deal_seed: int
     seats: tuple            # agent index by seat
-    specs: tuple            # agent spec by seat
+    specs: tuple            # AgentSpec by seat, without tc= (parsed once, built by the worker)
     labels: tuple           # agent label by seat (the spec, #2.. for a repeated spec)
     agent_seeds: tuple
     time_limits: tuple      # seconds per move by seat, or None
@@ -125,30 +127,26 @@ def tables_for(n_agents: int, n_players: int, fmt: str) -> list[tuple[int, ...]]
     return [(0, *rest) for rest in itertools.combinations(range(1, n_agents), n_players - 1)]
 
 
-def time_limit_for(spec: str, move_time: float | None, margin: float) -> float | None:
-    """Per-move limit: --move-time, else the agent's own `time=` budget plus the margin."""
+def time_limit_for(spec, move_time: float | None, margin: float) -> float | None:
+    """Per-move limit: --move-time, else the agent's own `time=` budget plus the margin.
+    `spec` is an AgentSpec or its text."""
     if move_time is not None:
         return float(move_time)
-    from niwa.analysis.arena.clock import split_time_control
-    from niwa.solver.agents import parse_spec
-
-    _, params = parse_spec(split_time_control(spec)[0])
+    params = AgentSpec.parse(spec).params
     if isinstance(params.get("time"), int | float) and params["time"] > 0:
         return float(params["time"]) + margin
     return None
 
 
-def agent_clocks(config: TournamentConfig) -> tuple[list[str], list]:
-    """Each agent's spec as its constructor sees it (without `tc=`) and its time control:
-    its own `tc=`, else --tc, else None."""
-    from niwa.analysis.arena.clock import parse_time_control, split_time_control
-
+def agent_clocks(config: TournamentConfig) -> tuple[list[AgentSpec], list]:
+    """Each agent's spec as its constructor sees it (an AgentSpec without `tc=`) and its
+    time control: its own `tc=`, else --tc, else None."""
     common = parse_time_control(config.time_control)
     specs, controls = [], []
-    for spec in config.agents:
-        bare, own = split_time_control(spec)
-        specs.append(bare)
-        controls.append(own or common)
+    for text in config.agents:
+        spec = AgentSpec.parse(text)
+        specs.append(spec.without_clock())
+        controls.append(spec.clock or common)
     return specs, controls
 
 
@@ -167,10 +165,10 @@ class Schedule(Sequence):
         self.orders = seat_orders(n)
         self.first_id, self.extra = first_id, extra
         self.variant = tuple(sorted(config.variant.items()))
-        self.limits = [time_limit_for(s, config.move_time, config.time_margin)
-                       for s in config.agents]
         self.labels = config.labels
-        self.agent_specs, self.controls = agent_clocks(config)
+        self.agent_specs, self.controls = agent_clocks(config)    # each spec parsed once
+        self.limits = [time_limit_for(s, config.move_time, config.time_margin)
+                       for s in self.agent_specs]
 
     @property
     def per_round(self) -> int:

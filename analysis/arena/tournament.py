@@ -70,11 +70,10 @@ def load_saved_config(out_dir: str) -> TournamentConfig | None:
 
 def _agent_settings(config) -> dict:
     """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
-    from niwa.analysis.arena.clock import split_time_control
-    from niwa.solver.agents import agent_settings
+    from niwa.solver.agent_spec import AgentSpec, agent_settings
 
-    return {spec: agent_settings(split_time_control(spec)[0], config.game)
-            for spec in config.agents}
+    return {text: agent_settings(AgentSpec.parse(text).without_clock(), config.game)
+            for text in config.agents}
 
 
 def _time_controls(config) -> dict:
@@ -323,9 +322,9 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 time_control: str | None = None) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
-    from niwa.analysis.arena.clock import parse_time_control, split_time_control
+    from niwa.analysis.arena.clock import parse_time_control
     from niwa.ext.registry import get_game
-    from niwa.solver.agents import make_agent, parse_spec
+    from niwa.solver.agent_spec import AgentSpec, make_agent
 
     notes = []
     info = get_game(game)
@@ -343,10 +342,10 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     agents = [a.strip() for a in agents]
     if time_control is not None:
         time_control = str(parse_time_control(time_control) or "") or None  # normal form
-    for spec in agents:
-        bare, _ = split_time_control(spec)     # a bad tc= raises TimeControlError here
-        make_agent(bare, seed=0)      # unknown agent or bad parameter: AgentError here
-        if parse_spec(bare)[0] == "human":
+    for text in agents:
+        spec = AgentSpec.parse(text)    # unknown agent, bad parameter or tc=: one line here
+        make_agent(spec.without_clock(), seed=0)     # an agent that cannot start fails here
+        if spec.name == "human":
             raise TournamentError("the human agent cannot sit in a tournament; "
                                   "play it with `niwa play`")
     if fmt not in FORMATS:

@@ -17,6 +17,9 @@ import os
 
 import numpy as np
 
+from niwa.ext.errors import NiwaError
+from niwa.solver.agent_spec import AgentSpec
+
 SEAT_WIN_RATES = "seat_win_rates.png"
 GAME_LENGTH = "game_length.png"
 ADVANTAGE_VS_STRENGTH = "advantage_vs_strength.png"
@@ -139,21 +142,21 @@ def plot_game_lengths(lengths: dict[str, np.ndarray], path: str, title: str = ""
 def strength_axis(specs: list[str]) -> tuple[list[float] | None, str]:
     """Numeric x values when the specs differ by one numeric parameter, else None."""
     found = []
-    for spec in specs:
-        parts = spec.split(":", 1)
-        if len(parts) != 2:
+    for text in specs:
+        try:
+            spec = AgentSpec.parse(text)
+        except NiwaError:       # not a spec of this installation: no numeric axis
             return None, "agent"
-        values = dict(p.split("=", 1) for p in parts[1].split(",") if "=" in p)
-        found.append((parts[0], values))
+        found.append((spec.name, spec.params))
     names = {f[0] for f in found}
     keys = set().union(*[set(f[1]) for f in found])
     varying = [k for k in keys if len({f[1].get(k) for f in found}) > 1]
     if len(names) != 1 or len(varying) != 1:
         return None, "agent"
-    try:
-        xs = [float(f[1][varying[0]]) for f in found]
-    except (TypeError, ValueError):
+    xs = [f[1].get(varying[0]) for f in found]
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in xs):
         return None, "agent"
+    xs = [float(x) for x in xs]
     return xs, f"{names.pop()} {varying[0]}"
 
 

@@ -50,6 +50,9 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from niwa.analysis.arena.schedule import GameTask, TournamentError, derive_seed
+from niwa.solver.agent_base import WEIGHT_PREFIX
+from niwa.solver.agent_registry import REGISTRY, load_agent_plugins
+from niwa.solver.agent_spec import AgentSpec, agent_settings, best_agent_spec, make_agent
 
 ALPHA, GAMMA = 0.602, 0.101
 A_FRACTION = 0.1
@@ -77,8 +80,6 @@ def parse_param(text: str, agent: str, game: str | None = None) -> Param:
     """'c=0.1:5' for the agent `agent` (its registry name) -> Param; TuneError otherwise.
     A name `w_<weight>` is one of `game`'s evaluation weights (GameSpec.eval_weights), for
     agents that take weights; its range must lie within the weight's declared one."""
-    from niwa.solver.agents import REGISTRY, WEIGHT_PREFIX, load_agent_plugins
-
     load_agent_plugins()
     name, eq, rng = text.partition("=")
     name = name.strip()
@@ -190,22 +191,12 @@ def value_text(p: Param, x: float) -> str:
     return str(int(round(x))) if p.integer else format(float(x), ".6g")
 
 
-def spec_with(agent_spec: str, params, theta, digits: int | None = None) -> str:
-    """The agent spec with the tuned parameters set to theta (others kept, in order)."""
-    name, _, rest = agent_spec.strip().partition(":")
-    items = [i.strip() for i in rest.split(",") if i.strip()]
+def spec_with(agent_spec, params, theta, digits: int | None = None) -> str:
+    """The agent spec's text with the tuned parameters set to theta (the others kept, in
+    order; new ones last), checked as any spec is."""
     values = {p.name: (format(float(x), f".{digits}g") if digits and not p.integer
                        else value_text(p, x)) for p, x in zip(params, theta, strict=True)}
-    out, seen = [], set()
-    for item in items:
-        key = item.partition("=")[0].strip()
-        if key in values:
-            out.append(f"{key}={values[key]}")
-            seen.add(key)
-        else:
-            out.append(item)
-    out += [f"{k}={v}" for k, v in values.items() if k not in seen]
-    return f"{name}:{','.join(out)}" if out else name
+    return str(AgentSpec.parse(agent_spec).replace(**values))
 
 
 def _outcome(row) -> float:
@@ -266,7 +257,6 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                      max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
     from niwa.ext.registry import get_game
-    from niwa.solver.agents import agent_settings, best_spec, make_agent, parse_spec
 
     info = get_game(game)
     state = info.new(seed=0, **dict(variant or {}))
@@ -276,9 +266,10 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
     made = make_agent(agent, seed=0)
     if made.weights.given:      # w_<name> in the spec itself: known on this game?
         made.weights.check(info.name)
-    name, given = parse_spec(agent)
+    spec = AgentSpec.parse(agent)
+    name = spec.name
     if name == "best":      # its parameters are those of the agent it plays on this game
-        name = parse_spec(best_spec(info.name, given))[0]
+        name = best_agent_spec(info.name, spec.params).name
     if not params:
         raise TuneError("give at least one --param NAME=LOW:HIGH")
     plist = [parse_param(t, name, info.name) for t in params]
@@ -320,7 +311,10 @@ class IterationSchedule:
 
     def __init__(self, config: TuneConfig, k: int, plus_spec: str, minus_spec: str):
         self.config, self.k = config, k
-        self.plus, self.minus = plus_spec, minus_spec
+        self.plus, self.minus = plus_spec, minus_spec     # the labels in games.csv
+        # each spec parsed once; the workers get the values
+        self.parsed = {text: AgentSpec.parse(text)
+                       for text in (plus_spec, minus_spec, config.opponent) if text}
         self.n = config.games_per_iteration
         self.first_id = k * self.n
         self.variant = tuple(sorted(config.variant.items()))
@@ -338,11 +332,12 @@ class IterationSchedule:
         else:
             pair, plus_seat = divmod(j, 2)
             side, tuned, other = "", self.plus, self.minus
-        specs = (tuned, other) if plus_seat == 0 else (other, tuned)
+        labels = (tuned, other) if plus_seat == 0 else (other, tuned)
         return GameTask(
             game_id=self.first_id + j, round=self.k, table=pair, game=cfg.game,
             variant=self.variant, deal_seed=derive_seed(cfg.seed, "tune", self.k, "deal", pair),
-            seats=(0, 1) if plus_seat == 0 else (1, 0), specs=specs, labels=specs,
+            seats=(0, 1) if plus_seat == 0 else (1, 0),
+            specs=tuple(self.parsed[text] for text in labels), labels=labels,
             agent_seeds=tuple(derive_seed(cfg.seed, "tune", self.k, "agent", j, s)
                               for s in range(2)),
             time_limits=(None, None), max_plies=cfg.max_plies,

@@ -45,6 +45,7 @@ from niwa.analysis.arena.tournament import make_config
 from niwa.analysis.experiments.findings import Summary, summarise
 from niwa.analysis.stats.verdicts import DEFAULT_MARGIN
 from niwa.ext.errors import NiwaError
+from niwa.solver.agent_spec import AgentSpec, make_agent
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
 GAMES_CSV, META_JSON = "games.csv", "analysis.json"
@@ -154,12 +155,11 @@ def parse_vary(items, game: str) -> list:
 def parse_strengths(items) -> list[str]:
     """['mcts:iters=100,1000'] -> ['mcts:iters=100', 'mcts:iters=1000'].
 
-    In `NAME:KEY=V1,V2,...,OTHER=X`, a bare value continues the list of the key before it;
-    at most one key may list several values. Several --strengths are concatenated.
+    In `NAME:KEY=V1,V2,...,OTHER=X` (a sweep, not itself an agent spec), a bare value
+    continues the list of the key before it; at most one key may list several values.
+    Several --strengths are concatenated. Each spec of the sweep is checked as an AgentSpec.
     """
-    from niwa.solver.agents import parse_spec
-
-    specs = []
+    specs, seen = [], set()
     for item in items:
         name, colon, rest = item.strip().partition(":")
         params: list[list] = []
@@ -180,9 +180,10 @@ def parse_strengths(items) -> list[str]:
         for value in combos:
             parts = [f"{k}={value if len(vs) > 1 else vs[0]}" for k, vs in params]
             spec = name.strip() + (":" + ",".join(parts) if colon and parts else "")
-            parse_spec(spec)          # unknown agent or bad parameter: AgentError
-            if spec in specs:
+            parsed = AgentSpec.parse(spec)      # unknown agent or bad parameter: AgentError
+            if parsed in seen:
                 raise AnalysisError(f"--strengths lists {spec!r} twice")
+            seen.add(parsed)
             specs.append(spec)
     return specs
 
@@ -244,8 +245,6 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 config, _ = make_config(plays.name, specs, variant=variant, rounds=rounds,
                                         seed=seed, max_plies=exp.max_plies)
             else:       # solo: the tournament runner plays it, its schedule is ours
-                from niwa.solver.agents import make_agent
-
                 if len(specs) != 1:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
                 make_agent(specs[0], seed=0)

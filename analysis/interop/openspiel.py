@@ -109,11 +109,11 @@ def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
 
 def max_game_length(state) -> int:
     """A bound on the number of steps (actions, chance outcomes, joint actions) of a game."""
-    return int(get_game(state.game_name).max_game_length(state.variant))
+    return int(state.spec.max_game_length(state.variant))
 
 
 def num_distinct_actions(state) -> int:
-    return int(get_game(state.game_name).num_distinct_actions(state.variant))
+    return int(state.spec.num_distinct_actions(state.variant))
 
 
 # ---- game and state ---------------------------------------------------------------------

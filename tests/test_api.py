@@ -1,0 +1,69 @@
+"""The public API (`import niwa`): one place for the main objects, loaded lazily."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import niwa
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "; import sys; print(' '.join("
+                          "m for m in sys.modules if m.startswith('niwa')))"],
+                         capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_every_public_name_resolves_and_is_listed():
+    for name in niwa.__all__:
+        assert getattr(niwa, name) is not None, name
+    assert set(niwa.__all__) <= set(dir(niwa))
+    with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
+        niwa.nosuch   # noqa: B018
+
+
+def test_the_names_are_the_objects_the_layers_define():
+    from niwa.ext.registry import get_game
+    from niwa.solver.agent_spec import AgentSpec, make_agent
+    from niwa.solver.solve import solve_position
+
+    assert niwa.AgentSpec is AgentSpec and niwa.make_agent is make_agent
+    assert niwa.load_game is get_game and niwa.solve is solve_position
+
+
+def test_importing_niwa_or_an_engine_stays_light():
+    assert _loaded_after("import niwa") == {"niwa"}
+    engine = _loaded_after("import niwa.ext.lotus")
+    assert not any(m.startswith(("niwa.solver", "niwa.analysis", "niwa.cli")) for m in engine)
+    spec = _loaded_after("import niwa; niwa.AgentSpec")
+    assert "niwa.solver.agent_spec" in spec and "niwa.solver.agents" not in spec
+    assert not any(m.startswith("niwa.analysis") for m in spec)
+
+
+@pytest.mark.parametrize("module", ["niwa", "niwa.solver.agent_spec", "niwa.solver.agent_params",
+                                    "niwa.solver.agent_registry", "niwa.solver.agent_base",
+                                    "niwa.solver.time_control"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_tournament_from_python_returns_its_standings(tmp_path):
+    out = niwa.tournament("lotus", ["random", niwa.AgentSpec.parse("greedy")], games=2,
+                          variant={"towers": 1}, out_dir=str(tmp_path), workers=1)
+    assert out.finished and out.played_now == 2
+    assert sorted(out.tables.standings["agent"]) == ["greedy", "random"]
+    assert (tmp_path / "games.csv").exists()
+    with pytest.raises(niwa.NiwaError, match="unknown agent 'nosuch'"):
+        niwa.tournament("lotus", ["random", "nosuch"], games=2, out_dir=str(tmp_path / "x"))
+
+
+def test_an_analysis_from_python_returns_its_summary(tmp_path):
+    out = niwa.analyse("lotus", vary=["towers=1,2"], games=2, out_dir=str(tmp_path), workers=1)
+    assert [m["variant"] for m in out.summary.metrics] == ["towers=1", "towers=2"]
+    assert "report.md" in out.files
