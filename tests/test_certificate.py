@@ -217,7 +217,13 @@ def test_a_damaged_or_edited_file_is_refused(tmp_path, small):
         bad = tmp_path / f"bad{trial}.npz"
         bad.write_bytes(bytes(damaged))
         r = run("proof", "check", str(bad))
-        assert r.exit_code != 0, f"byte {k} flipped, still accepted"
+        if r.exit_code == 0:
+            # only the zip's bookkeeping was hit (a timestamp, say): the content is intact
+            back = load_certificate(bad)
+            assert back.sha256 == small.sha256, f"byte {k} flipped, content changed"
+            assert np.array_equal(back.actions, small.actions)
+            assert np.array_equal(back.children, small.children)
+            continue
         assert r.exit_code == 2 and r.output.startswith("Error: "), r.output
         assert len(r.output.strip().splitlines()) == 1
     # the header edited, the checksum not: refused before any checking
