@@ -504,6 +504,9 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                                        f"(legal: {legal})")
         else:
             losses += 1
+            if not legal:   # the rules always leave a move (pass); a stalemate is no win
+                raise CertificateError(f"{where()}: the loser has no move, yet the game "
+                                       f"is not over")
             if sorted(moves) != legal:
                 missing = sorted(set(legal) - set(moves))
                 extra = sorted(set(moves) - set(legal))

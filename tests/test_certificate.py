@@ -378,3 +378,11 @@ def test_a_shipped_certificate_checks():
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
     assert report["valid"] and report["winner"] == 1 and report["nodes"] > 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.npz")), ids=lambda p: p.name)
+def test_every_shipped_certificate_checks(path):
+    cert = load_certificate(path)
+    report = check_certificate(cert)
+    assert report.nodes == cert.nodes and cert.winner == 1     # the second player wins
