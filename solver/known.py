@@ -115,6 +115,9 @@ def known_result(state, folders=None):
     """The SearchResult of `state` if a shipped book or a certificate already proves its
     value (algo "book" or "certificate", `status` saying where from), else None.
     `folders`: where to look for certificates (default: certificate_dirs())."""
+    import numpy  # noqa: F401  (imported before the clock starts: process start-up, not lookup)
+
+    from niwa.solver import book  # noqa: F401
     from niwa.solver.results import SearchResult
 
     if state.is_terminal() or state.num_players != 2:
