@@ -281,6 +281,10 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                         f"from the df-pn proof)")
     if not position:
         raise UserError("--certificate needs a POSITION")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        # refused before a proof that may take minutes, not after it
+        raise UserError(f"--certificate: cannot write into {folder}")
     state = load_position(position)
     r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
                                      progress=sys.stderr.isatty())

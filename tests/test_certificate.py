@@ -364,6 +364,11 @@ def test_solve_certificate_needs_a_finished_proof(tmp_path):
     assert not (tmp_path / "c.npz").exists()
 
 
+def test_solve_certificate_refuses_an_unwritable_place_before_proving(tmp_path):
+    r = run("solve", "lotus towers=3", "--certificate", str(tmp_path / "no" / "c.npz"))
+    assert r.exit_code == 2 and "cannot write into" in r.output
+
+
 def test_solve_certificate_refuses_other_games(tmp_path):
     r = run("solve", "haru", "--certificate", str(tmp_path / "c.npz"))
     assert r.exit_code == 2 and r.output.startswith("Error: ")
