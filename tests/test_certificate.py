@@ -391,3 +391,12 @@ def test_every_shipped_certificate_checks(path):
     cert = load_certificate(path)
     report = check_certificate(cert)
     assert report.nodes == cert.nodes and cert.winner == 1     # the second player wins
+
+
+@pytest.mark.parametrize("module", ["niwa.solver.certificate", "niwa.solver.known"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
