@@ -161,9 +161,7 @@ def load_certificate(path) -> Certificate:
     if meta.get("sha256") != _checksum(offsets, actions, children, meta):
         raise CertificateError(f"{path}: checksum mismatch, the certificate is damaged or "
                                f"was edited")
-    if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 \
-            or np.any(offsets[1:] < offsets[:-1]) or int(offsets[-1]) != len(actions) \
-            or len(actions) != len(children) or meta.get("nodes") != len(offsets) - 1:
+    if not _well_shaped(offsets, actions, children) or meta.get("nodes") != len(offsets) - 1:
         raise CertificateError(f"{path}: malformed certificate arrays (offsets)")
     try:
         return Certificate(game=str(meta["game"]), variant=dict(meta["variant"]),
@@ -173,6 +171,13 @@ def load_certificate(path) -> Certificate:
                            info={k: v for k, v in meta.items() if k not in _FIXED})
     except (KeyError, TypeError, ValueError) as e:
         raise CertificateError(f"{path}: malformed certificate header ({e})") from None
+
+
+def _well_shaped(offsets, actions, children) -> bool:
+    """One edge list per node, in order, covering every edge exactly once."""
+    return offsets.ndim == 1 and len(offsets) >= 2 and offsets[0] == 0 \
+        and not np.any(offsets[1:] < offsets[:-1]) and int(offsets[-1]) == len(actions) \
+        and len(actions) == len(children)
 
 
 _FIXED = ("format", "game", "variant", "root", "winner", "value", "nodes", "edges",
@@ -458,6 +463,8 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     t0 = time.perf_counter()
     if cert.game != "lotus":
         raise CertificateError(f"no reference checker for game {cert.game!r}")
+    if not _well_shaped(cert.offsets, cert.actions, cert.children):
+        raise CertificateError("malformed certificate arrays (offsets)")
     root = parse_reference_position(cert.root)
     if set(vars(root)) != _ORACLE_FIELDS:
         raise CertificateError("the reference rules' state has changed (fields "
