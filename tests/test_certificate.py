@@ -375,14 +375,19 @@ def test_solve_certificate_refuses_other_games(tmp_path):
 
 
 # ---- the shipped certificates -------------------------------------------------------------
-def test_a_shipped_certificate_checks():
-    path = SHIPPED / "lotus-towers3-basic-mandatory.npz"
+@pytest.mark.parametrize("name, variant", [
+    ("lotus-towers3-basic-mandatory.npz", dict(towers=3, trampoline="mandatory")),
+    ("lotus-towers4-basic-mandatory.npz", dict(trampoline="mandatory")),    # the full game
+])
+def test_a_shipped_certificate_checks(name, variant):
+    path = SHIPPED / name
     if not path.exists():
         pytest.fail(f"the shipped certificate {path} is missing")
     r = run("proof", "check", str(path), "--json")
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
     assert report["valid"] and report["winner"] == 1 and report["nodes"] > 1000
+    assert report["root"] == LotusState(**variant).to_notation()
 
 
 @pytest.mark.slow

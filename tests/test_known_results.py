@@ -90,3 +90,13 @@ def test_a_certificate_root_is_answered_from_the_certificate(tmp_path, monkeypat
     np.savez_compressed(tmp_path / "small.npz", **arrays)
     out = json.loads(run("solve", SMALL, "--json").output)
     assert out["source"] == "search" and out["value"] == cert.value
+
+
+def test_a_shipped_certificate_answers_its_root(monkeypatch):
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "certificates"
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(shipped))
+    out = json.loads(run("solve", "lotus towers=3 rule=pro", "--json").output)
+    assert out["source"] == "certificate" and out["value"] == 0.0
+    assert "lotus-towers3-pro-optional.npz, checksum ok" in out["status"]
