@@ -11,6 +11,7 @@ COMMAND_MODULES = [
     "niwa.cli.positions",
     "niwa.cli.solve",
     "niwa.cli.book",
+    "niwa.cli.proof",
     "niwa.cli.play",
     "niwa.cli.records",
     "niwa.cli.score",

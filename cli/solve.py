@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import os
 import sys
 
 import click
@@ -18,7 +19,9 @@ MAX_MOVE_SECONDS = 86_400.0     # a day of search: the longest budget that means
 MAX_ITERATIONS = 10**9          # about an hour of MCTS at the fastest playouts
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
-# and "source": "tables" (an endgame table answered) or "search"
+# and "source": "tables" (an endgame table answered), "book" or "certificate" (a known
+# result: "status" says which file, checksum verified) or "search"
+KNOWN_SOURCES = ("tables", "book", "certificate")
 
 
 def register(main: click.Group) -> None:
@@ -64,6 +67,8 @@ def print_report(state, r) -> None:
         click.echo(f"proof table: {r.table_warning}")
     if r.algo == "tables":
         click.echo(f"source tables ({r.status})")
+    elif r.algo in KNOWN_SOURCES:
+        click.echo(f"source {r.status}; --fresh proves it again")
     click.echo(f"best   {r.best_name or '-'}")
     click.echo(f"algo   {r.algo}")
     if r.actions:
@@ -97,7 +102,9 @@ def json_report(state, r) -> dict:
     full = dataclasses.asdict(r)
     out = {k: full[k] for k in JSON_KEYS}
     out["best"] = r.best_name
-    out["source"] = "tables" if r.algo == "tables" else "search"
+    out["source"] = r.algo if r.algo in KNOWN_SOURCES else "search"
+    if r.algo in KNOWN_SOURCES[1:]:
+        out["status"] = r.status
     out["actions"] = [{k: v for k, v in a.items() if v is not None or k == "value"}
                       for a in full["actions"]]
     if r.status and (not r.proven or r.table_warning):
@@ -168,6 +175,14 @@ def json_report(state, r) -> dict:
                    "~/.cache/niwa/tables): a position inside a table is answered from it "
                    "at once, and the proof search and MCTS take exact values from it.")
 @click.option("--no-tables", is_flag=True, help="Do not use endgame tables.")
+@click.option("--fresh", is_flag=True,
+              help="Prove the position again even when a shipped opening book or a "
+                   "certificate already proves its value (otherwise answered at once, "
+                   "saying where from).")
+@click.option("--certificate", "certificate_file", type=click.Path(dir_okay=False),
+              default=None,
+              help="After the df-pn proof, write its solution tree to FILE (a certificate "
+                   "that `niwa proof check FILE` verifies with the reference rules).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -177,7 +192,7 @@ def json_report(state, r) -> dict:
 @user_errors
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
-              tables_dir, no_tables, as_json, batch, out):
+              tables_dir, no_tables, fresh, certificate_file, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -191,6 +206,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         from niwa.cli.solo import solve_solo_cmd
 
         given = [name for name, on in (("--batch", batch is not None), ("--round", round_only),
+                                       ("--certificate", certificate_file is not None),
                                        ("--depth", depth is not None),
                                        ("--iters", iters is not None),
                                        ("--algo", algo != "auto")) if on]
@@ -208,6 +224,10 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
     tables = None if no_tables else (tables_dir or "auto")
+    if certificate_file is not None:
+        _solve_with_certificate(position, certificate_file, algo, time_s, depth, iters,
+                                round_only, batch, tt_mb, tables, as_json)
+        return
     if batch is not None:
         writer = csv.writer(out)
         writer.writerow(["position", "value", "proven", "best", "pv", "depth", "nodes",
@@ -220,7 +240,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             try:
                 state = load_position(line)
                 r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits,
-                                   round_only, tt_mb, tables)
+                                   round_only, tt_mb, tables, fresh=fresh)
             except (NiwaError, click.ClickException) as e:
                 # one bad line should not cost the rest of a long batch: say which, go on
                 message = e.format_message() if isinstance(e, click.ClickException) else str(e)
@@ -239,9 +259,42 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         return
     state = load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
-                       tables)
+                       tables, fresh=fresh)
     if as_json:
         click.echo(json.dumps(json_report(state, r)))
     else:
         print_report(state, r)
     sys.stdout.flush()
+
+
+def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_only, batch,
+                            tt_mb, tables, as_json):
+    """`niwa solve POS --certificate FILE`: a fresh df-pn proof, its certificate written."""
+    from niwa.solver.solve import solve_with_certificate
+
+    given = [name for name, on in (("--batch", batch is not None), ("--round", round_only),
+                                   ("--depth", depth is not None),
+                                   ("--iters", iters is not None),
+                                   ("--algo " + algo, algo not in ("auto", "proof"))) if on]
+    if given:
+        raise UserError(f"{given[0]} does not go with --certificate (a certificate comes "
+                        f"from the df-pn proof)")
+    if not position:
+        raise UserError("--certificate needs a POSITION")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        # refused before a proof that may take minutes, not after it
+        raise UserError(f"--certificate: cannot write into {folder}")
+    state = load_position(position)
+    r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
+                                     progress=sys.stderr.isatty())
+    if as_json:
+        out = json_report(state, r)
+        out["certificate"] = {"path": str(path), "nodes": cert.nodes, "edges": cert.edges,
+                              "sha256": cert.sha256}
+        click.echo(json.dumps(out))
+    else:
+        print_report(state, r)
+        click.echo(f"certificate {path}: {cert.nodes:,} positions, {cert.edges:,} moves, "
+                   f"{os.path.getsize(path):,} bytes, sha256 {cert.sha256[:16]}... "
+                   f"(check it: niwa proof check {path})")

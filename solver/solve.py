@@ -73,7 +73,8 @@ def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None, tables=None):
 
 
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                   tt_bits=22, round_only=False, tt_mb=256, tables=None) -> SearchResult:
+                   tt_bits=22, round_only=False, tt_mb=256, tables=None,
+                   fresh=False) -> SearchResult:
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
@@ -87,7 +88,10 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     evaluation at the round's end defines it, and the result's `episode` names the round.
     `tables`: endgame tables (niwa.solver.tables.resolve_tables: "auto" = the default
     folder, a folder, a loaded table, or None): a position inside them is answered from
-    them at once (algo "tables"), and the proof search and MCTS take exact values there."""
+    them at once (algo "tables"), and the proof search and MCTS take exact values there.
+    A position whose value a shipped opening book or a certificate already proves
+    (niwa.solver.known) is answered from it at once (algo "book" or "certificate") when
+    the proof would be asked for; `fresh` proves it again instead."""
     from niwa.solver.alphabeta import AlphaBeta
     from niwa.solver.mcts import MCTS
 
@@ -107,6 +111,13 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
         if table is not None and algo in ("auto", "proof") and depth is None and \
                 iters is None and table.index(state) >= 0:
             return solve_from_table(state, table)
+    if not fresh and not round_only and algo in ("auto", "proof") and depth is None and \
+            iters is None:
+        from niwa.solver.known import known_result
+
+        known = known_result(state)
+        if known is not None:
+            return known
     if algo in ("auto", "proof"):
         refusal = proof_refusal(state) if depth is None and iters is None else \
             "a --depth or --iters budget asks for alpha-beta or MCTS"
@@ -151,3 +162,36 @@ def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None) -> SearchResul
     return dataclasses.replace(
         estimate, algo="proof+alphabeta", status=why, table_warning=proof.table_warning,
         proof_numbers=(proof.root_pn, proof.root_dn))
+
+
+def solve_with_certificate(state, path, time_s=None, tt_mb=256, tables=None,
+                           progress=False):
+    """Prove `state` with df-pn (as solve_by_proof, with `tables` as in solve_position),
+    then write its certificate (niwa.solver.certificate) to `path`: (SearchResult,
+    Certificate). `time_s` bounds the proof, the follow-up and each re-proof of an entry
+    the table lost while the solution tree is read off."""
+    from niwa.solver.certificate import extract_certificate
+    from niwa.solver.proof import ProofSearch
+
+    if state.is_terminal():
+        raise SolveError("the position is over: nothing to solve")
+    refusal = proof_refusal(state)
+    if refusal is not None:
+        raise SolveError(refusal)
+    table = None
+    if tables is not None:
+        from niwa.solver.tables import resolve_tables
+
+        table = resolve_tables(state, tables)
+    searcher = ProofSearch(tt_mb=tt_mb, tables=table)
+    result, proof = solve_by_proof(state, time_s, tt_mb, searcher=searcher)
+    if not proof.proven:
+        raise SolveError(f"not proven in {proof.time_s:.1f} s ({proof.status}): no "
+                         f"certificate written; give more --time or --tt-mb")
+    budget = 10.0 if time_s is None else time_s
+    certificate = extract_certificate(searcher, state, tables=table, time_limit=budget,
+                                      progress=progress)
+    certificate.info.update(proof_nodes=int(proof.nodes), proof_s=round(proof.time_s, 2),
+                            tt_mb=float(tt_mb))
+    certificate.save(path)
+    return result, certificate

@@ -1,0 +1,81 @@
+"""`niwa proof`: proof certificates, checked with the reference rules (logic in
+niwa.solver.certificate)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from niwa.cli.common import Number, user_errors
+
+
+def register(main: click.Group) -> None:
+    main.add_command(proof_group)
+
+
+@click.group("proof")
+def proof_group():
+    """Proof certificates: a proven result's solution tree (the winner's move at each of
+    its positions, every reply of the loser, leaves where the game is over), written by
+    `niwa solve POS --certificate FILE` and checked here without trusting the search."""
+
+
+@proof_group.command("check")
+@click.argument("certificate", type=click.Path(dir_okay=True))
+@click.option("--leaf-budget", type=Number(int, 1, 10**9), default=2_000_000,
+              show_default=True,
+              help="Positions the checker may search to solve table leaves again.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: only on a terminal).")
+@user_errors
+def check_cmd(certificate, leaf_budget, as_json, progress):
+    """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
+    every loser reply present, every leaf a won end of the game (or a table position,
+    solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
+    exit 2.
+
+    Example: niwa proof check bench/perfect-play/certificates/lotus-towers3-basic-optional.npz
+    """
+    import sys
+
+    from niwa.solver.certificate import check_certificate, load_certificate
+
+    cert = load_certificate(certificate)
+    report = check_certificate(cert, leaf_budget=leaf_budget,
+                               progress=sys.stderr.isatty() if progress is None else progress)
+    claim = (f"seat {cert.winner} wins ({'win' if cert.value == 1.0 else 'loss'} for the "
+             f"player to move)")
+    if as_json:
+        click.echo(json.dumps({"certificate": str(certificate), "valid": True,
+                               "game": cert.game, "variant": cert.variant, "root": cert.root,
+                               "winner": cert.winner, "value": cert.value,
+                               "bytes": os.path.getsize(certificate), "sha256": cert.sha256,
+                               "nodes": report.nodes, "winner_nodes": report.winner_nodes,
+                               "loser_nodes": report.loser_nodes, "edges": report.edges,
+                               "game_over_leaves": report.game_over_leaves,
+                               "table_leaves": report.table_leaves,
+                               "leaf_positions": report.leaf_positions,
+                               "time_s": round(report.time_s, 3)}, sort_keys=True))
+        return
+    click.echo(f"certificate {certificate} ({os.path.getsize(certificate):,} bytes, "
+               f"checksum ok)")
+    click.echo(f"root   {cert.root}")
+    click.echo(f"claim  {claim}")
+    click.echo(f"checked with the reference rules: {report.summary()}")
+    click.echo("valid")
+
+
+@proof_group.command("info")
+@click.argument("certificate", type=click.Path(dir_okay=True))
+@user_errors
+def info_cmd(certificate):
+    """Print a certificate's header after verifying its checksum (the proof itself is
+    verified by `niwa proof check`)."""
+    from niwa.solver.certificate import load_certificate
+
+    cert = load_certificate(certificate)
+    click.echo(json.dumps({**cert.meta(), "sha256": cert.sha256,
+                           "bytes": os.path.getsize(certificate)}, sort_keys=True))

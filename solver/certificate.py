@@ -1,0 +1,557 @@
+"""Proof certificates: a proven Lotus result written as its solution tree, which anyone can
+check with the plain-Python reference rules, without trusting the search that found it.
+
+What a certificate claims. "From position ROOT, seat W wins against every defence." It
+proves that with W's solution tree: at each of W's positions one winning move, at each of
+the loser's positions every legal reply, and at the bottom only leaves: positions where the
+game is over and W has won, or (optionally) positions inside an endgame table, which the
+checker solves again itself. Lotus cannot cycle, and positions met along several lines are
+written once (the tree is a DAG), so a certificate is finite and small next to the proof.
+
+Extraction (extract_certificate). Walk from the root over the df-pn table of a finished
+proof: at the winner's positions the move the table proves winning (of those, the one
+whose proof was the smallest, as the opening book does: book.winning_move; a position
+whose entry was overwritten is proved again with the same search), at the loser's
+positions every legal move; transpositions are walked once (keyed by the engine's full
+64-bit hash, not the symmetric key the search folds mirrors with, so the checker needs no
+symmetry). The nodes are then numbered in topological order (parents before children).
+
+Checking (check_certificate), with `niwa.ext.reference.lotus` only (not the Cython engine,
+not the search). The root is rebuilt from the header's notation (its round trip and stone
+counts checked). Nodes are visited in number order; each node's position comes from its
+parent (an edge may only point to a higher number, so the graph has no cycle and every
+parent is visited before its child), and every edge that reaches a node must reach the
+same position. At the winner's nodes the one move must be legal; at the loser's nodes the
+replies must be exactly the reference's legal moves; an edge marked "game over" must end
+the game with W the winner; every node must be reached from the root. Table leaves are
+solved again by plain exhaustive search with the reference rules (memoised minimax over
+the leaf's subtree: endgame-table positions hold few stones, so their subtrees are small),
+which is slower than trusting a table but needs no table and no trust in its build; a
+budget (`leaf_budget` positions) refuses a certificate whose leaves are too big for that.
+
+The file (.npz, numpy, no pickle; arrays compressed with zlib):
+    offsets   uint32, nodes + 1: node i's edges are edges offsets[i]..offsets[i+1]-1
+    actions   uint8 (uint16 if an action id exceeds 255): the move of each edge
+    children  int32: the node an edge leads to (> i), GAME_OVER (-1: the move ends the
+              game) or TABLE_LEAF (-2: the move reaches a position the checker solves)
+    meta      a JSON string: format, game, variant, root (notation), winner (seat), value
+              (for the player to move at the root), counts, how it was made, and sha256,
+              one digest over the three arrays and the rest of meta (verified on load)
+
+>>> from niwa.ext.lotus import LotusState
+>>> from niwa.solver.proof import ProofSearch
+>>> search = ProofSearch(tt_mb=8)
+>>> root = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+>>> cert = extract_certificate(search, root)
+>>> cert.winner, cert.nodes > 0
+(1, True)
+>>> report = check_certificate(cert)
+>>> report.nodes == cert.nodes, report.game_over_leaves > 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import time
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from niwa.ext.errors import NiwaError
+
+FORMAT = "niwa-certificate-1"
+GAME_OVER = -1      # the edge's move ends the game (the winner must have won)
+TABLE_LEAF = -2     # the edge's move reaches a position the checker solves by itself
+DEFAULT_LEAF_BUDGET = 2_000_000     # positions the checker may search below table leaves
+
+
+class CertificateError(NiwaError):
+    """A certificate that cannot be written, read or accepted (one line: what is wrong)."""
+
+
+@dataclass
+class Certificate:
+    """A solution tree: see the module notes for what the arrays mean."""
+
+    game: str
+    variant: dict
+    root: str                   # the root position's notation
+    winner: int                 # the seat that wins from the root
+    value: float                # the root's value for the player to move (1 win, 0 loss)
+    offsets: np.ndarray
+    actions: np.ndarray
+    children: np.ndarray
+    info: dict = field(default_factory=dict)
+    sha256: str | None = None
+
+    @property
+    def nodes(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def edges(self) -> int:
+        return len(self.actions)
+
+    def meta(self) -> dict:
+        leaves = {"game_over_leaves": int(np.count_nonzero(self.children == GAME_OVER)),
+                  "table_leaves": int(np.count_nonzero(self.children == TABLE_LEAF))}
+        return {"format": FORMAT, "game": self.game, "variant": self.variant,
+                "root": self.root, "winner": self.winner, "value": self.value,
+                "nodes": self.nodes, "edges": self.edges, **leaves, **self.info}
+
+    def save(self, path) -> Path:
+        """Write the file (atomically: a temporary file renamed) and set `sha256`."""
+        path = Path(path)
+        meta = self.meta()
+        meta["sha256"] = self.sha256 = _checksum(self.offsets, self.actions, self.children,
+                                                 meta)
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tmp.open("wb") as f:
+                np.savez_compressed(f, offsets=self.offsets, actions=self.actions,
+                                    children=self.children,
+                                    meta=np.array(json.dumps(meta, sort_keys=True)))
+            tmp.replace(path)
+        except OSError as e:
+            raise CertificateError(f"cannot write the certificate {path}: "
+                                   f"{e.strerror or e}") from None
+        return path
+
+
+def _checksum(offsets, actions, children, meta: dict) -> str:
+    """One sha256 over the arrays (fixed little-endian layouts) and the header."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(offsets, dtype="<u4").tobytes())
+    h.update(np.ascontiguousarray(actions, dtype="<u2").tobytes())
+    h.update(np.ascontiguousarray(children, dtype="<i4").tobytes())
+    h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"},
+                        sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def load_certificate(path) -> Certificate:
+    """Read a certificate and verify its checksum; CertificateError (one line) if it is
+    missing, not a certificate, damaged or edited."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("offsets", "actions", "children")}
+            meta = json.loads(str(z["meta"]))
+    except FileNotFoundError:
+        raise CertificateError(f"no certificate at {path}") from None
+    except IsADirectoryError:
+        raise CertificateError(f"{path} is a folder, not a certificate") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise CertificateError(f"{path} is not a readable certificate ({reason})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CertificateError(f"{path}: not a {FORMAT} file")
+    offsets, actions, children = arrays["offsets"], arrays["actions"], arrays["children"]
+    if offsets.dtype != np.uint32 or actions.dtype not in (np.uint8, np.uint16) \
+            or children.dtype != np.int32:
+        raise CertificateError(f"{path}: malformed certificate arrays (types)")
+    if meta.get("sha256") != _checksum(offsets, actions, children, meta):
+        raise CertificateError(f"{path}: checksum mismatch, the certificate is damaged or "
+                               f"was edited")
+    if not _well_shaped(offsets, actions, children) or meta.get("nodes") != len(offsets) - 1:
+        raise CertificateError(f"{path}: malformed certificate arrays (offsets)")
+    try:
+        return Certificate(game=str(meta["game"]), variant=dict(meta["variant"]),
+                           root=str(meta["root"]), winner=int(meta["winner"]),
+                           value=float(meta["value"]), offsets=offsets, actions=actions,
+                           children=children, sha256=meta["sha256"],
+                           info={k: v for k, v in meta.items() if k not in _FIXED})
+    except (KeyError, TypeError, ValueError) as e:
+        raise CertificateError(f"{path}: malformed certificate header ({e})") from None
+
+
+def _well_shaped(offsets, actions, children) -> bool:
+    """One edge list per node, in order, covering every edge exactly once."""
+    return offsets.ndim == 1 and len(offsets) >= 2 and offsets[0] == 0 \
+        and not np.any(offsets[1:] < offsets[:-1]) and int(offsets[-1]) == len(actions) \
+        and len(actions) == len(children)
+
+
+_FIXED = ("format", "game", "variant", "root", "winner", "value", "nodes", "edges",
+          "game_over_leaves", "table_leaves", "sha256")
+
+
+# ---- extraction (from a finished proof; the engine and the search are used here) --------
+def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
+                        progress: bool = False) -> Certificate:
+    """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
+    first if its table does not know it yet). `tables`: an endgame table whose positions
+    become table leaves (the checker solves them itself). `time_limit` bounds the root's
+    proof and each re-proof of a lost entry (0 = none)."""
+    from tqdm import tqdm
+
+    from niwa.solver.book import BookError, winning_move
+
+    if state.game_name != "lotus":
+        raise CertificateError(f"certificates are checked with Lotus's reference rules; "
+                               f"{state.game_name} has no checker")
+    if state.is_terminal():
+        raise CertificateError("the position is over: nothing to certify")
+    t0 = time.perf_counter()
+    nodes0 = search.nodes
+    mover = state.current_player()
+    value = search.prove_value(state, mover, time_limit)
+    if value is None:
+        raise CertificateError("the root was not proven within the time limit: no "
+                               "certificate (give more time or a larger table)")
+    winner = mover if value == 1 else 1 - mover
+
+    def leaf_in_table(s) -> bool:
+        return tables is not None and tables.value(s) is not None
+
+    # walk: position hash -> temporary id, its edges as (action, child hash or leaf mark)
+    ids: dict[int, int] = {}
+    edges: list[list[tuple[int, int]]] = []
+    bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
+    stack = [state]
+    while stack:
+        s = stack.pop()
+        key = s.hash()
+        if key in ids:
+            continue
+        ids[key] = len(edges)
+        bar.update()
+        if s.current_player() == winner:
+            try:
+                moves = [winning_move(search, s, winner, time_limit)]
+            except BookError as e:
+                raise CertificateError(str(e)) from None
+        else:
+            moves = s.legal_actions()
+        out = []
+        for a in moves:
+            child = s.child(a)
+            if child.is_terminal():
+                if child.returns()[winner] != 1.0:
+                    raise CertificateError(f"the move {s.action_to_string(a)} at "
+                                           f"{s.to_notation()} ends the game lost for the "
+                                           f"winner: the proof is wrong")
+                out.append((a, GAME_OVER))
+            elif leaf_in_table(child):
+                if _table_value_for(tables, child, winner) != 1:
+                    raise CertificateError(f"the endgame table says {child.to_notation()} "
+                                           f"is lost for the winner: the proof is wrong")
+                out.append((a, TABLE_LEAF))
+            else:
+                out.append((a, child.hash()))
+                stack.append(child)
+        edges.append(out)
+    bar.close()
+    order = _topological_order(edges, ids)
+    number = np.empty(len(edges), dtype=np.int64)
+    number[order] = np.arange(len(edges))
+    offsets = np.zeros(len(edges) + 1, dtype=np.uint32)
+    flat_actions, flat_children = [], []
+    for i, tid in enumerate(order):
+        for a, target in edges[tid]:
+            flat_actions.append(a)
+            flat_children.append(target if target in (GAME_OVER, TABLE_LEAF)
+                                 else int(number[ids[target]]))
+        offsets[i + 1] = len(flat_actions)
+    wide = max(flat_actions, default=0) > 255
+    info = {"extract_nodes": int(search.nodes - nodes0),
+            "extract_s": round(time.perf_counter() - t0, 2),
+            "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if tables is not None:
+        info["tables"] = {"k": int(getattr(tables, "k", 0))}
+    return Certificate(game=state.game_name, variant=dict(sorted(state.variant.items())),
+                       root=state.to_notation(), winner=winner, value=float(value),
+                       offsets=offsets, actions=np.array(flat_actions,
+                                                         dtype=np.uint16 if wide else np.uint8),
+                       children=np.array(flat_children, dtype=np.int32), info=info)
+
+
+def _table_value_for(tables, state, pov) -> int:
+    v = tables.value(state)
+    return int(v) if state.current_player() == pov else 1 - int(v)
+
+
+def _topological_order(edges, ids) -> list[int]:
+    """Temporary ids in an order where every parent comes before its children (reverse
+    postorder of an iterative depth-first walk from the root, id 0)."""
+    post, state = [], bytearray(len(edges))     # 0 new, 1 on the stack, 2 done
+    stack = [(0, 0)]
+    state[0] = 1
+    while stack:
+        tid, i = stack.pop()
+        kids = edges[tid]
+        while i < len(kids) and (kids[i][1] in (GAME_OVER, TABLE_LEAF)
+                                 or state[ids[kids[i][1]]]):
+            if kids[i][1] not in (GAME_OVER, TABLE_LEAF) and state[ids[kids[i][1]]] == 1:
+                raise CertificateError("the solution graph has a cycle")
+            i += 1
+        if i < len(kids):
+            stack.append((tid, i + 1))
+            child = ids[kids[i][1]]
+            state[child] = 1
+            stack.append((child, 0))
+        else:
+            state[tid] = 2
+            post.append(tid)
+    post.reverse()
+    return post
+
+
+# ---- checking (reference rules only) -----------------------------------------------------
+@dataclass(frozen=True)
+class CheckReport:
+    """What check_certificate verified."""
+
+    nodes: int                  # positions checked (each once)
+    winner_nodes: int           # ... where the winner's one move was checked legal
+    loser_nodes: int            # ... where every legal reply was checked present
+    edges: int
+    game_over_leaves: int       # moves checked to end the game won by the winner
+    table_leaves: int           # leaf positions solved again by the reference rules
+    leaf_positions: int         # positions that re-solving searched
+    time_s: float
+
+    def summary(self) -> str:
+        text = (f"{self.nodes:,} positions ({self.winner_nodes:,} winner moves checked "
+                f"legal, {self.loser_nodes:,} positions with every reply present), "
+                f"{self.edges:,} moves, {self.game_over_leaves:,} game-over leaves")
+        if self.table_leaves:
+            text += (f", {self.table_leaves:,} table leaves solved again "
+                     f"({self.leaf_positions:,} positions searched)")
+        return text + f" in {self.time_s:.2f} s"
+
+
+def parse_reference_position(text: str):
+    """A Lotus reference state (niwa.ext.reference.lotus) from its notation: the reference
+    has no parser of its own, so this one fills its fields and then demands that the
+    reference writes the same notation back and that every colour has all its stones.
+
+    >>> s = parse_reference_position("lotus players=2 rule=pro trampoline=optional; "
+    ...                              "track -; start WWWW WWW WW W BBBB BBB BB B; "
+    ...                              "goal W:0 B:0; turn W opening=first")
+    >>> len(s.legal_actions()), s.current_player()
+    (7, 0)
+    """
+    from niwa.ext.reference.lotus import COLOURS, LotusOracle
+
+    def bad(what):
+        return CertificateError(f"root position: {what} in {text!r}")
+
+    parts = [p.strip() for p in text.split(";")]
+    if len(parts) != 5 or not parts[0].startswith("lotus") or not parts[1].startswith("track ") \
+            or not parts[2].startswith("start ") or not parts[3].startswith("goal ") \
+            or not parts[4].startswith("turn "):
+        raise bad("expected 'lotus ...; track ...; start ...; goal ...; turn ...'")
+    options = {}
+    for word in parts[0].split()[1:]:
+        key, sep, val = word.partition("=")
+        if not sep:
+            raise bad(f"option {word!r} is not KEY=VALUE")
+        options[key] = val
+    try:
+        o = LotusOracle(**options)
+    except (TypeError, ValueError) as e:
+        raise bad(f"variant ({e})") from None
+    colour = {c: i for i, c in enumerate(COLOURS[:o.players])}
+    names = {(str(sp[1]) if sp[0] == "s" else f"{sp[0]}{sp[1]}"): sp for sp in o.spaces}
+    o.stacks = {sp: [] for sp in o.spaces}
+    track = parts[1][len("track "):].split()
+    for item in ([] if track == ["-"] else track):
+        name, _, stones = item.partition(":")
+        if name not in names or not stones or any(c not in colour for c in stones):
+            raise bad(f"track entry {item!r}")
+        o.stacks[names[name]] = [colour[c] for c in stones]
+    o.start = [[] for _ in range(o.players)]
+    start = parts[2][len("start "):].split()
+    for tower in ([] if start == ["-"] else start):
+        if tower[0] not in colour or set(tower) != {tower[0]}:
+            raise bad(f"start tower {tower!r}")
+        o.start[colour[tower[0]]].append(len(tower))
+    goal = parts[3][len("goal "):].split()
+    if len(goal) != o.players:
+        raise bad("goal counts")
+    for p, item in enumerate(goal):
+        m = re.fullmatch(r"([A-Z]):(\d+)", item)
+        if not m or colour.get(m.group(1)) != p:
+            raise bad(f"goal entry {item!r}")
+        o.goal[p] = int(m.group(2))
+    turn = parts[4].split()
+    if len(turn) not in (2, 3) or turn[1] not in colour:
+        raise bad("turn")
+    o.to_move = colour[turn[1]]
+    o.opening = "done"
+    if len(turn) == 3:
+        if turn[2] not in ("opening=first", "opening=second"):
+            raise bad(f"turn option {turn[2]!r}")
+        o.opening = turn[2].split("=")[1]
+    if o.stone_counts() != [o.stones_each] * o.players:
+        raise bad(f"stone counts {o.stone_counts()} (each colour has {o.stones_each})")
+    if o.to_notation() != text:
+        raise bad("the reference rules write it back differently "
+                  f"({o.to_notation()!r}); certificates hold the canonical notation")
+    return o
+
+
+# The reference state's fields, and which of them apply() changes in place. Its own
+# clone() is a deepcopy (~0.3 ms, most of a check's time); this copies just the mutable
+# containers, and refuses to run if the reference gains a field it does not know about.
+_ORACLE_FIELDS = {"players", "pro", "mandatory", "lane", "shared", "route", "tramp",
+                  "variant", "stones_each", "spaces", "stacks", "start", "goal", "to_move",
+                  "opening"}
+
+
+def _clone(o):
+    c = copy.copy(o)
+    c.stacks = {sp: st[:] for sp, st in o.stacks.items()}
+    c.start = [towers[:] for towers in o.start]
+    c.goal = o.goal[:]
+    return c
+
+
+def _position_key(o) -> tuple:
+    """Everything that makes a reference position (what its notation shows)."""
+    return (tuple(tuple(o.stacks[sp]) for sp in o.spaces),
+            tuple(tuple(sorted(t)) for t in o.start), tuple(o.goal), o.to_move, o.opening)
+
+
+class _LeafSolver:
+    """Exact value of reference positions by plain memoised minimax (for table leaves)."""
+
+    def __init__(self, budget: int):
+        self.memo: dict[tuple, int] = {}
+        self.budget = budget
+
+    def winner(self, o) -> int:
+        """The seat that wins `o` with perfect play."""
+        key = _position_key(o)
+        w = self.memo.get(key)
+        if w is not None:
+            return w
+        if o.is_terminal():
+            return o.winner()
+        if len(self.memo) >= self.budget:
+            raise CertificateError(f"the table leaves need more than {self.budget:,} "
+                                   f"positions of exhaustive search to solve again")
+        mover = o.current_player()
+        w = 1 - mover
+        for a in o.legal_actions():
+            child = _clone(o)
+            child.apply(a, check=False)
+            if self.winner(child) == mover:
+                w = mover
+                break
+        self.memo[key] = w
+        return w
+
+
+def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
+                      progress: bool = False) -> CheckReport:
+    """Verify `cert` with the reference rules (see the module notes); CheckReport, or
+    CertificateError naming the first thing wrong."""
+    import sys
+
+    from tqdm import tqdm
+
+    t0 = time.perf_counter()
+    if cert.game != "lotus":
+        raise CertificateError(f"no reference checker for game {cert.game!r}")
+    if not _well_shaped(cert.offsets, cert.actions, cert.children):
+        raise CertificateError("malformed certificate arrays (offsets)")
+    root = parse_reference_position(cert.root)
+    if set(vars(root)) != _ORACLE_FIELDS:
+        raise CertificateError("the reference rules' state has changed (fields "
+                               f"{sorted(set(vars(root)) ^ _ORACLE_FIELDS)}): update the "
+                               "checker's copy of it")
+    if dict(sorted(root.variant.items())) != dict(sorted(cert.variant.items())):
+        raise CertificateError("the header's variant is not the root position's")
+    if cert.winner not in range(root.players) or root.is_terminal():
+        raise CertificateError("the header's winner or root is impossible")
+    mover = root.current_player()
+    if cert.value != (1.0 if mover == cert.winner else 0.0):
+        raise CertificateError(f"the header's value {cert.value:g} does not agree with "
+                               f"its winner (seat {cert.winner})")
+    offsets = cert.offsets.tolist()
+    actions = cert.actions.tolist()
+    children = cert.children.tolist()
+    n = cert.nodes
+    pending = {0: root}         # node -> its position, set by the first edge reaching it
+    keys = {0: _position_key(root)}
+    solver = _LeafSolver(leaf_budget)
+    wins = losses = over = table = 0
+    bar = tqdm(total=n, desc="check", unit=" pos", disable=not progress, file=sys.stderr)
+    for i in range(n):
+        o = pending.pop(i, None)
+        if o is None:
+            raise CertificateError(f"node {i} is not reached from the root")
+        del keys[i]
+        bar.update()
+
+        def where(i=i, o=o) -> str:     # the position's notation, only for an error
+            return f"node {i} ({o.to_notation()})"
+
+        if o.is_terminal():
+            raise CertificateError(f"{where()}: the game is over there, yet it is a node")
+        legal = o.legal_actions()
+        moves = actions[offsets[i]:offsets[i + 1]]
+        if o.current_player() == cert.winner:
+            wins += 1
+            if len(moves) != 1:
+                raise CertificateError(f"{where()}: the winner's position must have exactly "
+                                       f"one move, has {len(moves)}")
+            if moves[0] not in legal:
+                raise CertificateError(f"{where()}: the winner's move {moves[0]} is not legal "
+                                       f"(legal: {legal})")
+        else:
+            losses += 1
+            if not legal:   # the rules always leave a move (pass); a stalemate is no win
+                raise CertificateError(f"{where()}: the loser has no move, yet the game "
+                                       f"is not over")
+            if sorted(moves) != legal:
+                missing = sorted(set(legal) - set(moves))
+                extra = sorted(set(moves) - set(legal))
+                dup = len(moves) != len(set(moves))
+                what = (f"the loser's replies {missing} are missing" if missing else
+                        f"the moves {extra} are not legal" if extra else
+                        "a reply is listed twice" if dup else "the replies differ")
+                raise CertificateError(f"{where()}: {what}")
+        for j in range(offsets[i], offsets[i + 1]):
+            a, target = actions[j], children[j]
+            child = _clone(o)
+            child.apply(a, check=False)
+            if target == GAME_OVER:
+                if child.winner() != cert.winner:
+                    state = "does not end the game" if not child.is_terminal() else \
+                        f"ends the game won by seat {child.winner()}"
+                    raise CertificateError(f"{where()}: move {a} {state}, but is marked as a "
+                                           f"win of seat {cert.winner}")
+                over += 1
+            elif target == TABLE_LEAF:
+                if child.is_terminal() or solver.winner(child) != cert.winner:
+                    raise CertificateError(f"{where()}: the table leaf after move {a} is not "
+                                           f"a win of seat {cert.winner}")
+                table += 1
+            elif not i < target < n:
+                raise CertificateError(f"{where()}: move {a} leads to node {target}, which is "
+                                       f"not a later node (0..{n - 1})")
+            else:
+                key = _position_key(child)
+                if target in keys:
+                    if keys[target] != key:
+                        raise CertificateError(
+                            f"{where()}: move {a} leads to node {target}, which another "
+                            f"move reaches as a different position")
+                else:
+                    pending[target] = child
+                    keys[target] = key
+    bar.close()
+    return CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=len(actions),
+                       game_over_leaves=over, table_leaves=table,
+                       leaf_positions=len(solver.memo), time_s=time.perf_counter() - t0)

@@ -1,0 +1,407 @@
+"""Proof certificates (solver/certificate.py): written off a df-pn proof, checked with the
+reference rules only; `niwa proof check`, `niwa solve --certificate`."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.solver.certificate import (
+    GAME_OVER,
+    TABLE_LEAF,
+    Certificate,
+    CertificateError,
+    check_certificate,
+    extract_certificate,
+    load_certificate,
+    parse_reference_position,
+)
+from niwa.solver.proof import ProofSearch
+
+SMALL = dict(towers=2, lane=1, shared=3, trampoline_at=3)
+PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+SHIPPED = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "certificates"
+
+
+def make(variant, **kw):
+    return extract_certificate(ProofSearch(tt_mb=8), LotusState(**variant), **kw)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return make(SMALL)
+
+
+@pytest.fixture(scope="module")
+def pro():
+    return make(PRO)
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def with_edges(cert, actions, children, offsets=None):
+    """A copy of `cert` with other arrays (what a forger would write: save() gives it a
+    correct checksum, so only the checker can refuse it)."""
+    return Certificate(game=cert.game, variant=cert.variant, root=cert.root,
+                       winner=cert.winner, value=cert.value,
+                       offsets=cert.offsets if offsets is None else offsets,
+                       actions=np.array(actions, dtype=cert.actions.dtype),
+                       children=np.array(children, dtype=np.int32), info=dict(cert.info))
+
+
+def node_kinds(cert):
+    """For each node, whether the winner moves there (walking the reference positions)."""
+    out, positions = {}, {0: parse_reference_position(cert.root)}
+    for i in range(cert.nodes):
+        o = positions[i]
+        out[i] = o.current_player() == cert.winner
+        for j in range(cert.offsets[i], cert.offsets[i + 1]):
+            if cert.children[j] >= 0 and cert.children[j] not in positions:
+                child = o.clone()
+                child.apply(int(cert.actions[j]))
+                positions[int(cert.children[j])] = child
+    return out
+
+
+# ---- a valid certificate ------------------------------------------------------------------
+@pytest.mark.parametrize("variant", [SMALL, PRO, dict(SMALL, trampoline="mandatory"),
+                                     dict(PRO, trampoline="mandatory")])
+def test_a_certificate_of_a_finished_proof_checks(variant):
+    cert = make(variant)
+    report = check_certificate(cert)
+    assert report.nodes == cert.nodes == report.winner_nodes + report.loser_nodes
+    assert report.edges == cert.edges and report.game_over_leaves > 0
+    assert report.table_leaves == 0
+    # the proof search agrees on who wins
+    state = LotusState(**variant)
+    assert ProofSearch(tt_mb=8).solve(state).value == cert.value
+    assert cert.winner == (0 if cert.value == 1.0 else 1)
+
+
+def test_the_pro_opening_has_seat_0_move_twice(pro):
+    root = LotusState(**PRO)
+    assert "opening=first" in pro.root and root.to_notation() == pro.root
+    kinds = node_kinds(pro)
+    after_first = [int(c) for c in pro.children[pro.offsets[0]:pro.offsets[1]] if c >= 0]
+    # seat 0 moves at the root and again right after (the second stone or pass)
+    second = parse_reference_position(pro.root)
+    second.apply(int(pro.actions[pro.offsets[0]]))
+    assert second.current_player() == 0 and second.opening == "second"
+    assert all(kinds[c] == kinds[0] for c in after_first)
+
+
+def test_nodes_are_numbered_parents_first_and_transpositions_shared(small):
+    for i in range(small.nodes):
+        kids = small.children[small.offsets[i]:small.offsets[i + 1]]
+        assert all(k > i for k in kids if k >= 0)
+    inner = small.children[small.children >= 0]
+    assert len(set(inner.tolist())) == small.nodes - 1      # every node but the root reached
+    assert len(inner) > len(set(inner.tolist()))    # some reached twice: a DAG, not a tree
+
+
+def test_save_load_round_trip_and_info(tmp_path, small):
+    path = small.save(tmp_path / "c.npz")
+    back = load_certificate(path)
+    assert back.sha256 == small.sha256 and back.root == small.root
+    assert back.winner == small.winner and back.value == small.value
+    assert np.array_equal(back.offsets, small.offsets)
+    assert np.array_equal(back.actions, small.actions)
+    assert np.array_equal(back.children, small.children)
+    assert check_certificate(back).nodes == small.nodes
+    info = json.loads(run("proof", "info", str(path)).output)
+    assert info["nodes"] == small.nodes and info["sha256"] == small.sha256
+
+
+# ---- refused: a forged or damaged certificate ------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_removing_any_loser_reply_is_refused(small, data):
+    kinds = node_kinds(small)
+    losers = [i for i in range(small.nodes) if not kinds[i]]
+    i = data.draw(st.sampled_from(losers))
+    j = data.draw(st.integers(int(small.offsets[i]), int(small.offsets[i + 1]) - 1))
+    actions = np.delete(small.actions, j)
+    children = np.delete(small.children, j)
+    offsets = small.offsets.copy()
+    offsets[i + 1:] -= 1
+    forged = with_edges(small, actions, children, offsets)
+    with pytest.raises(CertificateError, match="missing|not reached|different position"):
+        check_certificate(forged)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_changing_any_winner_move_is_refused(small, data):
+    kinds = node_kinds(small)
+    winners = [i for i in range(small.nodes) if kinds[i]]
+    i = data.draw(st.sampled_from(winners))
+    j = int(small.offsets[i])
+    old = int(small.actions[j])
+    new = data.draw(st.integers(0, 255).filter(lambda a: a != old))
+    actions = small.actions.copy()
+    actions[j] = new
+    with pytest.raises(CertificateError):
+        check_certificate(with_edges(small, actions, small.children))
+
+
+def test_refusals_name_what_is_wrong(small):
+    kinds = node_kinds(small)
+    w = next(i for i in range(small.nodes) if kinds[i])
+    actions = small.actions.copy()
+    actions[small.offsets[w]] = 200         # not an action of this board
+    with pytest.raises(CertificateError, match=f"node {w} .*winner's move 200 is not legal"):
+        check_certificate(with_edges(small, actions, small.children))
+    # a move that does not end the game marked as a game-over leaf
+    children = small.children.copy()
+    j = int(np.flatnonzero(children > 0)[0])
+    children[j] = GAME_OVER
+    with pytest.raises(CertificateError, match="does not end the game|not reached"):
+        check_certificate(with_edges(small, small.actions, children))
+    # an edge back up (a cycle would be a claim of endless play, not of a win)
+    children = small.children.copy()
+    j = int(np.flatnonzero(children > 1)[-1])
+    children[j] = 0
+    with pytest.raises(CertificateError, match="not a later node"):
+        check_certificate(with_edges(small, small.actions, children))
+    # a game-over move marked as a table leaf: terminal positions are not table leaves
+    children = small.children.copy()
+    j = int(np.flatnonzero(children == GAME_OVER)[0])
+    children[j] = TABLE_LEAF
+    with pytest.raises(CertificateError, match="table leaf"):
+        check_certificate(with_edges(small, small.actions, children))
+
+
+def test_two_edges_to_one_node_must_reach_one_position(small):
+    children = small.children.copy()
+    inner = np.flatnonzero(children > 0)
+    # point an edge at another node than its own (one that a lower node also reaches)
+    j = int(inner[0])
+    other = next(int(children[k]) for k in inner if children[k] != children[j]
+                 and children[k] > children[j])
+    children[j] = other
+    with pytest.raises(CertificateError):
+        check_certificate(with_edges(small, small.actions, children))
+
+
+def test_a_wrong_claim_in_the_header_is_refused(tmp_path, small):
+    forged = with_edges(small, small.actions, small.children)
+    forged.winner = 1 - small.winner
+    forged.value = 1.0 - small.value
+    with pytest.raises(CertificateError):
+        check_certificate(forged)
+    forged = with_edges(small, small.actions, small.children)
+    forged.value = 1.0 - small.value
+    with pytest.raises(CertificateError, match="does not agree"):
+        check_certificate(forged)
+
+
+def test_a_damaged_or_edited_file_is_refused(tmp_path, small):
+    path = small.save(tmp_path / "c.npz")
+    raw = bytearray(path.read_bytes())
+    rng = random.Random(7)
+    for trial in range(20):
+        damaged = bytearray(raw)
+        k = rng.randrange(len(damaged))
+        damaged[k] ^= 1 << rng.randrange(8)
+        bad = tmp_path / f"bad{trial}.npz"
+        bad.write_bytes(bytes(damaged))
+        r = run("proof", "check", str(bad))
+        if r.exit_code == 0:
+            # only the zip's bookkeeping was hit (a timestamp, say): the content is intact
+            back = load_certificate(bad)
+            assert back.sha256 == small.sha256, f"byte {k} flipped, content changed"
+            assert np.array_equal(back.actions, small.actions)
+            assert np.array_equal(back.children, small.children)
+            continue
+        assert r.exit_code == 2 and r.output.startswith("Error: "), r.output
+        assert len(r.output.strip().splitlines()) == 1
+    # the header edited, the checksum not: refused before any checking
+    with np.load(path) as z:
+        meta = json.loads(str(z["meta"]))
+        arrays = {k: z[k] for k in ("offsets", "actions", "children")}
+    meta["winner"] = 1 - meta["winner"]
+    edited = tmp_path / "edited.npz"
+    np.savez_compressed(edited, meta=np.array(json.dumps(meta)), **arrays)
+    r = run("proof", "check", str(edited))
+    assert r.exit_code == 2 and "checksum mismatch" in r.output
+    for missing in (tmp_path / "none.npz", tmp_path):
+        r = run("proof", "check", str(missing))
+        assert r.exit_code == 2 and r.output.startswith("Error: ")
+    (tmp_path / "text.npz").write_text("not a certificate")
+    r = run("proof", "check", str(tmp_path / "text.npz"))
+    assert r.exit_code == 2 and "not a readable certificate" in r.output
+
+
+def test_the_cli_refuses_a_forged_certificate_with_one_line(tmp_path, small):
+    kinds = node_kinds(small)
+    i = next(i for i in range(small.nodes) if not kinds[i]
+             and small.offsets[i + 1] - small.offsets[i] > 1)
+    j = int(small.offsets[i])
+    offsets = small.offsets.copy()
+    offsets[i + 1:] -= 1
+    forged = with_edges(small, np.delete(small.actions, j), np.delete(small.children, j),
+                        offsets)
+    path = forged.save(tmp_path / "forged.npz")
+    r = run("proof", "check", str(path))
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith(f"Error: node {i} (lotus ") and "missing" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+# ---- table leaves: solved again by the reference rules --------------------------------------
+def test_table_leaves_are_solved_again(tmp_path):
+    from niwa.solver.tables import build_table
+
+    variant = dict(SMALL, towers=2)
+    build_table(variant, 1, directory=tmp_path, progress=False)
+    from niwa.solver.tables import find_table
+
+    table = find_table(LotusState(**variant), tmp_path)
+    assert table is not None
+    cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), LotusState(**variant),
+                               tables=table)
+    report = check_certificate(cert)
+    assert report.table_leaves > 0 and report.leaf_positions > 0
+    assert report.nodes < make(variant).nodes        # the table cut the tree
+    with pytest.raises(CertificateError, match="more than 1 positions"):
+        check_certificate(cert, leaf_budget=1)
+    # a winner's move to a table position that the winner loses is refused
+    from niwa.solver.certificate import _LeafSolver
+
+    kinds = node_kinds(cert)
+    positions = {0: parse_reference_position(cert.root)}
+    for i in range(cert.nodes):
+        o = positions[i]
+        for j in range(cert.offsets[i], cert.offsets[i + 1]):
+            if cert.children[j] >= 0:
+                child = o.clone()
+                child.apply(int(cert.actions[j]))
+                positions.setdefault(int(cert.children[j]), child)
+        if not kinds[i] or cert.children[cert.offsets[i]] != TABLE_LEAF:
+            continue
+        for a in o.legal_actions():
+            child = o.clone()
+            child.apply(a)
+            if not child.is_terminal() and \
+                    _LeafSolver(10**6).winner(child) != cert.winner:
+                actions = cert.actions.copy()
+                actions[cert.offsets[i]] = a
+                with pytest.raises(CertificateError, match="table leaf .* is not a win"):
+                    check_certificate(with_edges(cert, actions, cert.children))
+                return
+    pytest.fail("no losing move into the table found to forge")
+
+
+# ---- the notation the checker reads -----------------------------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["basic", "pro"]),
+       st.sampled_from(["optional", "mandatory"]), st.integers(0, 60))
+def test_reference_positions_parse_from_engine_notation(seed, rule, trampoline, plies):
+    state = LotusState(rule=rule, trampoline=trampoline)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    if state.is_terminal():
+        return
+    o = parse_reference_position(state.to_notation())
+    assert o.to_notation() == state.to_notation()
+    assert o.legal_actions() == sorted(state.legal_actions())
+    assert o.current_player() == state.current_player()
+
+
+@pytest.mark.parametrize("text, what", [
+    ("lotus players=2 rule=basic trampoline=optional; track -; start WWWW; goal W:0 B:0; "
+     "turn W", "stone counts"),
+    ("lotus players=2 rule=basic; track -", "expected"),
+    ("lotus players=2 rule=basic trampoline=optional; track z9:W; start -; goal W:0 B:0; "
+     "turn W", "track entry"),
+])
+def test_a_bad_root_is_refused(text, what):
+    with pytest.raises(CertificateError, match=what):
+        parse_reference_position(text)
+
+
+# ---- niwa solve --certificate, niwa proof check ----------------------------------------
+def test_solve_writes_a_certificate_that_proof_check_accepts(tmp_path):
+    path = tmp_path / "tiny.npz"
+    position = "lotus towers=2 lane=1 shared=3 trampoline_at=3"
+    r = run("solve", position, "--certificate", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["certificate"]["nodes"] > 0 and out["proven"] is True
+    r = run("proof", "check", str(path))
+    assert r.exit_code == 0, r.output
+    assert "valid" in r.output and "checked with the reference rules" in r.output
+    r = run("proof", "check", str(path), "--json")
+    report = json.loads(r.output)
+    assert report["valid"] is True and report["nodes"] == out["certificate"]["nodes"]
+
+
+@pytest.mark.parametrize("extra", [["--algo", "mcts"], ["--depth", "3"], ["--batch", "-"]])
+def test_solve_certificate_refuses_other_searches(tmp_path, extra):
+    r = run("solve", "lotus towers=3", "--certificate", str(tmp_path / "c.npz"), *extra)
+    assert r.exit_code == 2 and "does not go with --certificate" in r.output
+
+
+def test_solve_certificate_needs_a_finished_proof(tmp_path):
+    r = run("solve", "lotus towers=3", "--certificate", str(tmp_path / "c.npz"), "--time",
+            "0.001")
+    assert r.exit_code == 2 and "no certificate written" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "c.npz").exists()
+
+
+def test_solve_certificate_refuses_an_unwritable_place_before_proving(tmp_path):
+    r = run("solve", "lotus towers=3", "--certificate", str(tmp_path / "no" / "c.npz"))
+    assert r.exit_code == 2 and "cannot write into" in r.output
+
+
+def test_solve_certificate_refuses_other_games(tmp_path):
+    r = run("solve", "haru", "--certificate", str(tmp_path / "c.npz"))
+    assert r.exit_code == 2 and r.output.startswith("Error: ")
+
+
+# ---- the shipped certificates -------------------------------------------------------------
+@pytest.mark.parametrize("name, variant", [
+    ("lotus-towers3-basic-mandatory.npz", dict(towers=3, trampoline="mandatory")),
+    ("lotus-towers4-basic-mandatory.npz", dict(trampoline="mandatory")),    # the full game
+])
+def test_a_shipped_certificate_checks(name, variant):
+    path = SHIPPED / name
+    if not path.exists():
+        pytest.fail(f"the shipped certificate {path} is missing")
+    r = run("proof", "check", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["valid"] and report["winner"] == 1 and report["nodes"] > 1000
+    assert report["root"] == LotusState(**variant).to_notation()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.npz")), ids=lambda p: p.name)
+def test_every_shipped_certificate_checks(path):
+    cert = load_certificate(path)
+    report = check_certificate(cert)
+    assert report.nodes == cert.nodes and cert.winner == 1     # the second player wins
+
+
+@pytest.mark.parametrize("module", ["niwa.solver.certificate", "niwa.solver.known"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

@@ -1,0 +1,102 @@
+"""Known results (solver/known.py): `niwa solve` answers a position a shipped opening book
+or a certificate already proves at once, saying where from; `--fresh` proves again."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.solver.book import find_book, load_book
+from niwa.solver.certificate import extract_certificate
+from niwa.solver.known import known_result
+from niwa.solver.proof import ProofSearch
+from niwa.solver.solve import solve_position
+
+SMALL = "lotus towers=2 lane=1 shared=4 trampoline_at=3"
+
+
+@pytest.fixture(autouse=True)
+def _only_shipped_books(tmp_path, monkeypatch):
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path / "no-books"))
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("position", ["lotus", "lotus trampoline=mandatory"])
+def test_the_full_game_start_is_answered_from_the_shipped_book(position):
+    t0 = time.perf_counter()
+    r = run("solve", position, "--json")
+    elapsed = time.perf_counter() - t0
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["source"] == "book" and out["proven"] is True
+    assert out["value"] == 0.0      # seat 1 wins the full basic game (both trampolines)
+    assert "opening book lotus-" in out["status"] and "checksum ok" in out["status"]
+    assert out["time_s"] < 1.0 and elapsed < 5.0
+    text = run("solve", position).output
+    assert "proven loss for player 0" in text
+    assert "source proven (opening book lotus-" in text and "--fresh" in text
+
+
+def test_fresh_proves_again():
+    r = run("solve", "lotus", "--fresh", "--time", "0.2", "--tt-mb", "16", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["source"] == "search" and out["proven"] is False
+
+
+def test_other_searches_are_not_answered_from_the_book():
+    r = run("solve", "lotus", "--depth", "2", "--json")
+    assert json.loads(r.output)["source"] == "search"
+
+
+def test_a_book_position_inside_the_tree_is_answered_with_the_book_move():
+    state = LotusState()
+    book = load_book(find_book("lotus", state.variant))
+    # seat 0 (the loser) moves, then seat 1 is at a book position
+    state.apply(state.legal_actions()[0])
+    move = book.lookup(state)
+    assert move is not None and state.current_player() == book.winner
+    r = solve_position(state)
+    assert (r.algo, r.value, r.proven, r.best) == ("book", 1.0, True, move)
+    # a position off the book's tree is not known
+    other = LotusState(rule="pro")
+    assert known_result(other, folders=[]) is None
+
+
+def test_a_certificate_root_is_answered_from_the_certificate(tmp_path, monkeypatch):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    cert = extract_certificate(ProofSearch(tt_mb=8), state)
+    cert.save(tmp_path / "small.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a certificate")
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(tmp_path))
+    out = json.loads(run("solve", SMALL, "--json").output)
+    assert out["source"] == "certificate" and out["value"] == cert.value
+    assert "certificate small.npz, checksum ok" in out["status"]
+    out = json.loads(run("solve", SMALL, "--json", "--fresh").output)
+    assert out["source"] == "search" and out["value"] == cert.value
+    # a damaged certificate proves nothing: the position is proved afresh
+    with np.load(tmp_path / "small.npz") as z:
+        arrays = {k: z[k] for k in ("offsets", "actions", "children", "meta")}
+    arrays["actions"][0] ^= 1       # one move changed, the checksum left as it was
+    np.savez_compressed(tmp_path / "small.npz", **arrays)
+    out = json.loads(run("solve", SMALL, "--json").output)
+    assert out["source"] == "search" and out["value"] == cert.value
+
+
+def test_a_shipped_certificate_answers_its_root(monkeypatch):
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "certificates"
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(shipped))
+    out = json.loads(run("solve", "lotus towers=3 rule=pro", "--json").output)
+    assert out["source"] == "certificate" and out["value"] == 0.0
+    assert "lotus-towers3-pro-optional.npz, checksum ok" in out["status"]
