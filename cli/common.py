@@ -150,3 +150,30 @@ def runner_options(fn):
     return click.option("--workers", "-j", type=WORKERS, default=None,
                         help="Parallel games (default: all cores; with dask: the cluster's "
                              "threads).")(fn)
+
+
+def creatable_folder(path, option: str = "--out") -> None:
+    """Make the output folder `path` (and its parents) now, so that a folder that cannot
+    be created or written is one 'Error:' line before any work, not a traceback after."""
+    import os
+    from pathlib import Path
+
+    folder = Path(path).expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"{option} {path}: cannot create the folder "
+                        f"({e.strerror or type(e).__name__})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: the folder is not writable")
+
+
+def creatable_file(path, option: str = "--out") -> None:
+    """The folder of output file `path` made now (see creatable_folder); `path` itself
+    must not be a folder."""
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    if file.is_dir():
+        raise UserError(f"{option} {path} is a folder; give a file name")
+    creatable_folder(file.parent if str(file.parent) else ".", option)

@@ -23,18 +23,18 @@ def games_cmd():
 
     Example: niwa games
     """
-    rows = []
-    for name in list_games():
-        for option in get_game(name).options:
-            shown = option.shown().replace(", ", "|")
-            rows.append((name, option.key, shown, str(option.default), option.help))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    last = None
-    for name, key, shown, default, help_ in rows:
-        if name != last:
-            click.echo(name)
-            last = name
-        click.echo(f"  {key:<{widths[1]}}  {shown:<{widths[2]}}  default {default:<{widths[3]}}  {help_}")
+    rows = {name: [(option.key, option.shown().replace(", ", "|"), str(option.default),
+                    option.help) for option in get_game(name).options]
+            for name in list_games()}
+    every = [row for options in rows.values() for row in options]
+    widths = [max((len(r[i]) for r in every), default=0) for i in range(3)]
+    for name, options in rows.items():
+        click.echo(name)
+        if not options:
+            click.echo("  (no variant options)")
+        for key, shown, default, help_ in options:
+            click.echo(f"  {key:<{widths[0]}}  {shown:<{widths[1]}}  "
+                       f"default {default:<{widths[2]}}  {help_}")
 
 
 @click.command("agents")

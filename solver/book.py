@@ -45,6 +45,7 @@ import json
 import os
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,21 +149,35 @@ def load_book(path) -> Book:
     """Read and verify a book file; BookError (one line) if it is not a book or its
     checksum does not match."""
     path = Path(path)
+    rebuild = "delete it and build it again (niwa book build)"
     try:
         with np.load(path, allow_pickle=False) as z:
-            keys, actions, meta = z["keys"], z["actions"], json.loads(str(z["meta"]))
+            keys, actions, text = z["keys"], z["actions"], z["meta"]
+            text = str(text) if text.dtype.kind == "U" and text.ndim == 0 else None
+            meta = json.loads(text) if text is not None else None
     except FileNotFoundError:
         raise BookError(f"no book at {path}") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-        raise BookError(f"{path} is not a readable book ({e})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BookError(f"{path}: not a {FORMAT} file")
+    except (OSError, ValueError, KeyError, EOFError, TypeError, MemoryError,
+            NotImplementedError, zipfile.BadZipFile, zlib.error) as e:
+        # a damaged archive fails in zipfile, zlib or numpy's reader, each in its own way
+        # (an unknown compression method, a bad CRC, a broken .npy header...)
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BookError(f"{path} is not a readable book ({first}); {rebuild}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or \
+            text != json.dumps(meta, sort_keys=True):
+        raise BookError(f"{path}: not a {FORMAT} file (or its header is damaged); {rebuild}")
+    if keys.dtype != np.uint64 or actions.dtype != np.int32 or keys.ndim != 1 \
+            or actions.ndim != 1:
+        raise BookError(f"{path}: malformed book arrays; {rebuild}")
     if meta.get("sha256") != _checksum(keys, actions, meta):
         raise BookError(f"{path}: checksum mismatch, the book is damaged or was edited; "
-                        f"delete it and build it again (niwa book build)")
-    if keys.dtype != np.uint64 or actions.dtype != np.int32 or len(keys) != len(actions) \
-            or len(keys) != meta.get("entries") or np.any(keys[1:] <= keys[:-1]):
+                        f"{rebuild}")
+    if len(keys) != len(actions) or len(keys) != meta.get("entries") \
+            or np.any(keys[1:] <= keys[:-1]):
         raise BookError(f"{path}: malformed book arrays")
+    fields = {"game": str, "variant": dict, "plies": int, "winner": int}
+    if any(not isinstance(meta.get(k), t) for k, t in fields.items()):
+        raise BookError(f"{path}: malformed book header; {rebuild}")
     fixed = ("format", "game", "variant", "plies", "winner", "entries", "sha256")
     return Book(game=meta["game"], variant=meta["variant"], plies=meta["plies"],
                 winner=meta["winner"], keys=keys, actions=actions,

@@ -1,10 +1,33 @@
-"""Shared test set-up."""
+"""Shared test set-up: the suite is hermetic.
+
+Nothing the user has can change a result: before any test runs, HOME and XDG_CACHE_HOME
+point at a fresh temporary home (so ~/.cache/niwa, where books and endgame tables are built
+by default, is empty), NIWA_TABLES and NIWA_BOOKS at empty folders in it, and every other
+NIWA_* variable of the user's environment is removed. The settings are made in os.environ,
+so the `niwa` subprocesses some tests start inherit them; a test that needs a table or a
+book points the variable at its own folder with monkeypatch.
+"""
+
+import os
 
 import pytest
 
+# every variable the package reads (grep NIWA_ in ext/ solver/ analysis/ cli/ setup.py)
+NIWA_FOLDERS = {"NIWA_TABLES": "no-tables", "NIWA_BOOKS": "no-books"}
 
-@pytest.fixture(autouse=True)
-def _no_user_tables(tmp_path_factory, monkeypatch):
-    """Tests never read the user's endgame tables (~/.cache/niwa/tables): `niwa solve`
-    and the searchers look in an empty folder unless a test points them elsewhere."""
-    monkeypatch.setenv("NIWA_TABLES", str(tmp_path_factory.getbasetemp() / "no-tables"))
+
+@pytest.fixture(autouse=True, scope="session")
+def _hermetic_environment(tmp_path_factory):
+    """A temporary home, cache and NIWA_* folders for the whole session (restored after)."""
+    home = tmp_path_factory.mktemp("home")
+    wanted = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    for name, folder in NIWA_FOLDERS.items():
+        (home / folder).mkdir()
+        wanted[name] = str(home / folder)
+    saved = dict(os.environ)
+    for name in [n for n in os.environ if n.startswith("NIWA_")]:
+        del os.environ[name]
+    os.environ.update(wanted)
+    yield home
+    os.environ.clear()
+    os.environ.update(saved)
