@@ -17,7 +17,8 @@ class UserError(click.ClickException):
 
 
 def user_errors(fn):
-    """Turn every NiwaError (bad position, agent, variant, action) into a UserError."""
+    """Turn every NiwaError (bad position, agent, variant, action) and a MemoryError into
+    a UserError."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -25,6 +26,11 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except NiwaError as e:
             raise UserError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+        except MemoryError as e:
+            # a table or a pool larger than the memory (or ulimit -v) allows
+            detail = str(e).splitlines()[0] if str(e) else "a table or buffer did not fit"
+            raise UserError(f"out of memory: {detail}; ask for less (--tt-mb, --tt, "
+                            f"--workers)") from None
         except (KeyboardInterrupt, BrokenPipeError):
             sys.exit(130)
 

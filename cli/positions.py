@@ -6,7 +6,15 @@ import json
 
 import click
 
-from niwa.cli.common import Number, UserError, load_position, user_errors, variant_option
+from niwa.cli.common import (
+    SEED,
+    Number,
+    UserError,
+    creatable_file,
+    load_position,
+    user_errors,
+    variant_option,
+)
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options
 
@@ -169,9 +177,9 @@ def perft_cmd(position, depth, divide):
 @click.command("bench")
 @click.argument("game", required=False)
 @variant_option
-@click.option("--seconds", type=float, default=2.0, show_default=True,
-              help="Time spent on each side (engine, oracle).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seconds", type=Number(float, 0, 3600, low_open=True), default=2.0,
+              show_default=True, help="Time spent on each side (engine, oracle).")
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--suite", is_flag=True,
               help="The full suite (engine, search, OpenSpiel, strength, throughput, memory); "
                    "writes --out. Needs niwa[openspiel]; about 9 minutes on 2 cores.")
@@ -188,6 +196,7 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
     from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 
     if suite:
+        creatable_file(out)
         try:
             from niwa.analysis.bench.suite import format_table, run_suite
         except ImportError as e:

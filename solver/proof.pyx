@@ -103,6 +103,13 @@ cdef uint32_t WORK_MAX = 0xFFFFFFFF
 cdef double EVAL_INIT_SCALE = 4.0   # init="evaluation": numbers 1..5 from the evaluation
 cdef uint64_t DRAW_PASS_SALT = 0xD1B54A32D192ED03ULL    # table keys of pass 0 (draws win for seat 0)
 
+MAX_TT_MB = (1 << 32) * PN_BUCKET * sizeof(PNEntry) // 1048576
+
+
+class ProofTableError(NiwaError, MemoryError):
+    """The proof table cannot be had at the size asked (a one-line message)."""
+
+
 cdef enum:
     INIT_UNIFORM = 0
     INIT_MOBILITY = 1
@@ -304,7 +311,8 @@ cdef class ProofSearch:
         if self.states == NULL or self.c_move == NULL or self.c_key == NULL \
                 or self.c_kind == NULL or self.c_p == NULL or self.c_d == NULL or self.c_score == NULL \
                 or self.scratch == NULL:
-            raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
+            raise ProofTableError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} "
+                                  f"plies")
         self.state_refs = None
         self.used = 0
         self.draws_seen = False
@@ -319,7 +327,8 @@ cdef class ProofSearch:
         if self.nbuckets < 1:
             self.nbuckets = 1
         if self.nbuckets >= (<uint64_t>1) << 32:
-            raise ValueError("tt_mb too large (at most 2^32 buckets)")
+            raise ProofTableError(f"a {tt_mb:g} MB proof table is above the largest one "
+                                  f"({MAX_TT_MB:,} MB: 2^32 buckets)")
         self.capacity = self.nbuckets * PN_BUCKET
         # The table is mapped (zero pages, committed only when touched). With huge_pages it
         # is also asked for 2 MB pages: with 4 kB pages nearly every probe of a multi-GB
@@ -331,12 +340,13 @@ cdef class ProofSearch:
         if avail is not None and self.tt_bytes > avail:
             # the mapping itself would succeed (pages are committed lazily) and the process
             # would be killed only once the table fills: refuse now instead
-            raise MemoryError(f"a {tt_mb:g} MB proof table does not fit in the "
-                              f"{avail / 1048576:.0f} MB of memory available")
+            raise ProofTableError(f"a {tt_mb:g} MB proof table does not fit in the "
+                                  f"{avail / 1048576:.0f} MB of memory available")
         cdef void* mem = mmap(NULL, self.tt_bytes, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
-            raise MemoryError(f"cannot map a {tt_mb:g} MB proof table")
+            raise ProofTableError(f"cannot map a {tt_mb:g} MB proof table (not enough "
+                                  f"memory, or a limit such as ulimit -v)")
         if huge_pages:
             madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
         self.tt = <PNEntry*>mem
