@@ -236,6 +236,9 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
     if not root.proven:
         raise BookError(f"the start was not proven ({root.summary()}); give more time or "
                         f"--tt-mb")
+    if root.value not in (0.0, 1.0):
+        raise BookError(f"the start is a draw ({root.summary()}): a book holds the moves of "
+                        f"a proven winner")
     winner = root.player if root.value == 1.0 else 1 - root.player
     proof_s, proof_nodes = time.time() - t0, root.nodes
     nodes0 = search.nodes

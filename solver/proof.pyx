@@ -236,9 +236,24 @@ cdef class SymmetricKeys(KeyHook):
         return s.c_symmetric_hash()
 
 
+cdef class SpreadKeys(KeyHook):
+    """The game's symmetric hash, spread over all 64 bits (a bijection: no new collisions).
+    The table's bucket comes from a key's high bits, so a game whose hash is a small
+    number (a plain-Python plugin's board code, e.g. tic-tac-toe's base-3 cells) would
+    put every position into a handful of buckets; Zobrist keys need no spreading."""
+
+    cdef uint64_t key(self, State s) noexcept:
+        cdef uint64_t h = s.c_symmetric_hash()
+        h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ULL
+        return h ^ (h >> 29)
+
+
 def _known_symmetry(state):
-    """The hook of symmetry="auto": the game's own symmetric hash."""
-    return SymmetricKeys()
+    """The hook of symmetry="auto": the game's own symmetric hash (spread for plain-Python
+    games, whose hash() may be any small number)."""
+    from niwa.ext.python_state import PythonGameState
+
+    return SpreadKeys() if isinstance(state, PythonGameState) else SymmetricKeys()
 
 
 cdef class ProofSearch:
