@@ -99,7 +99,10 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     t0 = time.perf_counter()
     r = _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
                         tables)
-    return dataclasses.replace(r, time_s=time.perf_counter() - t0)
+    elapsed = time.perf_counter() - t0
+    if r.algo == "chance":
+        return dataclasses.replace(r, time_s=elapsed, nps=r.nodes / elapsed if elapsed else 0.0)
+    return dataclasses.replace(r, time_s=elapsed)
 
 
 def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
@@ -197,11 +200,12 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
             v, exact, method = child.returns()[pov], True, "end of game"
         else:
             r = None
-            if child.current_player() != CHANCE:
+            tries = [algo] + (["alphabeta"] if algo in ("auto", "proof") else [])
+            while r is None and tries and child.current_player() != CHANCE:
                 try:
-                    r = _solve_position(child, algo, share, depth, iters, seed, tt_bits,
-                                        False, tt_mb, tables)
-                except SolveError:
+                    r = _solve_position(child, tries.pop(0), share, depth, iters, seed,
+                                        tt_bits, False, tt_mb, tables)
+                except NiwaError:     # e.g. the proof met a chance node further down
                     r = None
                 if r is not None and _value_of(r, pov, state.num_players) is None \
                         and r.algo == "alphabeta" and r.value is not None:
