@@ -98,3 +98,24 @@ def info_cmd(where, variants):
     book = load_book(path)
     click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
                           sort_keys=True))
+
+
+@book_group.command("upgrade")
+@click.argument("path", type=click.Path(dir_okay=False, exists=True))
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the upgraded book here (default: replace PATH).")
+@user_errors
+def upgrade_cmd(path, out):
+    """Rewrite a book of an older format (niwa-book-1) in the current one, after checking
+    its checksum; its moves are kept as they are."""
+    from niwa.solver.book import load_book, upgrade_book
+
+    if out:
+        creatable_file(out)
+    try:
+        written = upgrade_book(path, out)
+    except OSError as e:
+        raise UserError(f"cannot write {out or path}: {e.strerror or e}") from None
+    book = load_book(written)
+    click.echo(json.dumps({"path": str(written), **book.meta(), "sha256": book.sha256},
+                          sort_keys=True))

@@ -95,9 +95,7 @@ def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
                 # a damaged book found on its own is skipped (the agent proves live), not
                 # a reason to forfeit every game
                 tell_once(who, f"{e} (the book is skipped: proving live)")
-                _BOOKS[where] = None
-        if _BOOKS[where] is None:
-            return None
+                return None
     if where not in _BOOKS:
         try:
             _BOOKS[where] = load_book(where)

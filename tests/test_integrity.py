@@ -228,3 +228,30 @@ def test_perfect_skips_a_damaged_book_it_finds_and_refuses_one_it_is_given(
     assert "is skipped" in capsys.readouterr().err
     with pytest.raises((AgentError, NiwaError)):
         make_agent(f"perfect:book={tmp_path / book_name('lotus', TINY)}", seed=1)
+
+
+def test_an_old_format_book_is_refused_with_how_to_convert_and_upgrade_keeps_its_moves(
+        tmp_path, book_bytes):
+    from niwa.solver.book import _checksum
+
+    (tmp_path / "new.npz").write_bytes(book_bytes)
+    book = load_book(tmp_path / "new.npz")
+    meta = {**book.meta(), "format": "niwa-book-1"}
+    meta["sha256"] = _checksum(book.keys, book.actions, meta)
+    old = tmp_path / "old.npz"
+    with old.open("wb") as f:       # exactly how niwa-book-1 files were written
+        np.savez_compressed(f, keys=book.keys, actions=book.actions,
+                            meta=np.array(json.dumps(meta, sort_keys=True)))
+    with pytest.raises(BookError, match="niwa book upgrade"):
+        load_book(old)
+    r = run("book", "upgrade", old, "--out", tmp_path / "up.npz")
+    assert r.exit_code == 0, r.output
+    again = load_book(tmp_path / "up.npz")
+    assert np.array_equal(again.keys, book.keys) and np.array_equal(again.actions, book.actions)
+    assert again.meta()["format"] == "niwa-book-2"
+    # an old file whose checksum fails is not upgraded
+    damaged = bytearray(old.read_bytes())
+    damaged[len(damaged) // 3] ^= 4
+    old.write_bytes(bytes(damaged))
+    r = run("book", "upgrade", old, "--out", tmp_path / "up2.npz")
+    assert r.exit_code == 2 and not (tmp_path / "up2.npz").exists()
