@@ -63,9 +63,11 @@ def print_report(state, r) -> None:
     if r.algo == "chance":
         click.echo(r.status)
     elif r.status and not r.proven:
-        estimate = ("alpha-beta's estimate in the time left" if r.algo != "proof" else
-                    "no estimate: the root's proof (pn) and disproof (dn) numbers say how "
-                    "near each answer the proof got")
+        estimate = ("no estimate: the root's proof (pn) and disproof (dn) numbers say how "
+                    "near each answer the proof got" if r.algo == "proof" else
+                    "alpha-beta's estimate in the time left" if r.algo == "proof+alphabeta"
+                    else f"{r.algo.split('+')[-1].upper()}'s estimate in the time left"
+                    if r.algo in ("proof+mcts", "mcts", "ismcts") else "an estimate")
         click.echo(f"{r.status}; the value is {estimate}")
     if r.table_warning:
         click.echo(f"proof table: {r.table_warning}")

@@ -13,7 +13,9 @@ checkers proof did: in pass w a drawn end counts as a win for seat w. Pass 1 alw
 pass 0 runs only once a draw has been met (a game without draws never pays for it). For
 the mover m, the pass that counts draws for m answers "m gets at least a draw" and the
 other "m wins outright"; the two answers give 1, 0.5 or 0. Both passes share the table
-(pass 0's keys are salted).
+(pass 0's keys are salted). On Lotus (no draws) nothing changes: towers 3..1 basic takes
+the same 1,061,650 expansions, at 699K nodes/s before and 717K after (CPU time, medians
+of 4 alternating runs each on a loaded 2-core machine: the same within its noise).
 
 Proof numbers (Allis). For a position n with the mover to play, pn(n) is the least number of
 leaves that must still be shown won to prove "the mover wins", dn(n) the least to prove "the

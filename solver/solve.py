@@ -135,12 +135,22 @@ def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only
             return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table)
         if algo == "proof":
             raise SolveError(refusal)
-        algo = "mcts" if has_hidden_information(state) else "alphabeta"
+        chosen = algo = "mcts" if has_hidden_information(state) else "alphabeta"
+    else:
+        chosen = None
     if algo == "alphabeta":
         ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
         limit = 10.0 if time_s is None and depth is None else (time_s or 0.0)
+        t0 = time.perf_counter()
         r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True,
                       episode=round_only)
+        if r.value is None and chosen and not round_only and depth is None:
+            # auto chose alpha-beta and it finished no iteration: MCTS values every move
+            # in what is left of the time (at least a tenth of it)
+            rest = max(limit - (time.perf_counter() - t0), 0.1 * limit, 0.05)
+            r = dataclasses.replace(_mcts(state, rest, None, seed, table),
+                                    status="alpha-beta finished no iteration in time: "
+                                           "MCTS's estimate")
         if r.value is None:
             raise SolveError("no search iteration finished in time: give more --time")
         return r
