@@ -81,7 +81,7 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
-    `algo`: proof (df-pn, two-player perfect-information win/loss games), alphabeta, mcts,
+    `algo`: proof (df-pn, two-player perfect-information win/draw/loss games), alphabeta, mcts,
     or auto (proof where it applies, else alpha-beta unless something is hidden: then
     ISMCTS). A proof that does not finish in `time_s` hands the time it did not use to
     alpha-beta (or, with none left, reports the root's proof/disproof numbers): the
