@@ -99,12 +99,10 @@ def _solo_record(record_file, game_number) -> bool:
     return start.game_name == "bonsai" and start.num_players == 1
 
 
-def _recorded_position(record_file, game_number, ply, position, batch):
+def _recorded_position(record_file, game_number, ply):
     """The position after `ply` plies of game `game_number` of a record (any game)."""
     from niwa.analysis.arena.game_record import read_game
 
-    if position or batch is not None:
-        raise UserError("--record gives the position: leave POSITION and --batch out")
     return read_game(record_file, game_number).replay(ply)
 
 
@@ -241,6 +239,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         raise UserError(f"{stray[0]} goes with --record (--nodes with --deck-known)")
     if batch is None and not position and not record_file:
         raise UserError("give a POSITION, --record FILE or --batch FILE")
+    if record_file and (position or batch is not None):
+        raise UserError("--record gives the position: leave POSITION and --batch out")
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
     tables = None if no_tables else (tables_dir or "auto")
@@ -273,8 +273,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             raise UserError(f"{failed} of {failed + solved} positions could not be solved "
                             "(their line numbers are above); the others are in the CSV")
         return
-    state = _recorded_position(record_file, game_number, ply, position, batch) \
-        if record_file else load_position(position)
+    state = _recorded_position(record_file, game_number, ply) if record_file else \
+        load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
                        tables)
     if as_json:

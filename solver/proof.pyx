@@ -218,6 +218,12 @@ def _available_bytes():
     return None
 
 
+def _other_game(State held, State state):
+    """True when the table's positions (`held`) belong to another game or variant than
+    `state`: every plain-Python game is a PythonGameState, so the name is compared too."""
+    return held.game_name != state.game_name or _variant(held) != _variant(state)
+
+
 def _variant(state):
     try:
         return state.variant
@@ -722,7 +728,7 @@ cdef class ProofSearch:
                             "something from a player")
         self.exact_on = self.exact is not None and self.exact.accepts(state)
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                _variant(self.state_refs[0]) != _variant(state):
+                _other_game(self.state_refs[0], state):
             if self.state_refs:
                 self.clear()        # another game or variant: its entries mean nothing here
             self.state_refs = [state.c_clone() for _ in range(self.max_ply + 1)]
@@ -899,7 +905,7 @@ cdef class ProofSearch:
         if state.c_is_terminal():
             return
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                _variant(self.state_refs[0]) != _variant(state):
+                _other_game(self.state_refs[0], state):
             self._prepare(state)
 
     def _root_values(self, State state):

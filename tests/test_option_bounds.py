@@ -63,11 +63,23 @@ def test_odd_move_text_in_show_is_refused(move):
     refused(run("show", LOTUS, "--moves", move), "move 1")
 
 
-@pytest.mark.parametrize("move", ["²", "1" * 5000])
-def test_odd_move_text_in_play_is_asked_again(move):
-    r = run("play", LOTUS, "--agents", "human", "random", input=f"{move}\nquit\n")
-    assert "Traceback" not in r.output and r.exception is None or \
-        isinstance(r.exception, SystemExit), r.output
+@pytest.mark.parametrize("move, answer", [("²", "unknown or illegal move '²'"),
+                                          ("٣", "unknown or illegal move"),
+                                          ("1" * 5000, "there is no move 111111111111...")])
+def test_odd_move_text_in_play_is_asked_again(move, answer):
+    r = run("play", "lotus", "-v", "towers=1", "--p1", "random", "--no-record",
+            input=f"{move}\nquit\n")
+    assert answer in r.output and "Traceback" not in r.output, r.output
+    assert not isinstance(r.exception, ValueError)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(min_size=1, max_size=30).filter(lambda t: t.strip() and "\n" not in t))
+def test_any_move_text_in_show_is_a_move_or_one_error(text):
+    r = run("show", LOTUS, "--moves", text)
+    assert r.exit_code in (0, 2) and "Traceback" not in r.output
+    if r.exit_code == 2:
+        assert r.output.startswith("Error:") and len(r.output.strip().splitlines()) == 1
 
 
 def _blocked(tmp_path):
