@@ -149,3 +149,26 @@ def test_analyse_with_the_proof_writes_its_report(ttt, tmp_path):
 def test_games_lists_a_game_without_options(ttt):
     r = run("games")
     assert r.exit_code == 0 and "\ntictactoe\n  (no variant options)\n" in r.output
+
+
+def test_one_searcher_keeps_two_plain_python_games_with_equal_variants_apart(ttt, positions):
+    """Every plain-Python game is a PythonGameState and tic-tac-toe's variant is {}: a
+    misère twin (three in a row loses) with the same variant must not read its table."""
+    from example_games import _tictactoe_class
+
+    from niwa.ext.python_game import PythonGameState
+
+    class Misere(_tictactoe_class()):
+        game_name = "misere-tictactoe"
+
+        def returns(self):
+            return [1.0 - r for r in super().returns()]
+
+    search = ProofSearch(tt_mb=8)
+    for state, expected in positions[::151]:
+        assert search.solve(state, root_values=False, pv=False).value == expected
+        twin = Misere()
+        twin.cells = list(state.game.cells)
+        twin = PythonGameState(twin)
+        r = search.solve(twin, root_values=False, pv=False)
+        assert r.value == minimax(twin, twin.current_player()), state.to_notation()
