@@ -13,6 +13,7 @@ from niwa.cli.common import (
     AgentsCommand,
     Number,
     UserError,
+    creatable_folder,
     given_on_command_line,
     recorded_command,
     runner_options,
@@ -133,6 +134,7 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)
+    creatable_folder(out_dir)
     ex = make_executor(executor, workers)
     for note in plan[1]:
         click.echo(note, err=True)

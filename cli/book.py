@@ -7,7 +7,7 @@ import json
 
 import click
 
-from niwa.cli.common import Number, UserError, user_errors, variant_option
+from niwa.cli.common import Number, UserError, creatable_file, user_errors, variant_option
 
 
 def register(main: click.Group) -> None:
@@ -59,6 +59,7 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
 
     variant = _variant(game, variants)
     path = out or str(books_dir() / book_name(game, variant))
+    creatable_file(path)
     click.echo(f"proving {game} {variant} with a {tt_mb:g} MB table, then walking "
                f"{plies} plies -> {path}", err=True)
     try:
@@ -67,7 +68,10 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
                           progress=sys.stderr.isatty() if progress is None else progress)
     except MemoryError as e:
         raise UserError(str(e)) from None
-    book.save(path)
+    try:
+        book.save(path)
+    except OSError as e:
+        raise UserError(f"cannot write the book {path}: {e.strerror or e}") from None
     click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
                           sort_keys=True))
 
@@ -93,4 +97,25 @@ def info_cmd(where, variants):
                             f"{books_dir() / book_name(where, variant)} (niwa book build)")
     book = load_book(path)
     click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
+                          sort_keys=True))
+
+
+@book_group.command("upgrade")
+@click.argument("path", type=click.Path(dir_okay=False, exists=True))
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the upgraded book here (default: replace PATH).")
+@user_errors
+def upgrade_cmd(path, out):
+    """Rewrite a book of an older format (niwa-book-1) in the current one, after checking
+    its checksum; its moves are kept as they are."""
+    from niwa.solver.book import load_book, upgrade_book
+
+    if out:
+        creatable_file(out)
+    try:
+        written = upgrade_book(path, out)
+    except OSError as e:
+        raise UserError(f"cannot write {out or path}: {e.strerror or e}") from None
+    book = load_book(written)
+    click.echo(json.dumps({"path": str(written), **book.meta(), "sha256": book.sha256},
                           sort_keys=True))

@@ -17,7 +17,8 @@ class UserError(click.ClickException):
 
 
 def user_errors(fn):
-    """Turn every NiwaError (bad position, agent, variant, action) into a UserError."""
+    """Turn every NiwaError (bad position, agent, variant, action) and a MemoryError into
+    a UserError."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -25,6 +26,11 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except NiwaError as e:
             raise UserError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+        except MemoryError as e:
+            # a table or a pool larger than the memory (or ulimit -v) allows
+            detail = str(e).splitlines()[0] if str(e) else "a table or buffer did not fit"
+            raise UserError(f"out of memory: {detail}; ask for less (--tt-mb, --tt, "
+                            f"--workers)") from None
         except (KeyboardInterrupt, BrokenPipeError):
             sys.exit(130)
 
@@ -150,3 +156,30 @@ def runner_options(fn):
     return click.option("--workers", "-j", type=WORKERS, default=None,
                         help="Parallel games (default: all cores; with dask: the cluster's "
                              "threads).")(fn)
+
+
+def creatable_folder(path, option: str = "--out") -> None:
+    """Make the output folder `path` (and its parents) now, so that a folder that cannot
+    be created or written is one 'Error:' line before any work, not a traceback after."""
+    import os
+    from pathlib import Path
+
+    folder = Path(path).expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"{option} {path}: cannot create the folder "
+                        f"({e.strerror or type(e).__name__})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: the folder is not writable")
+
+
+def creatable_file(path, option: str = "--out") -> None:
+    """The folder of output file `path` made now (see creatable_folder); `path` itself
+    must not be a folder."""
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    if file.is_dir():
+        raise UserError(f"{option} {path} is a folder; give a file name")
+    creatable_folder(file.parent if str(file.parent) else ".", option)

@@ -60,11 +60,15 @@ def choose_move(state, player: int, text: str) -> int:
     legal = state.legal_actions(player)
     names = [state.action_to_string(a, player) for a in legal]
     text = text.strip()
-    if text.isdigit():
-        k = int(text)
-        if 1 <= k <= len(legal):
+    if text.isascii() and text.isdigit():
+        # ASCII digits only ('²' is a digit to str.isdigit, not to int()), and no number
+        # longer than any list: a 5,000-digit one is over int()'s limit
+        k = int(text) if len(text) <= 9 else None
+        if k is not None and 1 <= k <= len(legal):
             return legal[k - 1]
-        raise IllegalActionError(f"there is no move {k}: choose 1..{len(legal)} or type a name")
+        shown = text if len(text) <= 12 else text[:12] + "..."
+        raise IllegalActionError(f"there is no move {shown}: choose 1..{len(legal)} or type "
+                                 f"a name")
     lowered = {n.lower(): a for n, a in zip(names, legal, strict=True)}
     if text.lower() in lowered:
         return lowered[text.lower()]

@@ -6,7 +6,15 @@ import json
 
 import click
 
-from niwa.cli.common import Number, UserError, load_position, user_errors, variant_option
+from niwa.cli.common import (
+    SEED,
+    Number,
+    UserError,
+    creatable_file,
+    load_position,
+    user_errors,
+    variant_option,
+)
 from niwa.ext.registry import games as list_games
 from niwa.ext.registry import get_game, parse_variant_options
 
@@ -23,18 +31,18 @@ def games_cmd():
 
     Example: niwa games
     """
-    rows = []
-    for name in list_games():
-        for option in get_game(name).options:
-            shown = option.shown().replace(", ", "|")
-            rows.append((name, option.key, shown, str(option.default), option.help))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    last = None
-    for name, key, shown, default, help_ in rows:
-        if name != last:
-            click.echo(name)
-            last = name
-        click.echo(f"  {key:<{widths[1]}}  {shown:<{widths[2]}}  default {default:<{widths[3]}}  {help_}")
+    rows = {name: [(option.key, option.shown().replace(", ", "|"), str(option.default),
+                    option.help) for option in get_game(name).options]
+            for name in list_games()}
+    every = [row for options in rows.values() for row in options]
+    widths = [max((len(r[i]) for r in every), default=0) for i in range(3)]
+    for name, options in rows.items():
+        click.echo(name)
+        if not options:
+            click.echo("  (no variant options)")
+        for key, shown, default, help_ in options:
+            click.echo(f"  {key:<{widths[0]}}  {shown:<{widths[1]}}  "
+                       f"default {default:<{widths[2]}}  {help_}")
 
 
 @click.command("agents")
@@ -169,9 +177,9 @@ def perft_cmd(position, depth, divide):
 @click.command("bench")
 @click.argument("game", required=False)
 @variant_option
-@click.option("--seconds", type=float, default=2.0, show_default=True,
-              help="Time spent on each side (engine, oracle).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seconds", type=Number(float, 0, 3600, low_open=True), default=2.0,
+              show_default=True, help="Time spent on each side (engine, oracle).")
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--suite", is_flag=True,
               help="The full suite (engine, search, OpenSpiel, strength, throughput, memory); "
                    "writes --out. Needs niwa[openspiel]; about 9 minutes on 2 cores.")
@@ -188,6 +196,7 @@ def bench_cmd(game, variants, seconds, seed, suite, out, search):
     from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 
     if suite:
+        creatable_file(out)
         try:
             from niwa.analysis.bench.suite import format_table, run_suite
         except ImportError as e:

@@ -41,6 +41,9 @@ def _value_text(state, r) -> str:
     if r.value is None:
         return f"value unknown for {who}, the player to move"
     kind = "proven" if r.proven else "estimate"
+    if r.algo == "chance":
+        return (f"chance moves next: value {r.value:.4f} ({'exact' if r.proven else 'estimate'})"
+                f" = expected return of {who} over the chance outcomes (1 = win, 0 = loss)")
     if r.episode is not None:
         return (f"value {r.value:.4f} ({kind}) = value of the rest of round {r.episode} "
                 f"for {who} (open hands): the game's evaluation when the round ends (Haru: "
@@ -58,10 +61,16 @@ def print_report(state, r) -> None:
                    f"for player {r.player}: winning line {' '.join(r.pv) or '-'}")
     elif r.proven and r.value <= 1e-9:
         click.echo(f"proven loss for player {r.player}")
-    if r.status and not r.proven:
-        estimate = ("alpha-beta's estimate in the time left" if r.algo != "proof" else
-                    "no estimate: the root's proof (pn) and disproof (dn) numbers say how "
-                    "near each answer the proof got")
+    elif r.proven and abs(r.value - 0.5) < 1e-9 and r.algo == "proof":
+        click.echo(f"proven draw for player {r.player}: drawing line {' '.join(r.pv) or '-'}")
+    if r.algo == "chance":
+        click.echo(r.status)
+    elif r.status and not r.proven:
+        estimate = ("no estimate: the root's proof (pn) and disproof (dn) numbers say how "
+                    "near each answer the proof got" if r.algo == "proof" else
+                    "alpha-beta's estimate in the time left" if r.algo == "proof+alphabeta"
+                    else f"{r.algo.split('+')[-1].upper()}'s estimate in the time left"
+                    if r.algo in ("proof+mcts", "mcts", "ismcts") else "an estimate")
         click.echo(f"{r.status}; the value is {estimate}")
     if r.table_warning:
         click.echo(f"proof table: {r.table_warning}")
@@ -72,17 +81,34 @@ def print_report(state, r) -> None:
     click.echo(f"best   {r.best_name or '-'}")
     click.echo(f"algo   {r.algo}")
     if r.actions:
-        click.echo("actions:")
+        click.echo("chance outcomes (value for player "
+                   f"{r.player}):" if r.algo == "chance" else "actions:")
         for a in r.actions:
             value = "-" if a.value is None else f"{a.value:.4f}"
             extra = f"  visits {a.visits:>8} ({a.share:.1%})" if a.visits is not None else ""
-            click.echo(f"  {a.name:<16} {value}{extra}")
+            exact = "" if a.proven is None or r.proven else \
+                ("  exact" if a.proven else "  estimate")
+            click.echo(f"  {a.name:<16} {value}{extra}{exact}")
     strategy = _mixed_strategy(state, r)
     if strategy:
         click.echo(f"mixed strategy of player {r.player}: {strategy_text(strategy)}")
     click.echo(f"pv     {' '.join(r.pv) or '-'}")
     click.echo(f"depth {r.depth}  nodes {r.nodes:,}  nodes/s {r.nps:,.0f}  "
                f"time {r.time_s:.3f}s  tt fill {r.tt_fill:.2%}")
+
+
+def _solo_record(record_file, game_number) -> bool:
+    from niwa.analysis.arena.game_record import read_game
+
+    start = read_game(record_file, game_number).start_state()
+    return start.game_name == "bonsai" and start.num_players == 1
+
+
+def _recorded_position(record_file, game_number, ply):
+    """The position after `ply` plies of game `game_number` of a record (any game)."""
+    from niwa.analysis.arena.game_record import read_game
+
+    return read_game(record_file, game_number).replay(ply)
 
 
 def strategy_text(strategy) -> str:
@@ -107,7 +133,11 @@ def json_report(state, r) -> dict:
         out["status"] = r.status
     out["actions"] = [{k: v for k, v in a.items() if v is not None or k == "value"}
                       for a in full["actions"]]
-    if r.status and (not r.proven or r.table_warning):
+    if r.algo == "chance":
+        out["chance"] = True
+        out["player"] = r.player
+        out["status"] = r.status
+    elif r.status and (not r.proven or r.table_warning):
         out["status"] = r.status
         out["table_warning"] = r.table_warning
         out["proof_numbers"] = r.proof_numbers
@@ -154,7 +184,8 @@ def json_report(state, r) -> dict:
                    "deck comes from --record, --deck, --deck-seed or the position's own "
                    "'deck order' (each of those implies --deck-known).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
-              help="--deck-known: a recorded solo game (games.jsonl or a niwa play save); "
+              help="A recorded game (games.jsonl or a niwa play save): solve the position "
+                   "after --ply plies of --game. A solo Bonsai record implies --deck-known: "
                    "its reveals give the deck order, and its score is compared.")
 @click.option("--game", "game_number", type=Number(int, 1, 10**9), default=None,
               help="--record: which game of FILE (1 = the first line).")
@@ -200,8 +231,10 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
 
     Example: niwa solve "lotus towers=2" --time 5
     """
-    deck_known = deck_known or bool(record_file or deck_cards is not None
-                                    or deck_seed is not None)
+    # a solo Bonsai record is searched with its deck known (its reveals give the order);
+    # a record of any other game gives the position to solve
+    deck_known = deck_known or deck_cards is not None or deck_seed is not None or \
+        bool(record_file and _solo_record(record_file, game_number))
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
 
@@ -215,12 +248,15 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         solve_solo_cmd(position, record_file, game_number, ply, deck_cards, deck_seed,
                        time_s, node_limit, tt_bits, seed, as_json)
         return
-    stray = [name for name, on in (("--game", game_number is not None), ("--ply", ply),
+    stray = [name for name, on in (("--game", game_number is not None and not record_file),
+                                   ("--ply", ply and not record_file),
                                    ("--nodes", node_limit is not None)) if on]
     if stray:
-        raise UserError(f"{stray[0]} goes with --deck-known (--record)")
-    if batch is None and not position:
-        raise UserError("give a POSITION or --batch FILE")
+        raise UserError(f"{stray[0]} goes with --record (--nodes with --deck-known)")
+    if batch is None and not position and not record_file:
+        raise UserError("give a POSITION, --record FILE or --batch FILE")
+    if record_file and (position or batch is not None):
+        raise UserError("--record gives the position: leave POSITION and --batch out")
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
     tables = None if no_tables else (tables_dir or "auto")
@@ -257,7 +293,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             raise UserError(f"{failed} of {failed + solved} positions could not be solved "
                             "(their line numbers are above); the others are in the CSV")
         return
-    state = load_position(position)
+    state = _recorded_position(record_file, game_number, ply) if record_file else \
+        load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
                        tables, fresh=fresh)
     if as_json:

@@ -74,7 +74,7 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
                f"({c['wins']:,} wins, {c['losses']:,} losses for the player to move; longest "
                f"win {c['longest_win']} plies, loss {c['longest_loss']}), "
                f"{header['payload_bytes'] / 1e6:.1f} MB, built in {header['build']['seconds']:.1f} s,"
-               f" sha256 {header['sha256'][:16]}...")
+               f" sha256 {header['payload_sha256'][:16]}...")
 
 
 @tables_cmd.command("info")
@@ -86,9 +86,8 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
 @user_errors
 def info_cmd(directory, verify, as_json):
     """List the tables built in the folder: variant, stones, size, checksum."""
-    from pathlib import Path
 
-    from niwa.solver.tables import list_tables, sha256_of, tables_dir
+    from niwa.solver.tables import list_tables, payload_check, tables_dir
 
     folder = tables_dir(directory)
     entries = list_tables(folder)
@@ -99,9 +98,7 @@ def info_cmd(directory, verify, as_json):
     for path, header, problem in entries:
         check = None
         if header is not None and verify:
-            payload = Path(path).parent / header["payload"]
-            check = "missing" if not payload.exists() else \
-                ("ok" if sha256_of(payload) == header["sha256"] else "FAILED")
+            check = payload_check(path, header)
             bad += check != "ok"
         if problem is not None:
             bad += 1

@@ -14,6 +14,7 @@ from niwa.cli.common import (
     AgentsCommand,
     Number,
     UserError,
+    creatable_folder,
     given_on_command_line,
     recorded_command,
     runner_options,
@@ -112,6 +113,7 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
         time_margin=time_margin, sprt=sprt, time_control=time_control)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
+    creatable_folder(out_dir)
     ex = make_executor(executor, workers)
     for note in notes:
         click.echo(note, err=True)

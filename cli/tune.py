@@ -8,13 +8,20 @@ import time
 
 import click
 
+from niwa.analysis.arena.schedule import MAX_PLIES
 from niwa.cli.common import (
+    SEED,
+    Number,
     UserError,
+    creatable_folder,
     recorded_command,
     runner_options,
     user_errors,
     variant_option,
 )
+
+MAX_ITERATIONS = 10**6              # SPSA iterations
+MAX_GAMES_PER_ITERATION = 10**6     # games of one iteration
 
 
 def register(main: click.Group) -> None:
@@ -37,23 +44,23 @@ class _RecordedCommand(click.Command):
 @click.option("--param", "-p", "params", multiple=True, required=True,
               metavar="NAME=LOW:HIGH", help="A numeric parameter and its range (repeatable); "
               "w_<name> is one of the game's evaluation weights (`niwa agents` lists them).")
-@click.option("--iterations", "-n", type=int, default=100, show_default=True,
+@click.option("--iterations", "-n", type=Number(int, 1, MAX_ITERATIONS), default=100, show_default=True,
               help="SPSA iterations.")
-@click.option("--games-per-iteration", type=int, default=None,
+@click.option("--games-per-iteration", type=Number(int, 1, MAX_GAMES_PER_ITERATION), default=None,
               help="Games per iteration: seat-swapped pairs, theta+ against theta- (default "
                    "2), or a multiple of 4 with --opponent (default 4).")
 @click.option("--opponent", default=None, metavar="SPEC",
               help="Play theta+ and theta- each against this agent (4 games a deal) "
                    "instead of against each other.")
-@click.option("--c-frac", type=float, default=None,
+@click.option("--c-frac", type=Number(float, 0, 1, low_open=True, unit="fraction"), default=None,
               help="Final perturbation as a fraction of each range (default 0.2).")
-@click.option("--step-frac", type=float, default=None,
+@click.option("--step-frac", type=Number(float, 0, 1, low_open=True, unit="fraction"), default=None,
               help="Final move per unit score as a fraction of each range (default 0.04).")
 @variant_option
 @runner_options
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Fixes every sign draw, deal and agent seed.")
-@click.option("--max-plies", type=int, default=None,
+@click.option("--max-plies", type=Number(int, 1, MAX_PLIES), default=None,
               help="Stop a game after this many plies and score it a draw.")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: tune-GAME-DATE-TIME).")
@@ -88,6 +95,7 @@ def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_f
         max_plies=max_plies, opponent=opponent)
     out_dir = out_dir or f"tune-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     tune.check_out_dir(config, out_dir, resume)
+    creatable_folder(out_dir)
     ex = make_executor(executor, workers)
     names = [p.name for p in config.param_list]
     click.echo(f"{config.game}: SPSA on {config.agent} ({', '.join(names)}), "

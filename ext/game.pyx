@@ -424,8 +424,8 @@ cdef class State:
         for a in legal:
             if self.action_to_string(a, player) == text:
                 return a
-        if text.lstrip("-").isdigit():
-            return int(text)
+        if text.isascii() and text.lstrip("-").isdigit() and len(text) <= 18:
+            return int(text)    # ('²' is a digit to isdigit, not to int(); 18 digits fit)
         raise IllegalActionError(
             f"unknown or illegal action {text!r}; legal: "
             + ", ".join(self.action_to_string(a, player) for a in legal))

@@ -314,7 +314,8 @@ def parse_human_action(state, player, text, legal=None) -> int:
     names = {state.action_to_string(a, player): a for a in legal}
     if text in names:
         return names[text]
-    if text.lstrip("-").isdigit() and int(text) in legal:
+    if text.isascii() and text.lstrip("-").isdigit() and len(text) <= 18 \
+            and int(text) in legal:
         return int(text)
     lowered = {k.lower(): v for k, v in names.items()}
     if text.lower() in lowered:

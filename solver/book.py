@@ -17,7 +17,7 @@ just past the book each proved from an empty table: W = 20,000: 1,134 entries, f
 proofs up to 631K nodes; W = 5,000: 2,655 entries, up to 531K; W = 1,000: 5,309 entries,
 median 1.9K, 90th percentile 43K, max 63K nodes.
 
-The file (.npz, written and read with numpy, no pickle):
+The file (.npz, written and read with numpy, no pickle), format niwa-book-2:
     keys     uint64, sorted: State.hash() of each winner's position (the game's full 64-bit
              Zobrist key: stones, towers, side to move, opening state), NOT the symmetric
              key the proof search uses, so the stored move belongs to this exact position
@@ -25,6 +25,10 @@ The file (.npz, written and read with numpy, no pickle):
     meta     a JSON string: format, game, variant (every option), plies, winner (seat),
              entries, positions walked, the proof's and the walk's nodes and seconds, and
              sha256, the checksum of keys, actions and the rest of meta (verified on load)
+    and, as the zip archive's comment, "niwa-sha256:" and the sha256 of every byte of the
+    file before it, so that no byte of the file (zip bookkeeping included) can change
+    unnoticed. A niwa-book-1 file (no such comment) is refused with how to convert it:
+    upgrade_book (`niwa book upgrade FILE`) re-verifies its checksum and rewrites it.
 Lookup is np.searchsorted on keys; the caller must check the move is legal (two positions
 sharing all 64 bits would otherwise be confused) and that the variant matches.
 
@@ -41,10 +45,13 @@ sha256>.npz (book_name).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import struct
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +59,11 @@ import numpy as np
 
 from niwa.ext.errors import NiwaError
 
-FORMAT = "niwa-book-1"
+FORMAT = "niwa-book-2"
+OLD_FORMATS = ("niwa-book-1",)      # read only by upgrade_book
+FILE_DIGEST = b"niwa-sha256:"       # the zip comment: this, then 64 hex digits
+TRAILER = len(FILE_DIGEST) + 64
+MAX_BOOK_BYTES = 1 << 30            # far above any book (the full-Lotus ones are ~50 kB)
 PACKAGE_BOOKS = Path(__file__).resolve().parent / "books"
 
 
@@ -127,10 +138,18 @@ class Book:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = self.meta()
         meta["sha256"] = self.sha256 = _checksum(self.keys, self.actions, meta)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, keys=self.keys, actions=self.actions,
+                            meta=np.array(json.dumps(meta, sort_keys=True)))
+        data = buffer.getvalue()
+        # the archive ends with its 22-byte end record, whose last field is the comment's
+        # length (0): give it the digest's length, then append the digest as the comment
+        if data[-22:-18] != b"PK\x05\x06" or data[-2:] != b"\0\0":
+            raise BookError("numpy wrote an archive without a plain end record")
+        data = data[:-2] + struct.pack("<H", TRAILER)
+        data += FILE_DIGEST + hashlib.sha256(data).hexdigest().encode()
         tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as f:
-            np.savez_compressed(f, keys=self.keys, actions=self.actions,
-                                meta=np.array(json.dumps(meta, sort_keys=True)))
+        tmp.write_bytes(data)
         tmp.replace(path)
         return path
 
@@ -144,29 +163,66 @@ def _checksum(keys, actions, meta: dict) -> str:
     return h.hexdigest()
 
 
-def load_book(path) -> Book:
-    """Read and verify a book file; BookError (one line) if it is not a book or its
-    checksum does not match."""
+def load_book(path, *, old_format: bool = False) -> Book:
+    """Read and verify a book file; BookError (one line) if it is not a book or a checksum
+    does not match. `old_format`: read a niwa-book-1 file (upgrade_book only)."""
     path = Path(path)
+    rebuild = "delete it and build it again (niwa book build)"
     try:
-        with np.load(path, allow_pickle=False) as z:
-            keys, actions, meta = z["keys"], z["actions"], json.loads(str(z["meta"]))
+        if path.stat().st_size > MAX_BOOK_BYTES:
+            raise BookError(f"{path} is too large to be a book")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise BookError(f"no book at {path}") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-        raise BookError(f"{path} is not a readable book ({e})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BookError(f"{path}: not a {FORMAT} file")
+    except OSError as e:
+        raise BookError(f"cannot read {path}: {e.strerror or e}") from None
+    if not old_format:
+        tail = data[-TRAILER:]
+        if len(data) < TRAILER or not tail.startswith(FILE_DIGEST):
+            raise BookError(f"{path} has no file checksum: a {OLD_FORMATS[0]} book or not a "
+                            f"book (convert an old one: niwa book upgrade {path}); {rebuild}")
+        if hashlib.sha256(data[:-TRAILER]).hexdigest().encode() != tail[len(FILE_DIGEST):]:
+            raise BookError(f"{path}: file checksum mismatch, the book is damaged or was "
+                            f"edited; {rebuild}")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            keys, actions, text = z["keys"], z["actions"], z["meta"]
+            text = str(text) if text.dtype.kind == "U" and text.ndim == 0 else None
+            meta = json.loads(text) if text is not None else None
+    except (OSError, ValueError, KeyError, EOFError, TypeError, MemoryError,
+            NotImplementedError, zipfile.BadZipFile, zlib.error) as e:
+        # a damaged archive fails in zipfile, zlib or numpy's reader, each in its own way
+        # (an unknown compression method, a bad CRC, a broken .npy header...)
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BookError(f"{path} is not a readable book ({first}); {rebuild}") from None
+    wanted = OLD_FORMATS if old_format else (FORMAT,)
+    if not isinstance(meta, dict) or meta.get("format") not in wanted or \
+            text != json.dumps(meta, sort_keys=True):
+        raise BookError(f"{path}: not a {' or '.join(wanted)} file (or its header is damaged); "
+                        f"{rebuild}")
+    if keys.dtype != np.uint64 or actions.dtype != np.int32 or keys.ndim != 1 \
+            or actions.ndim != 1:
+        raise BookError(f"{path}: malformed book arrays; {rebuild}")
     if meta.get("sha256") != _checksum(keys, actions, meta):
         raise BookError(f"{path}: checksum mismatch, the book is damaged or was edited; "
-                        f"delete it and build it again (niwa book build)")
-    if keys.dtype != np.uint64 or actions.dtype != np.int32 or len(keys) != len(actions) \
-            or len(keys) != meta.get("entries") or np.any(keys[1:] <= keys[:-1]):
+                        f"{rebuild}")
+    if len(keys) != len(actions) or len(keys) != meta.get("entries") \
+            or np.any(keys[1:] <= keys[:-1]):
         raise BookError(f"{path}: malformed book arrays")
+    fields = {"game": str, "variant": dict, "plies": int, "winner": int}
+    if any(not isinstance(meta.get(k), t) for k, t in fields.items()):
+        raise BookError(f"{path}: malformed book header; {rebuild}")
     fixed = ("format", "game", "variant", "plies", "winner", "entries", "sha256")
     return Book(game=meta["game"], variant=meta["variant"], plies=meta["plies"],
                 winner=meta["winner"], keys=keys, actions=actions,
                 info={k: v for k, v in meta.items() if k not in fixed}, sha256=meta["sha256"])
+
+
+def upgrade_book(path, out=None) -> Path:
+    """Rewrite a niwa-book-1 file as niwa-book-2 (to `out`, default in place), after
+    verifying its checksum: the keys, moves and build figures are kept as they are."""
+    book = load_book(path, old_format=True)
+    return book.save(Path(out) if out is not None else Path(path))
 
 
 def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
@@ -221,6 +277,9 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
     if not root.proven:
         raise BookError(f"the start was not proven ({root.summary()}); give more time or "
                         f"--tt-mb")
+    if root.value not in (0.0, 1.0):
+        raise BookError(f"the start is a draw ({root.summary()}): a book holds the moves of "
+                        f"a proven winner")
     winner = root.player if root.value == 1.0 else 1 - root.player
     proof_s, proof_nodes = time.time() - t0, root.nodes
     nodes0 = search.nodes

@@ -62,6 +62,13 @@ def check_book_where(who: str, where: str) -> None:
     if where not in ("auto", "none") and not Path(where).is_file():
         raise AgentError(f"agent {who!r}: no book file {where} (book= takes auto, none or "
                          f"the path of a book from `niwa book build`)")
+    if where not in ("auto", "none") and where not in _BOOKS:
+        from niwa.solver.book import BookError, load_book
+
+        try:      # a damaged book named on purpose is refused before any game starts
+            _BOOKS[where] = load_book(where)
+        except BookError as e:
+            raise AgentError(f"agent {who!r}: {e}") from None
 
 
 def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
@@ -84,6 +91,14 @@ def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
                                f"with `niwa book build`.")
             return None
         where = str(path)
+        if where not in _BOOKS:
+            try:
+                _BOOKS[where] = load_book(where)
+            except BookError as e:
+                # a damaged book found on its own is skipped (the agent proves live), not
+                # a reason to forfeit every game
+                tell_once(who, f"{e} (the book is skipped: proving live)")
+                return None
     if where not in _BOOKS:
         try:
             _BOOKS[where] = load_book(where)

@@ -59,6 +59,12 @@ cdef class ProofSearch:
     cdef readonly ExactValues exact
     cdef bint exact_on
     cdef readonly long long table_hits
+    # draws (returns 0.5/0.5) are decided in two passes: in pass w a drawn end counts as a
+    # win for seat w; pass 1 is the default (its table keys unsalted), pass 0 is searched
+    # only once a draw has been met (draws_seen, reset by clear())
+    cdef int draw_winner
+    cdef uint64_t pass_salt
+    cdef readonly bint draws_seen
 
     cdef PNEntry* probe(self, uint64_t key) noexcept
     cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept
@@ -74,6 +80,10 @@ cdef class ProofSearch:
     cdef void sort_children(self, size_t base, int n) noexcept
     cdef void reprobe_siblings(self, size_t base, int n, int c1) noexcept
     cdef int prove_at_root(self, State s)
+    cdef void set_pass(self, int draw_winner) noexcept
+    cdef int _terminal_halves(self, State s, int pov)
+    cdef int _combine(self, State s, int pov, bint search)
+    cdef int _pass_value(self, State s, int mover, int draw_winner, bint search)
     cdef int _resolve(self, State s, int pov)
     cdef int _known(self, State s, int pov)
     cdef long long _work(self, State s)

@@ -1,12 +1,21 @@
 # cython: language_level=3
-"""Depth-first proof-number search (df-pn) for two-player win/loss games, in Cython.
+"""Depth-first proof-number search (df-pn) for two-player win/draw/loss games, in Cython.
 
-What it decides. Whether the player to move wins (value 1) or loses (value 0) with perfect
-play, for any game behind the contract (ext/game.pxd) with two players, no chance, no
-simultaneous moves, nothing hidden, no draws, and an acyclic game graph (Lotus: stones only
-move forward, and two passes in a row cannot happen). It reads the game only through the
-`c_*` methods: legal actions, apply, copy, hash, terminal test, returns, mover, and the
-evaluation (for move ordering only).
+What it decides. Whether the player to move wins (value 1), draws (0.5) or loses (0) with
+perfect play, for any game behind the contract (ext/game.pxd) with two players, no chance,
+no simultaneous moves, nothing hidden, returns 1/0, 0/1 or 0.5/0.5, and an acyclic game
+graph (Lotus: stones only move forward, and two passes in a row cannot happen). It reads
+the game only through the `c_*` methods: legal actions, apply, copy, hash, terminal test,
+returns, mover, and the evaluation (for move ordering only).
+
+Draws. Proof numbers decide yes/no questions, so a draw is decided in two passes, as the
+checkers proof did: in pass w a drawn end counts as a win for seat w. Pass 1 always runs;
+pass 0 runs only once a draw has been met (a game without draws never pays for it). For
+the mover m, the pass that counts draws for m answers "m gets at least a draw" and the
+other "m wins outright"; the two answers give 1, 0.5 or 0. Both passes share the table
+(pass 0's keys are salted). On Lotus (no draws) nothing changes: towers 3..1 basic takes
+the same 1,061,650 expansions, at 699K nodes/s before and 717K after (CPU time, medians
+of 4 alternating runs each on a loaded 2-core machine: the same within its noise).
 
 Proof numbers (Allis). For a position n with the mover to play, pn(n) is the least number of
 leaves that must still be shown won to prove "the mover wins", dn(n) the least to prove "the
@@ -94,6 +103,14 @@ cdef uint32_t INF = 0xFFFFFFFF      # an infinite proof/disproof number
 cdef uint32_t PN_MAX = 0xFFFFFFFE   # finite numbers saturate here (sums of disproof numbers)
 cdef uint32_t WORK_MAX = 0xFFFFFFFF
 cdef double EVAL_INIT_SCALE = 4.0   # init="evaluation": numbers 1..5 from the evaluation
+cdef uint64_t DRAW_PASS_SALT = 0xD1B54A32D192ED03ULL    # table keys of pass 0 (draws win for seat 0)
+
+MAX_TT_MB = (1 << 32) * PN_BUCKET * sizeof(PNEntry) // 1048576
+
+
+class ProofTableError(NiwaError, MemoryError):
+    """The proof table cannot be had at the size asked (a one-line message)."""
+
 
 cdef enum:
     INIT_UNIFORM = 0
@@ -201,6 +218,12 @@ def _available_bytes():
     return None
 
 
+def _other_game(State held, State state):
+    """True when the table's positions (`held`) belong to another game or variant than
+    `state`: every plain-Python game is a PythonGameState, so the name is compared too."""
+    return held.game_name != state.game_name or _variant(held) != _variant(state)
+
+
 def _variant(state):
     try:
         return state.variant
@@ -221,9 +244,24 @@ cdef class SymmetricKeys(KeyHook):
         return s.c_symmetric_hash()
 
 
+cdef class SpreadKeys(KeyHook):
+    """The game's symmetric hash, spread over all 64 bits (a bijection: no new collisions).
+    The table's bucket comes from a key's high bits, so a game whose hash is a small
+    number (a plain-Python plugin's board code, e.g. tic-tac-toe's base-3 cells) would
+    put every position into a handful of buckets; Zobrist keys need no spreading."""
+
+    cdef uint64_t key(self, State s) noexcept:
+        cdef uint64_t h = s.c_symmetric_hash()
+        h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ULL
+        return h ^ (h >> 29)
+
+
 def _known_symmetry(state):
-    """The hook of symmetry="auto": the game's own symmetric hash."""
-    return SymmetricKeys()
+    """The hook of symmetry="auto": the game's own symmetric hash (spread for plain-Python
+    games, whose hash() may be any small number)."""
+    from niwa.ext.python_state import PythonGameState
+
+    return SpreadKeys() if isinstance(state, PythonGameState) else SymmetricKeys()
 
 
 cdef class ProofSearch:
@@ -296,9 +334,12 @@ cdef class ProofSearch:
         if self.states == NULL or self.c_move == NULL or self.c_key == NULL \
                 or self.c_kind == NULL or self.c_p == NULL or self.c_d == NULL or self.c_score == NULL \
                 or self.scratch == NULL:
-            raise MemoryError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} plies")
+            raise ProofTableError(f"cannot allocate a {tt_mb:g} MB proof table and {max_ply} "
+                                  f"plies")
         self.state_refs = None
         self.used = 0
+        self.draws_seen = False
+        self.set_pass(1)
         self.exact = tables
         self.exact_on = False
         self.table_hits = 0
@@ -309,7 +350,8 @@ cdef class ProofSearch:
         if self.nbuckets < 1:
             self.nbuckets = 1
         if self.nbuckets >= (<uint64_t>1) << 32:
-            raise ValueError("tt_mb too large (at most 2^32 buckets)")
+            raise ProofTableError(f"a {tt_mb:g} MB proof table is above the largest one "
+                                  f"({MAX_TT_MB:,} MB: 2^32 buckets)")
         self.capacity = self.nbuckets * PN_BUCKET
         # The table is mapped (zero pages, committed only when touched). With huge_pages it
         # is also asked for 2 MB pages: with 4 kB pages nearly every probe of a multi-GB
@@ -321,12 +363,13 @@ cdef class ProofSearch:
         if avail is not None and self.tt_bytes > avail:
             # the mapping itself would succeed (pages are committed lazily) and the process
             # would be killed only once the table fills: refuse now instead
-            raise MemoryError(f"a {tt_mb:g} MB proof table does not fit in the "
-                              f"{avail / 1048576:.0f} MB of memory available")
+            raise ProofTableError(f"a {tt_mb:g} MB proof table does not fit in the "
+                                  f"{avail / 1048576:.0f} MB of memory available")
         cdef void* mem = mmap(NULL, self.tt_bytes, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
-            raise MemoryError(f"cannot map a {tt_mb:g} MB proof table")
+            raise ProofTableError(f"cannot map a {tt_mb:g} MB proof table (not enough "
+                                  f"memory, or a limit such as ulimit -v)")
         if huge_pages:
             madvise(mem, self.tt_bytes, MADV_HUGEPAGE)
         self.tt = <PNEntry*>mem
@@ -349,11 +392,20 @@ cdef class ProofSearch:
         if madvise(self.tt, self.tt_bytes, MADV_DONTNEED) != 0:
             memset(self.tt, 0, self.tt_bytes)
         self.used = 0
+        self.draws_seen = False
+
+    cdef inline void set_pass(self, int draw_winner) noexcept:
+        """Search in the pass where a drawn end counts as a win for seat `draw_winner` (and
+        a loss for the other); pass 1 is the default, and the only one a game without
+        draws ever needs."""
+        self.draw_winner = draw_winner
+        self.pass_salt = 0 if draw_winner == 1 else DRAW_PASS_SALT
 
     # ---- transposition table ------------------------------------------------------------
     cdef inline uint64_t key_of(self, State s, int mover) noexcept:
         # the mover is mixed in (pn/dn are in its perspective) even if the game's hash has it
-        cdef uint64_t k = (self.hook.key(s) if self.hook is not None else s.c_hash()) ^ ((<uint64_t>(mover + 1)) * 0x9E3779B97F4A7C15ULL)
+        # and the pass (how a draw counts) salts it, so both passes share one table
+        cdef uint64_t k = (self.hook.key(s) if self.hook is not None else s.c_hash()) ^ ((<uint64_t>(mover + 1)) * 0x9E3779B97F4A7C15ULL) ^ self.pass_salt
         return k if k != 0 else 1
 
     cdef inline PNEntry* probe(self, uint64_t key) noexcept:
@@ -522,10 +574,16 @@ cdef class ProofSearch:
             if r[mover] == 1.0 and r[1 - mover] == 0.0:
                 return CHILD_WINS
             if r[mover] != 0.0 or r[1 - mover] != 1.0:
-                self.stop = True
-                self.error = (f"a game ended with returns ({r[0]:g}, {r[1]:g}): proof search "
-                              f"needs a win/loss game (one player 1, the other 0)")
-                return CHILD_FAILS
+                if r[0] != 0.5 or r[1] != 0.5:
+                    self.stop = True
+                    self.error = (f"a game ended with returns ({r[0]:g}, {r[1]:g}): proof "
+                                  f"search needs a win/draw/loss game (returns 1/0, 0/1 or "
+                                  f"0.5/0.5)")
+                    return CHILD_FAILS
+                # a draw: this pass counts it as a win for draw_winner
+                self.draws_seen = True
+                if mover == self.draw_winner:
+                    return CHILD_WINS
             self.c_kind[k] = KIND_LOSS
             self.c_p[k] = INF
             self.c_d[k] = 0
@@ -668,7 +726,7 @@ cdef class ProofSearch:
                             "something from a player")
         self.exact_on = self.exact is not None and self.exact.accepts(state)
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                _variant(self.state_refs[0]) != _variant(state):
+                _other_game(self.state_refs[0], state):
             if self.state_refs:
                 self.clear()        # another game or variant: its entries mean nothing here
             self.state_refs = [state.c_clone() for _ in range(self.max_ply + 1)]
@@ -688,35 +746,63 @@ cdef class ProofSearch:
             self.error = None
             raise NiwaError(msg)
 
-    cdef int _resolve(self, State s, int pov):
-        """Value of position `s` for player `pov` (1 / 0 / -1 unknown), searching it if the
-        table does not know it (within the current budget)."""
+    cdef int _terminal_halves(self, State s, int pov):
+        """A finished game's value for `pov` in halves (2 won, 1 drawn, 0 lost)."""
         cdef double r[MAX_PLAYERS]
-        cdef int v
-        if s.c_is_terminal():
-            s.c_returns(r)
-            return 1 if r[pov] == 1.0 else 0
-        v = self.prove_at_root(s)
-        if v < 0:
+        s.c_returns(r)
+        return 2 if r[pov] == 1.0 else (1 if r[pov] == 0.5 else 0)
+
+    cdef int _combine(self, State s, int pov, bint search):
+        """The value of non-terminal `s` for `pov` in halves (2 win, 1 draw, 0 loss, -1
+        unknown), from the two passes: pass 1 (a draw counts as a win for seat 1) and, only
+        once a draw has been met, pass 0. For the mover m, the pass where draws count for m
+        answers "m gets at least a draw", the other "m wins". `search`: prove what the table
+        does not know (within the budget), else read the table only. Leaves pass 1 on."""
+        cdef int mover = s.c_current_player(), first, second, h
+        first = self._pass_value(s, mover, 1, search)
+        if first < 0:
             return -1
-        return v if s.c_current_player() == pov else 1 - v
+        if not self.draws_seen:
+            h = 2 * first       # no draw anywhere in what the table holds: win/loss only
+        elif (first == 0) == (mover == 1):
+            # seat 1 failed even counting draws as wins: a loss; seat 0 won outright: a win
+            h = 2 * first
+        else:
+            second = self._pass_value(s, mover, 0, search)
+            if second < 0:
+                return -1
+            h = (2 if second == 1 else 1) if mover == 1 else (1 if second == 1 else 0)
+        return h if mover == pov else 2 - h
+
+    cdef int _pass_value(self, State s, int mover, int draw_winner, bint search):
+        """1 / 0 / -1: whether the mover of `s` wins in pass `draw_winner`."""
+        cdef PNEntry* e
+        cdef int v
+        self.set_pass(draw_winner)
+        if search:
+            v = self.prove_at_root(s)
+        else:
+            e = self.probe(self.key_of(s, mover))
+            if e != NULL and (e.pn == 0 or e.dn == 0):
+                v = 1 if e.pn == 0 else 0
+            else:
+                v = self.exact.c_value(s) if self.exact_on else -1
+        if v >= 0 or self.error is not None:
+            self.set_pass(1)    # an unproven root keeps its pass on for its numbers
+        return v
+
+    cdef int _resolve(self, State s, int pov):
+        """Value of position `s` for player `pov` in halves (2 win, 1 draw, 0 loss, -1
+        unknown), searching it if the table does not know it (within the current budget)."""
+        if s.c_is_terminal():
+            return self._terminal_halves(s, pov)
+        return self._combine(s, pov, True)
 
     cdef int _known(self, State s, int pov):
-        """Value of `s` for `pov` from the rules or the table only (1 / 0 / -1 unknown)."""
-        cdef double r[MAX_PLAYERS]
-        cdef int mover, v
-        cdef PNEntry* e
+        """Value of `s` for `pov` in halves from the rules or the table only (-1 unknown)."""
         if s.c_is_terminal():
-            s.c_returns(r)
-            return 1 if r[pov] == 1.0 else 0
-        mover = s.c_current_player()
-        e = self.probe(self.key_of(s, mover))
-        if e == NULL or (e.pn != 0 and e.dn != 0):
-            v = self.exact.c_value(s) if self.exact_on else -1
-            if v < 0:
-                return -1
-            return v if mover == pov else 1 - v
-        return (1 if e.pn == 0 else 0) if mover == pov else (0 if e.pn == 0 else 1)
+            return self._terminal_halves(s, pov)
+        return self._combine(s, pov, False)
 
     cdef long long _work(self, State s):
         if s.c_is_terminal():
@@ -739,7 +825,6 @@ cdef class ProofSearch:
         self._prepare(state)
         self.cpu_clock = cpu_time
         cdef int mover = state.c_current_player()
-        cdef uint64_t key = self.key_of(state, mover)
         cdef long long nodes0
         cdef double t0 = now(cpu_time), t1
         cdef int v
@@ -750,16 +835,17 @@ cdef class ProofSearch:
         self.overwrites = self.overwritten_unproven = self.overwritten_big = 0
         self.max_overwritten_work = 0
         self._budget(time_limit, max_nodes)
-        v = self.prove_at_root(state)
+        v = self._resolve(state, mover)
         self._raise_error()
         t1 = now(cpu_time)
         proof_nodes = self.nodes
-        e = self.probe(key)
+        e = self.probe(self.key_of(state, mover))     # in the pass that stopped, if unproven
+        self.set_pass(1)
         root_pn = e.pn if e != NULL else 1
         root_dn = e.dn if e != NULL else 1
         status = "proven" if v >= 0 else (self.stop_reason or "stopped")
         result = ProofResult(
-            value=None if v < 0 else float(v), proven=v >= 0, player=mover, status=status,
+            value=None if v < 0 else v / 2.0, proven=v >= 0, player=mover, status=status,
             nodes=proof_nodes, time_s=t1 - t0, tt_entries=self.used, tt_capacity=self.capacity,
             tt_mb=self.tt_mb, root_pn=root_pn, root_dn=root_dn, deepest=self.deepest)
         if v >= 0 and (root_values or pv):
@@ -789,23 +875,23 @@ cdef class ProofSearch:
     # ---- what the table says about one position (the opening book walks the proof) ------
     def known_value(self, State state, int pov):
         """The value of `state` for player `pov` from the rules or the table only: 1 (pov
-        wins), 0 (pov loses) or None (the table does not have it proven). Nothing is
-        searched."""
+        wins), 0.5 (a draw), 0 (pov loses) or None (the table does not have it proven).
+        Nothing is searched."""
         self._prepare_keys(state)
-        cdef int v = self._known(state, pov)
-        return None if v < 0 else v
+        return _from_halves(self._known(state, pov))
 
     def prove_value(self, State state, int pov, double time_limit=0.0, long long max_nodes=0):
-        """The value of `state` for player `pov` (1 / 0), proving it within the budget if
-        the table does not know it (the table carries over); None if the budget ran out."""
+        """The value of `state` for player `pov` (1 / 0.5 / 0), proving it within the budget
+        if the table does not know it (the table carries over); None if the budget ran out."""
         if state.c_is_terminal():
-            return self._resolve(state, pov)
+            return _from_halves(self._resolve(state, pov))
         self._prepare(state)
         self.cpu_clock = False
         self._budget(time_limit, max_nodes)
         cdef int v = self._resolve(state, pov)
+        self.set_pass(1)
         self._raise_error()
-        return None if v < 0 else v
+        return _from_halves(v)
 
     def subtree_work(self, State state):
         """Expansions the table records below `state` (0 if it has no entry): how much it
@@ -817,7 +903,7 @@ cdef class ProofSearch:
         if state.c_is_terminal():
             return
         if not self.state_refs or type(self.state_refs[0]) is not type(state) or \
-                _variant(self.state_refs[0]) != _variant(state):
+                _other_game(self.state_refs[0], state):
             self._prepare(state)
 
     def _root_values(self, State state):
@@ -830,12 +916,14 @@ cdef class ProofSearch:
             v = self._resolve(child, mover)
             if self.error is not None:
                 break
-            out.append(MoveValue(a, state.action_to_string(a), None if v < 0 else float(v)))
+            out.append(MoveValue(a, state.action_to_string(a), None if v < 0 else v / 2.0))
+        self.set_pass(1)
         return out
 
     def _principal_variation(self, State state):
-        """Winner: a proving move (the table's, else the first proven one found); loser: the
-        move whose proof cost the most work. Children the table lost are searched again."""
+        """Winner (or drawer): a move keeping the value (the table's proving move first,
+        else the first such move found); loser: the move whose proof cost the most work.
+        Children the table lost are searched again."""
         cdef State cur = state.c_clone(), child
         cdef int mover, v, cv
         cdef PNEntry* e
@@ -843,21 +931,23 @@ cdef class ProofSearch:
         while not cur.c_is_terminal() and len(actions) < self.max_ply:
             mover = cur.c_current_player()
             v = self._resolve(cur, mover)
+            self.set_pass(1)
             if v < 0:
                 break
             legal = cur.legal_actions()
             choice = None
-            if v == 1:
+            if v > 0:
                 e = self.probe(self.key_of(cur, mover))
                 order = legal
                 if e != NULL and e.best in legal:
                     order = [e.best] + [a for a in legal if a != e.best]
-                # a move the table already knows to win (the stored one may belong to the
-                # mirror image of this position under a symmetry hook: verify it)
+                # a move the table already knows to keep the value (the stored one may
+                # belong to the mirror image of this position under a symmetry hook, or to
+                # the other pass: verify it)
                 for a in order:
                     child = cur.c_clone()
                     child.c_apply(a)
-                    if self._known(child, mover) == 1:
+                    if self._known(child, mover) == v:
                         choice = a
                         break
                 if choice is None:      # the table lost them: search the moves again
@@ -865,7 +955,7 @@ cdef class ProofSearch:
                         child = cur.c_clone()
                         child.c_apply(a)
                         cv = self._resolve(child, mover)
-                        if cv == 1:
+                        if cv == v:
                             choice = a
                             break
                         if cv < 0:
@@ -876,6 +966,7 @@ cdef class ProofSearch:
                     child = cur.c_clone()
                     child.c_apply(a)
                     cv = self._resolve(child, mover)
+                    self.set_pass(1)
                     if cv < 0:
                         most = -1
                         break
@@ -884,9 +975,15 @@ cdef class ProofSearch:
                         choice = a
                 if most < 0:
                     choice = None
+            self.set_pass(1)
             if choice is None:
                 break
             names.append(cur.action_to_string(choice))
             actions.append(choice)
             cur.c_apply(choice)
         return actions, names
+
+
+def _from_halves(int v):
+    """A value in halves (2 / 1 / 0, -1 unknown) as the API gives it: 1, 0.5, 0 or None."""
+    return None if v < 0 else (0.5 if v == 1 else v // 2)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class MoveValue:
-    """One root move and its proven value for the player to move (None: not proven)."""
+    """One root move and its proven value for the player to move (1 / 0.5 / 0; None: not
+    proven)."""
 
     action: int
     name: str
@@ -19,10 +20,11 @@ class ProofResult:
     """What a proof search found about a position.
 
     `value` is the game value for the player to move at the root: 1.0 (a forced win),
-    0.0 (a forced loss), or None when the search stopped before proving either. When the
-    root is proven, `moves` gives every root move's value (None only if its follow-up
-    proof ran out of budget) and `pv` a principal variation to the end of the game: the
-    winner plays a proving move, the loser the move whose proof was the largest.
+    0.5 (a draw with best play), 0.0 (a forced loss), or None when the search stopped
+    before proving any. When the root is proven, `moves` gives every root move's value
+    (None only if its follow-up proof ran out of budget) and `pv` a principal variation
+    to the end of the game: the winner (or drawer) plays a move keeping the value, the
+    loser the move whose proof was the largest.
     `root_pn`/`root_dn` say how far an unproven search got (the proof and disproof numbers
     of the root: the fewer, the closer).
     """
@@ -60,7 +62,7 @@ class ProofResult:
         return [m.name for m in self.moves if m.value == 1.0]
 
     def summary(self) -> str:
-        head = {1.0: "win", 0.0: "loss", None: "unproven"}[self.value]
+        head = {1.0: "win", 0.5: "draw", 0.0: "loss", None: "unproven"}[self.value]
         text = (f"{head} for player {self.player} ({self.status}): {self.nodes:,} nodes in "
                 f"{self.time_s:.2f} s, table {self.tt_entries:,}/{self.tt_capacity:,} entries "
                 f"({100 * self.tt_fill:.1f}%)")

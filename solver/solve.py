@@ -10,8 +10,10 @@ asks, without any command-line concerns.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from niwa.ext.errors import NiwaError
+from niwa.ext.game import PLAYER_CHANCE as CHANCE
 from niwa.solver.agent_params import mcts_settings
 from niwa.solver.results import ActionStat, SearchResult
 
@@ -78,7 +80,7 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
-    `algo`: proof (df-pn, two-player perfect-information win/loss games), alphabeta, mcts,
+    `algo`: proof (df-pn, two-player perfect-information win/draw/loss games), alphabeta, mcts,
     or auto (proof where it applies, else alpha-beta unless something is hidden: then
     ISMCTS). A proof that does not finish in `time_s` hands the time it did not use to
     alpha-beta (or, with none left, reports the root's proof/disproof numbers): the
@@ -91,12 +93,29 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     them at once (algo "tables"), and the proof search and MCTS take exact values there.
     A position whose value a shipped opening book or a certificate already proves
     (niwa.solver.known) is answered from it at once (algo "book" or "certificate") when
-    the proof would be asked for; `fresh` proves it again instead."""
+    the proof would be asked for; `fresh` proves it again instead.
+
+    At a chance node (dice or a draw next) the value is the expectation over the chance
+    outcomes of each outcome's value (see chance_expectation); `time_s` is always the whole
+    time the call took."""
+    t0 = time.perf_counter()
+    r = _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
+                        tables, fresh)
+    elapsed = time.perf_counter() - t0
+    if r.algo == "chance":
+        return dataclasses.replace(r, time_s=elapsed, nps=r.nodes / elapsed if elapsed else 0.0)
+    return dataclasses.replace(r, time_s=elapsed)
+
+
+def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
+                    tables, fresh) -> SearchResult:
     from niwa.solver.alphabeta import AlphaBeta
-    from niwa.solver.mcts import MCTS
 
     if state.is_terminal():
         raise SolveError("the position is over: nothing to solve")
+    if state.current_player() == CHANCE and not round_only:
+        return chance_expectation(state, algo, time_s, depth, iters, seed, tt_bits, tt_mb,
+                                  tables)
     if round_only:
         if algo == "mcts":
             raise SolveError("--round is an exact open-hands search: use --algo alphabeta")
@@ -125,15 +144,31 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
             return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table)
         if algo == "proof":
             raise SolveError(refusal)
-        algo = "mcts" if has_hidden_information(state) else "alphabeta"
+        chosen = algo = "mcts" if has_hidden_information(state) else "alphabeta"
+    else:
+        chosen = None
     if algo == "alphabeta":
         ab = AlphaBeta(state.num_players, tt_bits=tt_bits)
         limit = 10.0 if time_s is None and depth is None else (time_s or 0.0)
+        t0 = time.perf_counter()
         r = ab.search(state, depth=depth or 200, time_limit=limit, root_values=True,
                       episode=round_only)
+        if r.value is None and chosen and not round_only and depth is None:
+            # auto chose alpha-beta and it finished no iteration: MCTS values every move
+            # in what is left of the time (at least a tenth of it)
+            rest = max(limit - (time.perf_counter() - t0), 0.1 * limit, 0.05)
+            r = dataclasses.replace(_mcts(state, rest, None, seed, table),
+                                    status="alpha-beta finished no iteration in time: "
+                                           "MCTS's estimate")
         if r.value is None:
             raise SolveError("no search iteration finished in time: give more --time")
         return r
+    return _mcts(state, time_s, iters, seed, table)
+
+
+def _mcts(state, time_s, iters, seed, table=None) -> SearchResult:
+    from niwa.solver.mcts import MCTS
+
     tuned = mcts_settings(state, {})
     tree = MCTS(state.num_players, seed=seed, ismcts=has_hidden_information(state),
                 max_nodes=4_000_000, c=tuned["c"], playout=tuned["playout"],
@@ -141,6 +176,75 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     if iters is None and time_s is None:
         iters = 100_000
     return tree.search(state, iterations=iters or 0, time_limit=time_s or 0.0)
+
+
+def _value_of(r: SearchResult, pov: int, num_players: int) -> float | None:
+    """A search result's value for seat `pov` (None if it has none for that seat)."""
+    if r.values is not None and r.values[pov] is not None:
+        return r.values[pov]
+    if r.value is None:
+        return None
+    if r.player == pov:
+        return r.value
+    # two seats whose returns sum to 1 (win/loss, or 0.5 each for a draw)
+    return 1.0 - r.value if num_players == 2 else None
+
+
+def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
+                       tt_bits=22, tt_mb=256, tables=None) -> SearchResult:
+    """The value of a chance node: sum over its outcomes of probability x the outcome's
+    value for seat `player` (the seat that moves after the first outcome, else seat 0).
+
+    Each outcome is searched with `algo` in an equal share of `time_s` (default 10 s): a
+    finished position or a proof is exact, alpha-beta that finishes is exact, else its
+    estimate; an outcome that is itself a chance node, or where alpha-beta finishes no
+    iteration, or with more than two seats when the searcher reports another seat's value,
+    is estimated by MCTS. The result is proven only if every outcome is; its `status`
+    names the methods used, each action row is one outcome (value for `player`)."""
+    from niwa.solver.alphabeta import AlphaBeta
+    from niwa.solver.results import ActionStat
+
+    outcomes = state.chance_outcomes()
+    if not outcomes:
+        raise SolveError("a chance node without outcomes")
+    first = state.child(outcomes[0][0])
+    pov = first.current_player() if first.current_player() >= 0 else 0
+    budget = 10.0 if time_s is None else time_s
+    share = max(budget / len(outcomes), 0.01)
+    rows, total, proven, methods, nodes = [], 0.0, True, set(), 0
+    for outcome, p in outcomes:
+        child = state.child(outcome)
+        name = state.action_to_string(outcome)
+        if child.is_terminal():
+            v, exact, method = child.returns()[pov], True, "end of game"
+        else:
+            r = None
+            tries = [algo] + (["alphabeta"] if algo in ("auto", "proof") else [])
+            while r is None and tries and child.current_player() != CHANCE:
+                try:
+                    r = _solve_position(child, tries.pop(0), share, depth, iters, seed,
+                                        tt_bits, False, tt_mb, tables)
+                except NiwaError:     # e.g. the proof met a chance node further down
+                    r = None
+                if r is not None and _value_of(r, pov, state.num_players) is None \
+                        and r.algo == "alphabeta" and r.value is not None:
+                    r = AlphaBeta(state.num_players, tt_bits=tt_bits).search(
+                        child, depth=depth or 200, time_limit=share, player=pov)
+            if r is None or _value_of(r, pov, state.num_players) is None:
+                r = _mcts(child, share, None if iters is None else iters, seed)
+            v, exact, method = _value_of(r, pov, state.num_players), r.proven, r.algo
+            nodes += r.nodes
+        if v is None:
+            raise SolveError(f"chance outcome {name}: no value for seat {pov} in time; give "
+                             f"more --time")
+        rows.append(ActionStat(outcome, f"{name} (p={p:.4g})", v, proven=exact))
+        total += p * v
+        proven = proven and exact
+        methods.add(method)
+    status = (f"chance node: expectation over {len(outcomes)} outcomes "
+              f"({'exact' if proven else 'estimate'}; by {', '.join(sorted(methods))})")
+    return SearchResult(algo="chance", value=total, player=pov, proven=proven, actions=rows,
+                        nodes=nodes, status=status)
 
 
 
@@ -155,13 +259,16 @@ def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None) -> SearchResul
         return result
     why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "
            f"table {proof.tt_fill:.1%} full, root pn={proof.root_pn} dn={proof.root_dn}")
+    rest = max(0.2 * budget, 0.05)
     estimate = AlphaBeta(state.num_players, tt_bits=tt_bits).search(
-        state, depth=200, time_limit=max(0.2 * budget, 0.05), root_values=True)
-    if estimate.value is None:
-        return dataclasses.replace(result, status=why)
+        state, depth=200, time_limit=rest, root_values=True)
+    algo = "proof+alphabeta"
+    if estimate.value is None or not estimate.actions:
+        # alpha-beta finished no iteration: MCTS gives every move a value in the same time
+        estimate, algo = _mcts(state, rest, None, 0, table), "proof+mcts"
     return dataclasses.replace(
-        estimate, algo="proof+alphabeta", status=why, table_warning=proof.table_warning,
-        proof_numbers=(proof.root_pn, proof.root_dn))
+        estimate, algo=algo, status=why, table_warning=proof.table_warning,
+        proof_numbers=(proof.root_pn, proof.root_dn), nodes=proof.nodes + estimate.nodes)
 
 
 def solve_with_certificate(state, path, time_s=None, tt_mb=256, tables=None,

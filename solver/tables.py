@@ -8,7 +8,12 @@ A table is two files in the tables folder (`--dir`, else $NIWA_TABLES, else
 ~/.cache/niwa/tables):
     NAME.npy    the values, one uint8 per position (numpy's .npy format, memory-mapped)
     NAME.json   the header: game, variant, stones, index scheme and version, counts,
-                and the sha256 of NAME.npy, checked every time the table is loaded
+                payload_sha256 (the sha256 of NAME.npy) and sha256, the digest of every
+                other header field (payload_sha256 included), so one digest covers both
+                files. A header is trusted only if its digest matches and its text is
+                exactly what the writer makes of its fields; the payload only if its
+                sha256 matches. A damaged table is refused with a one-line TableError
+                naming the file (or, when tables are looked up, skipped with a warning).
 
 >>> import tempfile
 >>> from niwa.ext.lotus import LotusState
@@ -28,13 +33,14 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from niwa.ext.lotus_tables import TableError  # noqa: F401  (one error class for tables)
 
 FORMAT = "niwa-endgame-table"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2       # 2: the header's own digest (1 checked the payload only)
 INDEX_SCHEME = "lotus-class-composition-colouring"
 INDEX_VERSION = 1
 ENCODING = ("uint8 per position: bit 7 set = the player to move wins; bits 0-6 = plies to "
@@ -181,7 +187,7 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
         "counts": {"wins": wins, "losses": int(index.size) - wins,
                    "longest_win": int(depth[values >= 128].max(initial=0)),
                    "longest_loss": int(depth[values < 128].max(initial=0))},
-        "payload": f"{name}.npy", "payload_bytes": 0, "sha256": "",
+        "payload": f"{name}.npy", "payload_bytes": 0, "payload_sha256": "", "sha256": "",
         "build": {"seconds": round(seconds, 3),
                   "executor": executor.describe() if executor is not None else "this process",
                   "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -202,19 +208,22 @@ def writable_folder(folder) -> None:
 
 
 def write_table(folder, name: str, values, header: dict) -> None:
-    """Write the payload, then its header with the payload's sha256 (each through a
-    temporary file renamed into place, so a reader never sees half a table)."""
+    """Write the payload, then its header with the payload's sha256 and the header's own
+    digest (each through a temporary file renamed into place, so a reader never sees half
+    a table)."""
     import numpy as np
 
     payload = folder / f"{name}.npy"
     tmp = folder / f".{name}.npy.tmp"
     with open(tmp, "wb") as f:
         np.save(f, values)
-    header["sha256"] = sha256_of(tmp)
+    header["payload"] = payload.name
+    header["payload_sha256"] = sha256_of(tmp)
     header["payload_bytes"] = tmp.stat().st_size
+    header["sha256"] = header_digest(header)
     os.replace(tmp, payload)
     tmp_h = folder / f".{name}.json.tmp"
-    tmp_h.write_text(json.dumps(header, indent=2) + "\n")
+    tmp_h.write_text(header_text(header))
     os.replace(tmp_h, folder / f"{name}.json")
     _LOADED.pop(str(folder / f"{name}.json"), None)
 
@@ -236,26 +245,80 @@ def sha256_of(path) -> str:
     return h.hexdigest()
 
 
+def header_text(header: dict) -> str:
+    """The one text a header is written as (a header read back must equal it)."""
+    return json.dumps(header, indent=2) + "\n"
+
+
+def header_digest(header: dict) -> str:
+    """sha256 of every header field but `sha256` itself (payload_sha256 included)."""
+    fields = {k: v for k, v in header.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+# the fields read from a header, and their types (checked before any is used)
+HEADER_FIELDS = {"format": str, "format_version": int, "game": str, "variant": dict,
+                 "stones": int, "index": dict, "positions": int, "counts": dict,
+                 "payload": str, "payload_bytes": int, "payload_sha256": str, "sha256": str,
+                 "build": dict}
+HEADER_LIMIT = 1 << 20      # bytes: a header is a few hundred; anything larger is not one
+
+
 # ---- loading ---------------------------------------------------------------------------
 def read_header(path) -> dict:
-    """A table's header (NAME.json), checked for format and version; TableError if not."""
+    """A table's header (NAME.json), checked for format, version, its own digest, its
+    fields and where its payload is; TableError (one line naming the file) if not."""
     path = Path(path)
+    rebuild = "rebuild it with niwa tables build ... --force"
     try:
-        header = json.loads(path.read_text())
+        if not path.is_file():
+            raise TableError(f"{path} is not a regular file")
+        if path.stat().st_size > HEADER_LIMIT:
+            raise TableError(f"{path} is too large to be a table header")
+        text = path.read_text(encoding="utf-8")
+        header = json.loads(text)
     except OSError as e:
         raise TableError(f"cannot read {path}: {e.strerror}") from None
-    except ValueError as e:
-        raise TableError(f"{path} is not a table header (bad JSON: {e})") from None
+    except ValueError as e:     # bad UTF-8 or bad JSON
+        raise TableError(f"{path} is not a table header ({e}); {rebuild}") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise TableError(f"{path} is not a niwa endgame table header")
     if header.get("format_version") != FORMAT_VERSION:
-        raise TableError(f"{path}: format version {header.get('format_version')}; this niwa "
-                         f"reads version {FORMAT_VERSION} (rebuild the table)")
-    index = header.get("index") or {}
+        raise TableError(f"{path}: format version {header.get('format_version')!r}; this niwa "
+                         f"reads version {FORMAT_VERSION} (its header carries its own digest): "
+                         f"{rebuild}")
+    if text != header_text(header) or header.get("sha256") != header_digest(header):
+        raise TableError(f"{path}: the header fails its checksum: the file is damaged or "
+                         f"was edited; {rebuild}")
+    for key, kind in HEADER_FIELDS.items():
+        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
+            raise TableError(f"{path}: header field {key!r} is missing or not a "
+                             f"{kind.__name__}; {rebuild}")
+    if header["payload"] != f"{path.stem}.npy":
+        # a header names only its own values file, beside it: never a path elsewhere
+        raise TableError(f"{path}: its payload must be {path.stem}.npy in the same folder, "
+                         f"not {header['payload']!r}")
+    index = header["index"]
     if index.get("scheme") != INDEX_SCHEME or index.get("version") != INDEX_VERSION:
         raise TableError(f"{path}: index {index.get('scheme')} v{index.get('version')}; this "
                          f"niwa uses {INDEX_SCHEME} v{INDEX_VERSION} (rebuild the table)")
     return header
+
+
+def payload_path(header_path, header: dict) -> Path:
+    """The values file of a header read by read_header (beside it, named after it)."""
+    return Path(header_path).parent / header["payload"]
+
+
+def payload_check(header_path, header: dict) -> str:
+    """'ok', 'missing' or 'FAILED' (size or sha256 differ, or not a regular file)."""
+    payload = payload_path(header_path, header)
+    if not payload.exists():
+        return "missing"
+    if payload.is_symlink() or not payload.is_file() or \
+            payload.stat().st_size != header["payload_bytes"]:
+        return "FAILED"
+    return "ok" if sha256_of(payload) == header["payload_sha256"] else "FAILED"
 
 
 def load_table(header_path, verify=True):
@@ -265,18 +328,27 @@ def load_table(header_path, verify=True):
 
     header_path = Path(header_path)
     header = read_header(header_path)
-    payload = header_path.parent / header["payload"]
+    payload = payload_path(header_path, header)
     if not payload.exists():
         raise TableError(f"{header_path}: its values file {payload.name} is missing")
+    if payload.is_symlink() or not payload.is_file():
+        raise TableError(f"{payload}: not a regular file")
+    if payload.stat().st_size != header["payload_bytes"]:
+        raise TableError(f"{payload}: {payload.stat().st_size:,} bytes, its header says "
+                         f"{header['payload_bytes']:,}: the file is damaged; rebuild it with "
+                         f"niwa tables build ... --force")
     if verify:
         digest = sha256_of(payload)
-        if digest != header["sha256"]:
+        if digest != header["payload_sha256"]:
             raise TableError(f"{payload} fails its checksum (sha256 {digest[:12]}..., header "
-                             f"says {header['sha256'][:12]}...): the file is damaged; "
-                             f"rebuild it with niwa tables build")
-    index = make_index(header["variant"], header["stones"])
+                             f"says {header['payload_sha256'][:12]}...): the file is damaged; "
+                             f"rebuild it with niwa tables build ... --force")
     try:
-        values = np.load(payload, mmap_mode="r")
+        index = make_index(header["variant"], header["stones"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise TableError(f"{header_path}: not a table of a Lotus variant ({e})") from None
+    try:
+        values = np.load(payload, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError) as e:
         raise TableError(f"{payload}: not a numpy array file ({e})") from None
     if values.dtype != np.uint8 or values.ndim != 1 or values.shape[0] != index.size:
@@ -327,7 +399,9 @@ def find_table(state, directory=None):
 
     variant = state.variant
     best = None
-    for path, header, _problem in _listing(directory):
+    for path, header, problem in _listing(directory):
+        if problem is not None:
+            _warn_once(path, problem)
         if header is None or header.get("game") != state.game_name:
             continue
         if same_variant(header["variant"], variant) and \
@@ -340,6 +414,19 @@ def find_table(state, directory=None):
     if table is None:
         table = _LOADED[key] = load_table(best[0])
     return table
+
+
+class TableWarning(UserWarning):
+    """A table in the folder is damaged or unreadable and is not used."""
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(path, problem: str) -> None:
+    if str(path) not in _WARNED:
+        _WARNED.add(str(path))
+        warnings.warn(f"endgame table skipped: {problem}", TableWarning, stacklevel=3)
 
 
 def resolve_tables(state, tables="auto"):

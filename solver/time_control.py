@@ -27,6 +27,10 @@ _SYNTAX = re.compile(rf"^(?:(?P<moves>[0-9]+)/)?(?:(?P<minutes>[0-9]+):)?(?P<bas
 EXPECTED = "expected [moves/]seconds[+increment], e.g. 60+0.5 or 40/60+0.5"
 
 
+MAX_CLOCK_SECONDS = 86_400.0     # the longest base time or increment: a day
+MAX_CLOCK_MOVES = 10_000         # the most moves per period
+
+
 class TimeControlError(NiwaError):
     """A time control that cannot be read (one-line message)."""
 
@@ -47,9 +51,14 @@ class TimeControl:
                                        f"seconds >= 0, got {value}")
         if not self.base > 0:
             raise TimeControlError(f"time control base time must be positive, got {self.base}")
-        if self.moves is not None and self.moves < 1:
-            raise TimeControlError(f"time control moves per period must be at least 1, "
-                                   f"got {self.moves}")
+        for name, value in (("base time", self.base), ("increment", self.increment)):
+            if value > MAX_CLOCK_SECONDS:
+                # a game that long never ends in practice (and deadlines overflow)
+                raise TimeControlError(f"time control {name} must be at most "
+                                       f"{MAX_CLOCK_SECONDS:g} seconds (a day), got {value:g}")
+        if self.moves is not None and not 1 <= self.moves <= MAX_CLOCK_MOVES:
+            raise TimeControlError(f"time control moves per period must be in "
+                                   f"1..{MAX_CLOCK_MOVES}, got {self.moves}")
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
@@ -58,6 +67,8 @@ class TimeControl:
         m = _SYNTAX.match(raw)
         if not m:
             raise TimeControlError(f"bad time control {text!r}; {EXPECTED}")
+        if any(len(m[part] or "") > 12 for part in ("moves", "minutes")):
+            raise TimeControlError(f"bad time control {text[:40]!r}: number too long")
         base = float(m["base"]) + 60 * int(m["minutes"] or 0)
         inc = float(m["inc"]) if m["inc"] else 0.0
         if not (math.isfinite(base) and math.isfinite(inc)):

@@ -1,17 +1,34 @@
-"""Shared test set-up."""
+"""Shared test set-up: the suite is hermetic.
+
+Nothing the user has can change a result: before any test runs, HOME and XDG_CACHE_HOME
+point at a fresh temporary home (so ~/.cache/niwa, where books, endgame tables and
+certificates are kept by default, is empty), NIWA_TABLES, NIWA_BOOKS and NIWA_CERTIFICATES
+at empty folders in it, and every other NIWA_* variable of the user's environment is
+removed. The settings are made in os.environ, so the `niwa` subprocesses some tests start
+inherit them; a test that needs a table or a book points the variable at its own folder with monkeypatch.
+"""
+
+import os
 
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _no_user_tables(tmp_path_factory, monkeypatch):
-    """Tests never read the user's endgame tables (~/.cache/niwa/tables): `niwa solve`
-    and the searchers look in an empty folder unless a test points them elsewhere."""
-    monkeypatch.setenv("NIWA_TABLES", str(tmp_path_factory.getbasetemp() / "no-tables"))
+# every variable the package reads (grep NIWA_ in ext/ solver/ analysis/ cli/ setup.py)
+NIWA_FOLDERS = {"NIWA_TABLES": "no-tables", "NIWA_BOOKS": "no-books",
+                "NIWA_CERTIFICATES": "no-certificates"}
 
 
-@pytest.fixture(autouse=True)
-def _no_user_certificates(tmp_path_factory, monkeypatch):
-    """Nor the user's proof certificates (~/.cache/niwa/certificates), which `niwa solve`
-    would answer known results from."""
-    monkeypatch.setenv("NIWA_CERTIFICATES", str(tmp_path_factory.getbasetemp() / "no-certs"))
+@pytest.fixture(autouse=True, scope="session")
+def _hermetic_environment(tmp_path_factory):
+    """A temporary home, cache and NIWA_* folders for the whole session (restored after)."""
+    home = tmp_path_factory.mktemp("home")
+    wanted = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    for name, folder in NIWA_FOLDERS.items():
+        (home / folder).mkdir()
+        wanted[name] = str(home / folder)
+    saved = dict(os.environ)
+    for name in [n for n in os.environ if n.startswith("NIWA_")]:
+        del os.environ[name]
+    os.environ.update(wanted)
+    yield home
+    os.environ.clear()
+    os.environ.update(saved)

@@ -3,7 +3,9 @@ from one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import struct
 
 import numpy as np
 import pytest
@@ -96,10 +98,23 @@ def test_the_book_round_trips_and_a_damaged_one_fails_clearly(small_book, tmp_pa
         keys, actions, meta = z["keys"], z["actions"].copy(), z["meta"]
     actions[0] += 1
     np.savez(tmp_path / "bad.npz", keys=keys, actions=actions, meta=meta)
-    with pytest.raises(BookError, match="checksum mismatch"):
+    # (rewritten without the file's own digest: refused for that; with a stale digest
+    # copied over: refused by the file checksum; as niwa-book-1: by the inner checksum)
+    with pytest.raises(BookError, match="no file checksum"):
         load_book(tmp_path / "bad.npz")
+    stale = (tmp_path / "bad.npz").read_bytes()[:-2] + path.read_bytes()[-78:]
+    (tmp_path / "stale.npz").write_bytes(stale)
+    with pytest.raises(BookError, match="file checksum mismatch"):
+        load_book(tmp_path / "stale.npz")
+    # resealed with a valid file digest (a careful forger): the inner checksum still fails
+    data = (tmp_path / "bad.npz").read_bytes()
+    data = data[:-2] + struct.pack("<H", 76)
+    (tmp_path / "sealed.npz").write_bytes(data + b"niwa-sha256:" +
+                                          hashlib.sha256(data).hexdigest().encode())
+    with pytest.raises(BookError, match=r"npz: checksum mismatch"):
+        load_book(tmp_path / "sealed.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a book")
-    with pytest.raises(BookError, match="not a readable book"):
+    with pytest.raises(BookError, match="not a book"):
         load_book(tmp_path / "junk.npz")
 
 

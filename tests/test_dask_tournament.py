@@ -129,4 +129,4 @@ def test_dask_builds_the_same_endgame_table_as_one_process(cluster, tmp_path):
         remote = build_table(variant, 2, tmp_path / "dask", executor=ex, progress=False)
     finally:
         ex.close()
-    assert remote["sha256"] == local["sha256"] and "dask" in remote["build"]["executor"]
+    assert remote["payload_sha256"] == local["payload_sha256"] and "dask" in remote["build"]["executor"]

@@ -232,7 +232,7 @@ def test_cli_late_position_is_exact():
     (["bonsai players=1", "--deck-seed", "1", "--algo", "mcts"], "--algo does not go"),
     (["bonsai players=1", "--deck-seed", "1", "--game", "2"], "--game and --ply go with"),
     (["--deck-known"], "give a POSITION"),
-    (["lotus", "--ply", "3"], "--ply goes with --deck-known"),
+    (["lotus", "--ply", "3"], "--ply goes with --record"),
 ])
 def test_cli_errors_are_one_line_with_status_2(args, message):
     r = run("solve", *args)
@@ -251,7 +251,7 @@ def test_cli_deck_inconsistent_or_unknown_card():
     assert r.exit_code == 2 and "unknown card 'ZZ'" in r.output
 
 
-def test_cli_record_of_a_two_player_game_is_refused(tmp_path):
+def test_cli_record_of_a_two_player_game_is_refused_with_deck_known(tmp_path):
     spec = "random"
     result = play(new_initial(seed=2, players=2), [make_agent(spec, seed=1),
                                                    make_agent(spec, seed=2)],
@@ -260,8 +260,11 @@ def test_cli_record_of_a_two_player_game_is_refused(tmp_path):
     append_record(str(path), record_of(result, seats=seats_for([spec, spec], [spec, spec],
                                                                "bonsai", [1, 2]),
                                        deal_seed=2))
-    r = run("solve", "--record", str(path))
+    r = run("solve", "--record", str(path), "--deck-known")
     assert r.exit_code == 2 and "2-player Bonsai game" in r.output
+    # without --deck-known a record of any other game gives the position to solve
+    r = run("solve", "--record", str(path), "--ply", "4", "--time", "0.5", "--json")
+    assert r.exit_code == 0, r.output
 
 
 def test_json_is_the_result_as_a_dict_and_a_node_budget_repeats_exactly():

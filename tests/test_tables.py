@@ -180,7 +180,7 @@ def test_positions_outside_the_domain_have_no_index():
 def test_the_build_is_the_same_with_two_workers(tmp_path):
     one = build_table(SMALL, 2, tmp_path / "one", progress=False)
     two = build_table(SMALL, 2, tmp_path / "two", executor=LocalExecutor(2), progress=False)
-    assert one["sha256"] == two["sha256"] and one["counts"] == two["counts"]
+    assert one["payload_sha256"] == two["payload_sha256"] and one["counts"] == two["counts"]
 
 
 def test_header_documents_the_table(folder):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -133,6 +134,23 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
             conn.send(run_task(task, clock))
 
 
+FILES_PER_WORKER = 4     # its pipe, its process sentinel, its clock's shared memory, spare
+FILES_RESERVED = 64      # the parent's own files (outputs, tables, imports)
+
+
+def most_local_workers() -> int:
+    """The most local worker processes the open-file limit (RLIMIT_NOFILE) allows."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 1 << 30
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 30
+    return max(1, (soft - FILES_RESERVED) // FILES_PER_WORKER)
+
+
 class _Worker:
     """One worker process, its pipe, its move clock and the tasks it holds (in order; the
     first is being played)."""
@@ -208,6 +226,11 @@ class LocalExecutor:
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or default_workers()
+        most = most_local_workers()
+        if self.workers > most:
+            raise TournamentError(
+                f"--workers {self.workers}: each local worker holds about {FILES_PER_WORKER} "
+                f"open files and the limit (ulimit -n) allows at most {most} workers")
 
     def describe(self) -> str:
         return f"local, {self.workers} worker{'s' * (self.workers != 1)}"
@@ -320,10 +343,11 @@ class DaskExecutor:
             raise TournamentError(
                 "--executor dask:// needs dask and distributed: pip install 'niwa[dist]'"
             ) from None
-        self.address = "tcp://" + address.split("://", 1)[1] if "://" in address else address
+        scheme, sep, where = address.partition("://")
+        self.address = (("tls://" if scheme == "tls" else "tcp://") + where) if sep else address
         try:
             self.client = Client(self.address, timeout=f"{timeout}s")
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
             raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: "
                                   f"{first_line(e)}") from None
         self.workers = workers or max(sum(self.client.nthreads().values()), 1)
@@ -381,8 +405,18 @@ def make_executor(spec: str, workers: int | None):
     spec = (spec or "local").strip()
     if spec == "local":
         return LocalExecutor(workers)
-    if spec.startswith("dask://"):
-        if not spec[len("dask://"):]:
-            raise TournamentError("--executor dask:// needs HOST:PORT, e.g. dask://10.0.0.5:8786")
-        return DaskExecutor(spec, workers)
-    raise TournamentError(f"unknown --executor {spec!r}; expected local or dask://HOST:PORT")
+    scheme, sep, where = spec.partition("://")
+    if sep and scheme in ("dask", "tcp", "tls"):
+        m = _HOST_PORT.match(where)
+        if not m or not 1 <= int(m["port"]) <= 65535:
+            raise TournamentError(f"--executor {spec[:80]!r}: expected {scheme}://HOST:PORT "
+                                  f"with a port in 1..65535, e.g. {scheme}://10.0.0.5:8786")
+        # dask:// is plain TCP; tls:// keeps its scheme (Dask's TLS transport)
+        return DaskExecutor(("tls://" if scheme == "tls" else "tcp://") + where, workers)
+    raise TournamentError(f"unknown --executor {spec[:80]!r}; expected local, "
+                          f"dask://HOST:PORT or tls://HOST:PORT")
+
+
+# HOST:PORT of a scheduler: a host name or IPv4 address, or an IPv6 address in brackets
+_HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])"
+                        r":(?P<port>[0-9]{1,5})$")

@@ -430,7 +430,10 @@ def _match(state, words, i, seat, legal, number):
         text = " ".join(words[i:j])
         if text in names:
             return names[text], j - i
-    if words[i].isdigit() and int(words[i]) in legal:
+    # an id is ASCII digits, and short ('²' is a digit to str.isdigit, not to int(); a
+    # 5,000-digit number is over int()'s limit)
+    if words[i].isascii() and words[i].isdigit() and len(words[i]) <= 18 \
+            and int(words[i]) in legal:
         return int(words[i]), 1
     shown = ", ".join(list(names)[:15]) + (" ..." if len(names) > 15 else "")
     who = "" if seat is None else f" for seat {seat}"

@@ -168,10 +168,14 @@ def proven_values(game: str, cells, time_limit: float) -> dict[str, float | None
         if booked is not None:
             out[c.variant_label] = booked
             continue
+        from niwa.ext.errors import NiwaError
         from niwa.solver.proof import ProofSearch
 
-        r = ProofSearch(tt_mb=PROOF_TT_MB).solve(state, time_limit=time_limit, root_values=False,
-                                                 pv=False)
+        try:
+            r = ProofSearch(tt_mb=PROOF_TT_MB).solve(state, time_limit=time_limit,
+                                                     root_values=False, pv=False)
+        except NiwaError:   # a game the proof cannot decide (e.g. returns other than
+            continue        # win/draw/loss): the report says "not decided", it is not lost
         if r.proven and r.value is not None:
             out[c.variant_label] = r.value if state.current_player() == 0 else 1.0 - r.value
     return out

@@ -62,6 +62,9 @@ TRAJECTORY_CSV, GAMES_CSV, META_JSON, PLOT_PNG = (
     "trajectory.csv", "games.csv", "tune.json", "trajectory.png")
 
 
+MAX_PARAM = 1e9    # the widest parameter range tuned (|LOW|, |HIGH|)
+
+
 class TuneError(TournamentError):
     """A tuning run that cannot be set up or resumed (one-line message)."""
 
@@ -105,6 +108,10 @@ def parse_param(text: str, agent: str, game: str | None = None) -> Param:
         raise TuneError(f"--param {text!r}: LOW and HIGH should be numbers") from None
     if not (math.isfinite(low) and math.isfinite(high)):
         raise TuneError(f"--param {text!r}: LOW and HIGH should be finite")
+    if max(abs(low), abs(high)) > MAX_PARAM:
+        # SPSA steps are fractions of HIGH - LOW: a range this wide overflows them
+        raise TuneError(f"--param {text!r}: LOW and HIGH should be within "
+                        f"-{MAX_PARAM:g}..{MAX_PARAM:g}")
     if low >= high:
         raise TuneError(f"--param {text!r}: LOW should be below HIGH")
     if weight is not None and (low < weight.low or high > weight.high):
