@@ -115,10 +115,6 @@ def _fmt(x: float) -> str:
     return repr(round(float(x), 6))
 
 
-def play_batch(tasks: list[GameTask]) -> list[dict]:
-    return [play_task(t) for t in tasks]
-
-
 CHECK_COLUMN = "check"          # the last column: a checksum of the row (see row_check)
 ON_BAD_ROWS = ("stop", "drop")
 SORT_CHUNK_ROWS = 50_000        # rows sorted in memory at once by the final rewrite

@@ -85,10 +85,6 @@ class Experiment:
             return self.top_games
         return self.games
 
-    @property
-    def self_play(self) -> bool:
-        return bool(self.strengths) or len(self.agents) == 1
-
 
 @dataclass
 class Cell:
