@@ -19,8 +19,11 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed "
 
 from distributed import Client  # noqa: E402
 
-from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor  # noqa: E402
-from niwa.analysis.arena.schedule import TournamentError  # noqa: E402
+from niwa.analysis.arena.executors import (  # noqa: E402
+    DaskExecutor,
+    ExecutorError,  # noqa: E402
+    LocalExecutor,
+)
 from niwa.analysis.arena.tournament import make_config, run_tournament  # noqa: E402
 from niwa.cli.main import main  # noqa: E402
 from niwa.solver.agents import REGISTRY  # noqa: E402
@@ -114,7 +117,7 @@ def test_dask_executor_reports_the_cluster_and_an_unreachable_one(cluster):
         assert ex.workers == 2 and cluster in ex.describe()
     finally:
         ex.close()
-    with pytest.raises(TournamentError, match="cannot reach the Dask scheduler"):
+    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler"):
         DaskExecutor(f"dask://127.0.0.1:{free_port()}", timeout=1)
 
 

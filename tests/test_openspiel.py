@@ -223,7 +223,7 @@ def test_variant_parameters_map_both_ways():
 
 
 def test_openspiel_agents_are_niwa_agents():
-    from niwa.analysis.arena.game_log import play_task as play_game
+    from niwa.analysis.arena.games_csv import play_task as play_game
     from niwa.analysis.arena.schedule import build_schedule
     from niwa.analysis.arena.tournament import make_config
     from niwa.solver.agents import make_agent
@@ -241,7 +241,7 @@ def test_openspiel_agents_are_niwa_agents():
 
 @pytest.mark.parametrize("name", ["haru", "bonsai"])
 def test_openspiel_agents_play_chance_and_hidden_games(name):
-    from niwa.analysis.arena.game_log import play_task as play_game
+    from niwa.analysis.arena.games_csv import play_task as play_game
     from niwa.analysis.arena.schedule import build_schedule
     from niwa.analysis.arena.tournament import make_config
 

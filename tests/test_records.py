@@ -9,7 +9,6 @@ import json
 import pytest
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import play_task
 from niwa.analysis.arena.game_loop import play
 from niwa.analysis.arena.game_record import (
     FORMAT,
@@ -23,6 +22,7 @@ from niwa.analysis.arena.game_record import (
     record_of,
     seats_for,
 )
+from niwa.analysis.arena.games_csv import play_task
 from niwa.analysis.arena.schedule import build_schedule
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.game import Rng

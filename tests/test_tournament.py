@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
-from niwa.analysis.arena.game_log import play_task as play_game
 from niwa.analysis.arena.game_record import RECORD_FIELD
+from niwa.analysis.arena.games_csv import GameLog, csv_columns
+from niwa.analysis.arena.games_csv import play_task as play_game
 from niwa.analysis.arena.schedule import TournamentError, build_schedule, derive_seed
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.errors import NiwaError

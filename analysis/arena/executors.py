@@ -16,10 +16,16 @@ import time
 from collections import deque
 from collections.abc import Collection, Iterator
 
-from niwa.analysis.arena.game_log import game_row, play_task
 from niwa.analysis.arena.game_loop import GameResult, first_line
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.schedule import GameTask, TournamentError
+from niwa.analysis.arena.games_csv import game_row, play_task
+from niwa.analysis.arena.schedule import GameTask
+from niwa.ext.errors import NiwaError
+
+
+class ExecutorError(NiwaError):
+    """Workers that cannot be started or reached, or a job that keeps failing (one-line
+    message); tournaments, analyses, tuning runs and table builds all meet it."""
 
 
 def run_task(task, move_clock=None) -> dict:
@@ -282,7 +288,7 @@ class LocalExecutor:
             replay.appendleft(task)
             return None
         if not isinstance(task, GameTask):      # a job has no forfeit to record: stop
-            raise TournamentError(f"{task!r} crashed the worker process twice "
+            raise ExecutorError(f"{task!r} crashed the worker process twice "
                                   f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
                               f"({_exit_reason(code)})", now - w.game_started)
@@ -317,14 +323,14 @@ class DaskExecutor:
         try:
             from distributed import Client
         except ImportError:
-            raise TournamentError(
+            raise ExecutorError(
                 "--executor dask:// needs dask and distributed: pip install 'niwa[dist]'"
             ) from None
         self.address = "tcp://" + address.split("://", 1)[1] if "://" in address else address
         try:
             self.client = Client(self.address, timeout=f"{timeout}s")
         except (OSError, TimeoutError) as e:
-            raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: "
+            raise ExecutorError(f"cannot reach the Dask scheduler at {self.address}: "
                                   f"{first_line(e)}") from None
         self.workers = workers or max(sum(self.client.nthreads().values()), 1)
 
@@ -353,9 +359,9 @@ class DaskExecutor:
                     rows = fut.result()
                 except Exception as e:    # e.g. a worker without niwa installed
                     if not any(isinstance(t, GameTask) for t in batch):
-                        raise TournamentError(f"a job failed on the Dask cluster: "
+                        raise ExecutorError(f"a job failed on the Dask cluster: "
                                               f"{first_line(e)}") from None
-                    raise TournamentError(
+                    raise ExecutorError(
                         f"a game failed on the Dask cluster: {first_line(e)} (finished games "
                         "are saved: fix the workers and rerun with --resume)") from None
                 for row in rows:
@@ -383,6 +389,6 @@ def make_executor(spec: str, workers: int | None):
         return LocalExecutor(workers)
     if spec.startswith("dask://"):
         if not spec[len("dask://"):]:
-            raise TournamentError("--executor dask:// needs HOST:PORT, e.g. dask://10.0.0.5:8786")
+            raise ExecutorError("--executor dask:// needs HOST:PORT, e.g. dask://10.0.0.5:8786")
         return DaskExecutor(spec, workers)
-    raise TournamentError(f"unknown --executor {spec!r}; expected local or dask://HOST:PORT")
+    raise ExecutorError(f"unknown --executor {spec!r}; expected local or dask://HOST:PORT")

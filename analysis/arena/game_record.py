@@ -267,7 +267,7 @@ def record_of(result, *, seats: list[Seat], deal_seed=None, event=None) -> GameR
 
 def task_record_line(task, result) -> dict:
     """{RECORD_FIELD: record line} of a scheduled game (arena.schedule.GameTask), to ride
-    along with its games.csv row (arena.record_log writes it to games.jsonl)."""
+    along with its games.csv row (arena.games_jsonl writes it to games.jsonl)."""
     try:
         if result.start is None:        # an agent could not be built: no move was played
             from niwa.ext.registry import get_game

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from niwa.analysis.arena.game_log import GameLog, IdSet
+from niwa.analysis.arena.games_csv import GameLog, IdSet
 from niwa.analysis.arena.schedule import GameTask
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns, holds_games
-from niwa.analysis.arena.record_log import RecordedGameLog
-from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.games_csv import csv_columns, holds_games
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,

@@ -49,7 +49,8 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 
-from niwa.analysis.arena.schedule import GameTask, TournamentError, derive_seed
+from niwa.analysis.arena.schedule import GameTask, derive_seed
+from niwa.ext.errors import NiwaError
 
 ALPHA, GAMMA = 0.602, 0.101
 A_FRACTION = 0.1
@@ -59,7 +60,7 @@ TRAJECTORY_CSV, GAMES_CSV, META_JSON, PLOT_PNG = (
     "trajectory.csv", "games.csv", "tune.json", "trajectory.png")
 
 
-class TuneError(TournamentError):
+class TuneError(NiwaError):
     """A tuning run that cannot be set up or resumed (one-line message)."""
 
 
@@ -400,7 +401,7 @@ class _KeepOpen:
 
 
 def games_columns() -> list[str]:
-    from niwa.analysis.arena.game_log import csv_columns
+    from niwa.analysis.arena.games_csv import csv_columns
 
     return csv_columns(2) + ["iteration", "plus_seat", "side"]
 
@@ -424,7 +425,7 @@ class TuneOutcome:
 
 
 def load_saved(out_dir: str) -> TuneConfig | None:
-    from niwa.analysis.arena.records import read_record
+    from niwa.analysis.arena.run_record import read_record
 
     return read_record(os.path.join(out_dir, META_JSON),
                        lambda meta: TuneConfig(**meta["config"]), TuneError, "tuning run")
@@ -462,8 +463,8 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
     """Play (or finish) the tuning run into out_dir; `on_iteration(k, row)` is called
     after each iteration (the CLI's progress line; tests interrupt through it)."""
     from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-    from niwa.analysis.arena.record_log import RecordedGameLog
-    from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
+    from niwa.analysis.arena.games_jsonl import RecordedGameLog
+    from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
     from niwa.analysis.arena.runner import run_schedule
 
     executor = executor or LocalExecutor(1)

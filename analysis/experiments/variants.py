@@ -28,15 +28,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns, holds_games
-from niwa.analysis.arena.record_log import RecordedGameLog
-from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
+from niwa.analysis.arena.games_csv import csv_columns, holds_games
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     MAX_SEED,
     Schedule,
     TournamentConfig,
-    TournamentError,
     derive_seed,
     identity_digest,
     tables_for,
@@ -524,5 +523,5 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
     return AnalysisOutcome(summary, run, files)
 
 
-__all__ = ["AnalysisError", "Experiment", "Cell", "TournamentError", "analyse", "plan_cells",
+__all__ = ["AnalysisError", "Experiment", "Cell", "analyse", "plan_cells",
            "parse_vary", "parse_strengths", "run_experiment", "summarise"]

@@ -25,7 +25,13 @@ from collections.abc import Iterator
 from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.schedule import GameTask, TournamentError, variant_text
+from niwa.analysis.arena.schedule import GameTask, variant_text
+from niwa.ext.errors import NiwaError
+
+
+class GameLogError(NiwaError):
+    """A games.csv that cannot be resumed: columns of another run, or a bad row (one-line
+    message naming the file and the line)."""
 
 
 def holds_games(games_path: str) -> bool:
@@ -62,7 +68,7 @@ def play_task(task: GameTask, move_clock=None) -> dict:
         result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
                       time_limits=task.time_limits, labels=task.labels,
                       clocks=task.time_controls or None, move_clock=move_clock)
-    # the game's record rides along with its row, for games.jsonl (arena.record_log)
+    # the game's record rides along with its row, for games.jsonl (arena.games_jsonl)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
 
@@ -179,14 +185,14 @@ class GameLog:
     run of any length runs in constant memory; rows are streamed from the file when needed
     (`read_rows`). Every line is validated when the log is opened: `check_row(game_id,
     row)` returns what contradicts the schedule (None if nothing), the checksum detects
-    edits. A bad line stops with a one-line TournamentError naming the file and the line
+    edits. A bad line stops with a one-line GameLogError naming the file and the line
     (on_bad_rows="stop"), or is dropped and its game played again ("drop").
     """
 
     def __init__(self, path: str, columns: list[str], check_row=None,
                  on_bad_rows: str = "stop"):
         if on_bad_rows not in ON_BAD_ROWS:
-            raise TournamentError(f"--on-bad-rows must be {' or '.join(ON_BAD_ROWS)}, "
+            raise GameLogError(f"--on-bad-rows must be {' or '.join(ON_BAD_ROWS)}, "
                                   f"not {on_bad_rows!r}")
         self.path = path
         self.columns = [*columns, CHECK_COLUMN]
@@ -218,7 +224,7 @@ class GameLog:
             if not header:
                 return
             if _split(header, 1, self.path) != self.columns:
-                raise TournamentError(
+                raise GameLogError(
                     f"{self.path} line 1: the columns are not those of this run (expected "
                     f"{','.join(self.columns)})")
             for number, line in enumerate(f, start=2):
@@ -228,7 +234,7 @@ class GameLog:
                     row = self._parse(line, number)
                 except BadRow as e:
                     if self.on_bad_rows == "stop":
-                        raise TournamentError(
+                        raise GameLogError(
                             f"{self.path} line {number}: {e} (pass --on-bad-rows drop to "
                             "drop such rows and replay their games)") from None
                     if note_dropped:
@@ -348,7 +354,7 @@ def _sorted_chunk(rows: list[list[str]], path: str) -> str:
     return path
 
 
-def _split(line: bytes, number: int, path: str, error=TournamentError) -> list[str]:
+def _split(line: bytes, number: int, path: str, error=GameLogError) -> list[str]:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as e:
