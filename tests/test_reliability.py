@@ -8,9 +8,11 @@ in constant memory.
 """
 
 import csv
+import faulthandler
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,8 +48,6 @@ class TenTimesOverItsTime(Agent):
 
 class Segfaults(Agent):
     def step(self, state, player):
-        import faulthandler
-
         faulthandler.disable()      # no crash dump in the test output
         os.kill(os.getpid(), signal.SIGSEGV)
 
@@ -221,8 +221,6 @@ def finished(tmp_path_factory):
 
 
 def _copy(src, dst):
-    import shutil
-
     shutil.copytree(src, dst)
     return dst
 

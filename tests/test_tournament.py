@@ -2,6 +2,7 @@
 
 import collections
 import csv
+import hashlib
 import itertools
 import os
 import time
@@ -122,8 +123,6 @@ def test_seeds_are_pinned_and_independent_of_anything_but_seed_and_index():
 
 def test_derive_seed_value_is_stable():
     # BLAKE2b of "7:agent:3:1", first 8 bytes little-endian, shifted to 63 bits
-    import hashlib
-
     raw = int.from_bytes(hashlib.blake2b(b"7:agent:3:1", digest_size=8).digest(), "little")
     assert derive_seed(7, "agent", 3, 1) == raw >> 1
 

@@ -11,10 +11,14 @@ games do not drown in messaging and the tail of a run stays balanced.
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
 import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
+from multiprocessing.connection import wait
 
 from niwa.analysis.arena.game_loop import GameResult, first_line
 from niwa.analysis.arena.game_record import task_record_line
@@ -115,9 +119,6 @@ class SharedMoveClock:
 def _worker_main(conn, clock_array, parent_pid: int) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
     parent (even after its SIGKILL)."""
-    import signal
-    import threading
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
 
     def watch():
@@ -220,8 +221,6 @@ class LocalExecutor:
 
     def run(self, tasks: Collection[GameTask]) -> Iterator[dict]:
         """Rows of the games of `tasks` (sized, generated lazily), as each game ends."""
-        import multiprocessing as mp
-
         pending = _Pending(tasks)
         if not pending:
             return
@@ -295,8 +294,6 @@ class LocalExecutor:
 
 
 def _exit_reason(code: int | None) -> str:
-    import signal
-
     if code is not None and code < 0:
         try:
             return f"killed by {signal.Signals(-code).name}"
@@ -306,8 +303,6 @@ def _exit_reason(code: int | None) -> str:
 
 
 def wait_for(handles: list, timeout: float) -> None:
-    from multiprocessing.connection import wait
-
     if handles:
         wait(handles, timeout)
     else:

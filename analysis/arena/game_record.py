@@ -16,8 +16,11 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 
-from niwa.ext.errors import NiwaError
+from niwa.ext.errors import IllegalActionError, NiwaError
+from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
+from niwa.ext.registry import get_game, parse_position
 
 FORMAT = "niwa-game"
 VERSION = 1
@@ -117,8 +120,6 @@ class GameRecord:
 
     # ---- replay ---------------------------------------------------------------------
     def start_state(self):
-        from niwa.ext.registry import parse_position
-
         state = parse_position(self.start)
         if state.game_name != self.game:
             raise RecordError(f"start position is a {state.game_name} position, not {self.game}")
@@ -171,8 +172,6 @@ class GameRecord:
 
 def apply_move(state, move: Move, ply: int) -> None:
     """Apply one recorded move to `state`, checking who moves and that it is legal."""
-    from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-
     player = state.current_player()
     expected = (CHANCE if player == PLAYER_CHANCE else JOINT if player == PLAYER_SIMULTANEOUS
                 else player)
@@ -241,8 +240,6 @@ def forfeit_reason(message: str) -> str:
 def record_of(result, *, seats: list[Seat], deal_seed=None, event=None) -> GameRecord:
     """The record of a game played by the game loop (`GameResult`, whose `start` and
     `notes` the loop fills in)."""
-    from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-
     moves = []
     for (player, _action), note in zip(result.actions, result.notes, strict=True):
         by = CHANCE if player == PLAYER_CHANCE else JOINT if player == PLAYER_SIMULTANEOUS \
@@ -270,8 +267,6 @@ def task_record_line(task, result) -> dict:
     along with its games.csv row (arena.games_jsonl writes it to games.jsonl)."""
     try:
         if result.start is None:        # an agent could not be built: no move was played
-            from niwa.ext.registry import get_game
-
             result.start = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
             result.state = result.start
         seats = seats_for(task.specs, task.labels, task.game, task.agent_seeds)
@@ -306,8 +301,6 @@ _VERSION: list[str] = []
 
 def niwa_version() -> str:
     if not _VERSION:
-        from importlib.metadata import PackageNotFoundError, version
-
         try:
             _VERSION.append(version("niwa"))
         except PackageNotFoundError:
@@ -385,8 +378,6 @@ def apply_move_list(state, text: str) -> list[str]:
     to `state`; returns the notation of each ply applied. A notation holding a space
     ("reveal GF") is matched whole; a joint move takes one move per seat that has a choice,
     in seat order ("Y2 R5"). IllegalActionError names the first move that does not fit."""
-    from niwa.ext.errors import IllegalActionError
-
     words = text.replace(",", " ").split()
     played, i = [], 0
     while i < len(words):
@@ -422,8 +413,6 @@ def apply_move_list(state, text: str) -> list[str]:
 def _match(state, words, i, seat, legal, number):
     """The legal action the words from i spell (the longest notation that fits, else an
     id) and how many words it took."""
-    from niwa.ext.errors import IllegalActionError
-
     names = {(state.action_to_string(a, seat) if seat is not None
               else state.action_to_string(a)): a for a in legal}
     for j in range(min(len(words), i + 4), i, -1):

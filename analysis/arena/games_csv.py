@@ -27,6 +27,8 @@ from niwa.analysis.arena.game_loop import GameResult, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, variant_text
 from niwa.ext.errors import NiwaError
+from niwa.ext.game import Rng
+from niwa.ext.registry import find_game, get_game
 
 
 class GameLogError(NiwaError):
@@ -56,9 +58,6 @@ def csv_columns(n_players: int) -> list[str]:
 def play_task(task: GameTask, move_clock=None) -> dict:
     """Play one scheduled game to the end; agent failures forfeit the game, never raise.
     `move_clock` is the game loop's (a watchdog's view of the move in progress)."""
-    from niwa.ext.game import Rng
-    from niwa.ext.registry import get_game
-
     t0 = time.perf_counter()
     state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
     agents = _make_agents(task)
@@ -91,8 +90,6 @@ def _make_agents(task: GameTask):
 
 def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
     """The games.csv row of a played game."""
-    from niwa.ext.registry import find_game
-
     n = len(task.labels)
     stats = {}
     if not result.forfeited:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from niwa.analysis.arena.clock import parse_time_control, split_time_control
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
 from niwa.analysis.arena.games_csv import csv_columns, holds_games
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
@@ -28,14 +29,14 @@ from niwa.analysis.arena.schedule import (
     Schedule,
     TournamentConfig,
     TournamentError,
+    agent_clocks,
     games_per_round,
     identity_digest,
     tables_for,
 )
+from niwa.ext.registry import get_game
 
 GAMES_CSV, META_JSON = "games.csv", "tournament.json"
-OUTPUT_FILES = ("games.csv", "standings.csv", "pairs.csv", "seats.csv", "tournament.json",
-                "ratings.png")
 
 
 @dataclass
@@ -70,7 +71,6 @@ def load_saved_config(out_dir: str) -> TournamentConfig | None:
 
 def _agent_settings(config) -> dict:
     """Each spec with every default filled in, so the run can be rebuilt if defaults move."""
-    from niwa.analysis.arena.clock import split_time_control
     from niwa.solver.agents import agent_settings
 
     return {spec: agent_settings(split_time_control(spec)[0], config.game)
@@ -79,8 +79,6 @@ def _agent_settings(config) -> dict:
 
 def _time_controls(config) -> dict:
     """Each agent's time control as text (None: no clock), for tournament.json."""
-    from niwa.analysis.arena.schedule import agent_clocks
-
     return {label: None if tc is None else str(tc)
             for label, tc in zip(config.labels, agent_clocks(config)[1], strict=True)}
 
@@ -323,8 +321,6 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 time_control: str | None = None) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
-    from niwa.analysis.arena.clock import parse_time_control, split_time_control
-    from niwa.ext.registry import get_game
     from niwa.solver.agents import make_agent, parse_spec
 
     notes = []
@@ -398,8 +394,6 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     settings; the agents, game and variant replace them when given at all."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
-    from niwa.ext.registry import get_game
-
     saved = load_saved_config(out_dir)
     if saved is None:
         if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run

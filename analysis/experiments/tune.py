@@ -45,12 +45,19 @@ not depend on the number of workers.
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 from dataclasses import asdict, dataclass, field
 
+from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
+from niwa.analysis.arena.games_csv import csv_columns
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.runner import run_schedule
 from niwa.analysis.arena.schedule import GameTask, derive_seed
 from niwa.ext.errors import NiwaError
+from niwa.ext.registry import get_game
 
 ALPHA, GAMMA = 0.602, 0.101
 A_FRACTION = 0.1
@@ -115,8 +122,6 @@ def parse_param(text: str, agent: str, game: str | None = None) -> Param:
 
 def _declared_weight(game: str, name: str):
     """The EvalWeight `w_<weight>` names on `game`; TuneError listing the valid names."""
-    from niwa.ext.registry import get_game
-
     declared = {f"w_{w.name}": w for w in get_game(game).eval_weights}
     if name not in declared:
         raise TuneError(f"{game} has no evaluation weight {name!r}; weights: "
@@ -248,8 +253,6 @@ class TuneConfig:
     max_plies: int | None = None
 
     def identity(self) -> dict:
-        import json
-
         return json.loads(json.dumps(asdict(self), default=str))
 
     @property
@@ -266,7 +269,6 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                      c_frac: float = C_FRACTION, step_frac: float = STEP_FRACTION,
                      max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
-    from niwa.ext.registry import get_game
     from niwa.solver.agents import agent_settings, best_spec, make_agent, parse_spec
 
     info = get_game(game)
@@ -401,8 +403,6 @@ class _KeepOpen:
 
 
 def games_columns() -> list[str]:
-    from niwa.analysis.arena.games_csv import csv_columns
-
     return csv_columns(2) + ["iteration", "plus_seat", "side"]
 
 
@@ -425,8 +425,6 @@ class TuneOutcome:
 
 
 def load_saved(out_dir: str) -> TuneConfig | None:
-    from niwa.analysis.arena.run_record import read_record
-
     return read_record(os.path.join(out_dir, META_JSON),
                        lambda meta: TuneConfig(**meta["config"]), TuneError, "tuning run")
 
@@ -462,11 +460,6 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
              on_iteration=None) -> TuneOutcome:
     """Play (or finish) the tuning run into out_dir; `on_iteration(k, row)` is called
     after each iteration (the CLI's progress line; tests interrupt through it)."""
-    from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-    from niwa.analysis.arena.games_jsonl import RecordedGameLog
-    from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
-    from niwa.analysis.arena.runner import run_schedule
-
     executor = executor or LocalExecutor(1)
     check_out_dir(config, out_dir, resume)
     os.makedirs(out_dir, exist_ok=True)

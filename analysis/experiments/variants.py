@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -41,8 +42,11 @@ from niwa.analysis.arena.schedule import (
     tables_for,
 )
 from niwa.analysis.arena.tournament import make_config
+from niwa.analysis.experiments import plots, report
 from niwa.analysis.experiments.findings import Summary, summarise
+from niwa.analysis.experiments.strength import ladder, proven_values, rate_rungs, rating_pairs
 from niwa.ext.errors import NiwaError
+from niwa.ext.registry import get_game
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
 GAMES_CSV, META_JSON = "games.csv", "analysis.json"
@@ -109,8 +113,6 @@ class Cell:
 
 def parse_vary(items, game: str) -> list:
     """['rule=basic,pro'] -> [['rule', ['basic', 'pro']]], keys checked against the game."""
-    from niwa.ext.registry import get_game
-
     info = get_game(game)
     out, seen = [], set()
     for item in items:
@@ -170,8 +172,6 @@ def parse_strengths(items) -> list[str]:
 def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     """The cells of an experiment (strength-major, then settings in --vary order) and notes
     for the user. Raises a one-line NiwaError on any bad setting, agent or count."""
-    from niwa.ext.registry import get_game
-
     info = get_game(exp.game)
     if not 1 <= exp.games <= STRIDE:
         raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
@@ -240,8 +240,6 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
 def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[Cell]:
     """The rating matches of a strength sweep (experiments.strength): each strength
     against the next, seats swapped, under the first variant; after every analysis cell."""
-    from niwa.analysis.experiments.strength import rating_pairs
-
     if not exp.rate_games or len(exp.strengths) < 2:
         return []
     if exp.rate_games < 0 or exp.rate_games > STRIDE:
@@ -461,24 +459,20 @@ def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
     """The strength ladder (experiments.strength): Elo from the rating games, convergence,
     and the proven value of each variant (searched for `proof_time` s once, then cached in
     out_dir; 0 = not searched)."""
-    import json
-
-    from niwa.analysis.experiments import strength
-
     exp = summary.experiment
     path = os.path.join(out_dir, PROVEN_JSON)
     try:
         with open(path, encoding="utf-8") as f:
             proven = json.load(f)
     except (OSError, ValueError):
-        proven = strength.proven_values(exp.game, summary.cells, proof_time) if proof_time \
+        proven = proven_values(exp.game, summary.cells, proof_time) if proof_time \
             else {}
         if proof_time:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(proven, f, indent=1)
-    ratings = strength.rate_rungs(exp.strengths, rating_games)
-    summary.ladder, summary.ladder_verdicts = strength.ladder(summary.metrics, summary.cells,
-                                                              ratings, proven)
+    ratings = rate_rungs(exp.strengths, rating_games)
+    summary.ladder, summary.ladder_verdicts = ladder(summary.metrics, summary.cells, ratings,
+                                                     proven)
 
 
 @dataclass
@@ -494,8 +488,6 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             on_bad_rows: str = "stop", proof_time: float = 10.0) -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
-    from niwa.analysis.experiments import plots, report
-
     all_cells, notes = plan or plan_cells(exp)
     run = run_experiment(exp, all_cells, out_dir, executor, resume, progress, command,
                          on_bad_rows)
