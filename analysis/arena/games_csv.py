@@ -46,25 +46,32 @@ def holds_games(games_path: str) -> bool:
 
 
 def csv_columns(n_players: int) -> list[str]:
-    """The columns of games.csv; `termination` and the finishing order (`place_<seat>`,
-    `points_<seat>`, see arena.finish) come last: older logs without them still load."""
+    """The columns of games.csv; `termination`, the finishing order (`place_<seat>`,
+    `points_<seat>`, see arena.finish) and the `opening` (its id in the suite, empty
+    without one) come last: older logs without them still load."""
     return (["game_id", "round", "table", "game", "variant", "deal_seed"]
             + [f"agent_{s}" for s in range(n_players)]
             + [f"result_{s}" for s in range(n_players)]
             + ["plies", "capped", "error_seat", "error", "scores", "duration_s"]
-            + ["termination"] + finish_column_names(n_players))
+            + ["termination"] + finish_column_names(n_players) + ["opening"])
 
 
 def play_task(task: GameTask, move_clock=None) -> dict:
     """Play one scheduled game to the end; agent failures forfeit the game, never raise.
     `move_clock` is the game loop's (a watchdog's view of the move in progress)."""
     t0 = time.perf_counter()
-    state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
+    if task.opening is not None:
+        state = task.opening.state()
+    else:
+        state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
     agents = _make_agents(task)
     if isinstance(agents, GameResult):
         result = agents
     else:
-        result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
+        opening_plies = len(task.opening.moves) if task.opening else 0
+        max_plies = (None if task.max_plies is None
+                     else max(0, task.max_plies - opening_plies))    # counted from the start
+        result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=max_plies,
                       time_limits=task.time_limits, labels=task.labels,
                       clocks=task.time_controls or None, move_clock=move_clock)
     # the game's record rides along with its row, for games.jsonl (arena.games_jsonl)
@@ -103,13 +110,15 @@ def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
         "deal_seed": task.deal_seed,
         **{f"agent_{s}": task.labels[s] for s in range(n)},
         **{f"result_{s}": _fmt(result.results[s]) for s in range(n)},
-        "plies": result.plies, "capped": int(result.capped),
+        "plies": result.plies + (len(task.opening.moves) if task.opening else 0),
+        "capped": int(result.capped),
         "error_seat": "" if result.error_seat is None else result.error_seat,
         "error": result.error,
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{seconds:.4f}",
         "termination": result.termination or ("forfeit" if result.forfeited else "normal"),
         **finish_columns(result, find_game(task.game)),
+        "opening": task.opening.id if task.opening else "",
         **dict(task.extra),
     }
 
