@@ -239,3 +239,18 @@ def test_replay_of_a_file_that_is_not_records_is_one_line(tmp_path, name, conten
     r = CliRunner().invoke(main, ["replay", str(path)])
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1 and message in r.output
+
+
+def test_growing_an_undecided_sprt_continues_it_to_a_fresh_runs_decision(tmp_path):
+    common = ["--sprt", "elo0=0,elo1=200", "--workers", 1, "--quiet", "--seed", 3]
+    grown, fresh = tmp_path / "grown", tmp_path / "fresh"
+    tournament("lotus", "--agents", "greedy", "random", "--games", 4, *common, "--out", grown)
+    before = json.loads((grown / "tournament.json").read_text())["sprt"]
+    assert before["decision"] is None and before["pairs"] == 2
+    tournament("--resume", "--out", grown, "--games", 400, "--workers", 1, "--quiet")
+    tournament("lotus", "--agents", "greedy", "random", "--games", 400, *common, "--out", fresh)
+    after = json.loads((grown / "tournament.json").read_text())
+    assert after["sprt"]["pairs"] > 2 and after["sprt"]["decision"] is not None
+    assert after["sprt"] == json.loads((fresh / "tournament.json").read_text())["sprt"]
+    assert (grown / "games.csv").read_text().count("\n") == \
+        (fresh / "games.csv").read_text().count("\n")
