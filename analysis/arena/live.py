@@ -92,8 +92,9 @@ class LiveReport:
 
         done = len(self.rows)
         tables = compute_tables(pd.DataFrame(self.rows), self.labels, self.n)
-        lines = [f"--- status after {done} of {self.total} games ---"]
         pl = self.n > 2
+        lines = [f"--- status after {done} of {self.total} games (ratings: Elo, mean 0, "
+                 f"± the 95% interval{', from finishing order' if pl else ''}) ---"]
         for rank, st in enumerate(tables.standings.to_dict("records"), 1):
             elo, low, high = st["rating"], st["rating_low"], st["rating_high"]
             margin = ((high - low) / 2 if np.isfinite(low) and np.isfinite(high)
