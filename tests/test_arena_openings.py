@@ -254,3 +254,17 @@ def test_growing_an_undecided_sprt_continues_it_to_a_fresh_runs_decision(tmp_pat
     assert after["sprt"] == json.loads((fresh / "tournament.json").read_text())["sprt"]
     assert (grown / "games.csv").read_text().count("\n") == \
         (fresh / "games.csv").read_text().count("\n")
+
+
+def test_tune_plays_each_deal_from_its_own_opening_with_seats_swapped(tmp_path):
+    out = tmp_path / "tune"
+    r = CliRunner().invoke(main, [
+        "tune", "lotus", "--agent", "mcts:iters=3,c=4", "--param", "c=0.1:5",
+        "--iterations", "2", "--games-per-iteration", "4", "--openings", "random:plies=4",
+        "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = games(out)
+    assert rows["opening"].tolist() == ["1", "1", "2", "2", "3", "3", "4", "4"]
+    recs = records(out)
+    assert [r["opening"]["id"] for r in recs] == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert recs[0]["moves"][:4] == recs[1]["moves"][:4] != recs[2]["moves"][:4]

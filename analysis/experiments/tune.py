@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
 from niwa.analysis.arena.games_csv import csv_columns
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.openings import OpeningSuite, load_suite, parse_openings
 from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import run_schedule
 from niwa.analysis.arena.schedule import GameTask, derive_seed
@@ -251,6 +252,8 @@ class TuneConfig:
     alpha: float = ALPHA
     gamma: float = GAMMA
     max_plies: int | None = None
+    openings: dict | None = None    # an opening suite (arena.openings): deal j of iteration
+                                    # k starts from the suite's opening k * pairs + j
 
     def identity(self) -> dict:
         return json.loads(json.dumps(asdict(self), default=str))
@@ -267,7 +270,8 @@ class TuneConfig:
 def make_tune_config(game: str, agent: str, params: list[str], *, iterations: int = 100,
                      games_per_iteration: int | None = None, variant: dict | None = None, seed: int = 1,
                      c_frac: float = C_FRACTION, step_frac: float = STEP_FRACTION,
-                     max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
+                     max_plies: int | None = None, opponent: str | None = None,
+                     openings: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
     from niwa.solver.agents import agent_settings, best_spec, make_agent, parse_spec
 
@@ -313,7 +317,9 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                       pairs=games_per_iteration // unit, opponent=opponent or None,
                       variant=dict(state.variant),
                       seed=int(seed), c_frac=float(c_frac), step_frac=float(step_frac),
-                      max_plies=max_plies)
+                      max_plies=max_plies,
+                      openings=load_suite(parse_openings(openings), info.name,
+                                          dict(state.variant)) if openings else None)
 
 
 class IterationSchedule:
@@ -327,6 +333,7 @@ class IterationSchedule:
         self.n = config.games_per_iteration
         self.first_id = k * self.n
         self.variant = tuple(sorted(config.variant.items()))
+        self.openings = _suite(config) if config.openings else None
 
     def __len__(self) -> int:
         return self.n
@@ -349,7 +356,9 @@ class IterationSchedule:
             agent_seeds=tuple(derive_seed(cfg.seed, "tune", self.k, "agent", j, s)
                               for s in range(2)),
             time_limits=(None, None), max_plies=cfg.max_plies,
-            extra=(("iteration", self.k), ("plus_seat", plus_seat), ("side", side)))
+            extra=(("iteration", self.k), ("plus_seat", plus_seat), ("side", side)),
+            opening=(self.openings.for_round(self.k * cfg.pairs + pair) if self.openings
+                     else None))
 
     def __iter__(self):
         return (self._task(j) for j in range(self.n))
@@ -371,11 +380,27 @@ class IterationSchedule:
         expected = {"deal_seed": str(task.deal_seed), "agent_0": task.labels[0],
                     "agent_1": task.labels[1], "iteration": str(self.k),
                     "plus_seat": str(dict(task.extra)["plus_seat"]),
-                    "side": dict(task.extra)["side"]}
+                    "side": dict(task.extra)["side"],
+                    "opening": str(task.opening.id) if task.opening else ""}
         for key, value in expected.items():
             if str(row.get(key, "")) != value:
                 return f"{key} is {row.get(key)!r}, not {value!r} (another tuning run?)"
         return None
+
+
+_SUITES: dict[str, OpeningSuite] = {}
+
+
+def _suite(config: TuneConfig) -> OpeningSuite:
+    """The run's opening suite, one per run and process: a generated suite draws its
+    openings in order, so every iteration's schedule shares the openings drawn so far."""
+    key = json.dumps([config.openings, config.seed, config.game, config.variant],
+                     sort_keys=True, default=str)
+    if key not in _SUITES:
+        _SUITES.clear()             # one run at a time: do not keep older runs' openings
+        _SUITES[key] = OpeningSuite(config.openings, config.seed, config.game,
+                                    config.variant)
+    return _SUITES[key]
 
 
 class _Checker:
