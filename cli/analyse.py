@@ -67,13 +67,16 @@ def register(main: click.Group) -> None:
               help="Continue the experiment in --out (options default to the saved ones; "
                    "given ones must match, except --games, which may grow it). With GAME it "
                    "starts the experiment if --out holds none yet.")
+@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+              help="Start each round of every variant from an opening, as `niwa tournament "
+                   "--openings` (a FILE's lines must fit every variant).")
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
               show_default=True,
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, games, top_games,
-                players, workers, executor, seed, out_dir, resume, on_bad_rows):
+                players, workers, executor, seed, out_dir, resume, openings, on_bad_rows):
     """Compare rule variants of GAME by self-play: win rate by seat with 95% intervals,
     first-player advantage, balance, game length, running-score and game-specific
     metrics, tests between variants and plain-language verdicts.
@@ -115,7 +118,7 @@ def analyse_cmd(game, vary, agent, agents, strengths, rate_games, proof_time, ga
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games, top_games=top_games)
+        rate_games=rate_games, top_games=top_games, openings=openings)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)

@@ -268,3 +268,19 @@ def test_tune_plays_each_deal_from_its_own_opening_with_seats_swapped(tmp_path):
     recs = records(out)
     assert [r["opening"]["id"] for r in recs] == [1, 1, 2, 2, 3, 3, 4, 4]
     assert recs[0]["moves"][:4] == recs[1]["moves"][:4] != recs[2]["moves"][:4]
+
+
+def test_analyse_plays_every_variant_from_openings(tmp_path):
+    out = tmp_path / "a"
+    r = CliRunner().invoke(main, [
+        "analyse", "lotus", "--vary", "rule=basic,pro", "--agent", "greedy", "--games", "4",
+        "--openings", "random:plies=4", "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = games(out)
+    assert rows["opening"].tolist() == ["1", "1", "2", "2"] * 2
+    recs = records(out)
+    assert all(r["opening"]["plies"] == 4 for r in recs)
+    assert len({tuple(json.dumps(m["move"]) for m in r["moves"]) for r in recs}) > 2
+    again = CliRunner().invoke(main, ["analyse", "--resume", "--out", str(out),
+                                      "--openings", "random:plies=5"])
+    assert again.exit_code == 2 and "openings" in again.output

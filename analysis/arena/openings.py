@@ -112,29 +112,36 @@ def _whole(text: str, name: str, value: str, high: int) -> int:
     return int(value)
 
 
-def load_suite(spec: dict, game: str, variant: dict) -> dict:
+def load_suite(spec: dict, game: str | None, variant: dict) -> dict:
     """The suite with a file's openings read and checked (each line must be a position of
     this game and variant, or moves legal from its initial position): {"lines": [...]}
-    added, so that the run's identity holds the openings themselves, not just a path."""
-    if spec["source"] != "file" or "lines" in spec:
+    added, so that the run's identity holds the openings themselves, not just a path. A
+    suite already read is checked again (against another variant, say); game=None reads
+    without checking."""
+    if spec["source"] != "file":
         return spec
     path = spec["path"]
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        reason = getattr(e, "strerror", None) or "not UTF-8 text"
-        raise TournamentError(f"--openings {path}: cannot read it ({reason})") from None
-    lines = []
-    for number, line in enumerate(raw, 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    if "lines" in spec:
+        numbered = list(enumerate(spec["lines"], 1))
+        where = "opening"
+    else:
         try:
-            opening_from_line(line, len(lines) + 1, game, variant)
-        except NiwaError as e:
-            raise TournamentError(f"--openings {path} line {number}: "
-                                  f"{str(e).splitlines()[0]}") from None
+            with open(path, encoding="utf-8") as f:
+                raw = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            reason = getattr(e, "strerror", None) or "not UTF-8 text"
+            raise TournamentError(f"--openings {path}: cannot read it ({reason})") from None
+        numbered = [(n, line.strip()) for n, line in enumerate(raw, 1)
+                    if line.strip() and not line.strip().startswith("#")]
+        where = "line"
+    lines = []
+    for number, line in numbered:
+        if game is not None:
+            try:
+                opening_from_line(line, len(lines) + 1, game, variant)
+            except NiwaError as e:
+                raise TournamentError(f"--openings {path} {where} {number}: "
+                                      f"{str(e).splitlines()[0]}") from None
         lines.append(line)
     if not lines:
         raise TournamentError(f"--openings {path}: no openings in it (one position or move "

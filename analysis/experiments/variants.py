@@ -31,6 +31,7 @@ import pandas as pd
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.games_csv import csv_columns, holds_games
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.openings import load_suite, parse_openings
 from niwa.analysis.arena.run_record import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
@@ -73,6 +74,7 @@ class Experiment:
     rate_games: int = 0     # games between neighbouring strengths, to measure their Elo
     seed: int = 1
     max_plies: int | None = None
+    openings: dict | None = None    # an opening suite (arena.openings) for every cell
 
     def identity(self) -> dict:
         """What must match on --resume (the numbers of games may change: they only extend;
@@ -213,7 +215,8 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 per_round = len(tables_for(len(specs), n, "round-robin")) * math.factorial(n)
                 rounds = math.ceil(wanted / per_round)
                 config, _ = make_config(info.name, specs, variant=variant, rounds=rounds,
-                                        seed=seed, max_plies=exp.max_plies)
+                                        seed=seed, max_plies=exp.max_plies,
+                                        openings=exp.openings)
             else:       # solo: the tournament runner plays it, its schedule is ours
                 from niwa.solver.agents import make_agent
 
@@ -223,7 +226,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 per_round, rounds = 1, wanted
                 config = TournamentConfig(game=info.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
-                                          seed=seed, max_plies=exp.max_plies)
+                                          seed=seed, max_plies=exp.max_plies,
+                                          openings=load_suite(exp.openings, info.name,
+                                                              dict(state.variant))
+                                          if exp.openings else None)
             if rounds * per_round != wanted:
                 rounded.add((wanted, per_round, rounds * per_round))
             if rounds * per_round > STRIDE:
@@ -255,7 +261,7 @@ def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[C
         seed = derive_seed(exp.seed, "rate", f"{a}|{b}")
         config, _ = make_config(base.config.game, [a, b], variant=base.variant,
                                 rounds=math.ceil(exp.rate_games / 2), seed=seed,
-                                max_plies=exp.max_plies)
+                                max_plies=exp.max_plies, openings=exp.openings)
         out.append(Cell(len(cells) + len(out), base.settings, base.variant, 2, None, config,
                         2 * math.ceil(exp.rate_games / 2), rating=True))
     return out
@@ -330,7 +336,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             games: int, players: int | None, seed: int, given: set[str],
                             out_dir: str | None, resume: bool,
                             rate_games: int | None = None,
-                            top_games: int | None = None) -> Experiment:
+                            top_games: int | None = None,
+                            openings: str | None = None) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -349,6 +356,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         top_games=(top_games if top_games is not None or not saved else saved.top_games) or 0,
         seed=seed if "seed" in given or not saved else saved.seed,
         max_plies=saved.max_plies if saved else None,
+        openings=(load_suite(parse_openings(openings), None, {}) if openings
+                  else saved.openings if saved else None),
         rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0)
 
 
