@@ -284,3 +284,21 @@ def test_analyse_plays_every_variant_from_openings(tmp_path):
     again = CliRunner().invoke(main, ["analyse", "--resume", "--out", str(out),
                                       "--openings", "random:plies=5"])
     assert again.exit_code == 2 and "openings" in again.output
+
+
+@pytest.mark.parametrize("opening,ok", [({"id": 1, "plies": 2}, True),
+                                        ({"id": 1, "plies": 10**6}, False),
+                                        ([1, 2], False)])
+def test_a_records_opening_tag_is_validated(tmp_path, opening, ok):
+    from niwa.analysis.arena.game_record import RecordError, parse_line
+
+    out = tmp_path / "v"
+    tournament("lotus", "--agents", "random", "random", "--games", 2, "--openings",
+               "random:plies=2", "--workers", 1, "--quiet", "--out", out)
+    record = records(out)[0]
+    record["opening"] = opening
+    if ok:
+        assert parse_line(json.dumps(record)).opening == opening
+    else:
+        with pytest.raises(RecordError, match="opening plies"):
+            parse_line(json.dumps(record))

@@ -179,6 +179,11 @@ class GameRecord:
                                   f"{returns}")
         elif state.is_terminal():
             raise RecordError(f"termination is {self.termination} but the game is over")
+        book = (self.opening.get("plies") if isinstance(self.opening, dict)
+                else 0 if self.opening is None else None)
+        if not (isinstance(book, int) and 0 <= book <= len(self.moves)):
+            raise RecordError(f"opening plies {book!r} is not a count of the record's "
+                              f"{len(self.moves)} moves")
         if self.termination == "forfeit" and not (self.forfeit and "seat" in self.forfeit):
             raise RecordError("a forfeit needs its \"forfeit\": {\"seat\", \"reason\"} tag")
 

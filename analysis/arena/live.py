@@ -34,7 +34,14 @@ def result_text(results) -> str:
 
 
 def game_line(row: dict, done: int, total: int, n_players: int) -> str:
-    """'game 12/60: mcts:iters=200 vs greedy 1-0 (end of game) 143 plies, opening 6'."""
+    """'game 12/60: mcts:iters=200 vs greedy 1-0 (end of game) 143 plies, opening 6'.
+
+    >>> row = {"game_id": 4, "agent_0": "mcts", "agent_1": "random", "result_0": 0.0,
+    ...        "result_1": 1.0, "plies": 7, "termination": "time", "error_seat": 0}
+    >>> game_line(row, 5, 10, 2)
+    'game 5/10: mcts vs random 0-1 (on time: seat 0 (mcts) lost) 7 plies  [5 done]'
+    """
+    row = {k: "" if v is None else str(v) for k, v in row.items()}   # as the log reads it
     agents = " vs ".join(row[f"agent_{s}"] for s in range(n_players))
     result = result_text([row[f"result_{s}"] for s in range(n_players)])
     ending = ENDINGS.get(row.get("termination") or "normal", row.get("termination"))
@@ -75,7 +82,8 @@ class LiveReport:
                                  for s in range(n_players)))
 
     def add(self, row: dict) -> None:
-        self.rows.append({c: row.get(c, "") for c in self.columns})
+        # as text, as the log holds it: fresh rows (ints) and logged ones (text) alike
+        self.rows.append({c: str(row.get(c, "")) for c in self.columns})
 
     def played(self, row: dict) -> None:
         self.add(row)
