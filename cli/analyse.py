@@ -77,14 +77,17 @@ def register(main: click.Group) -> None:
               help="Continue the experiment in --out (options default to the saved ones; "
                    "given ones must match, except --games, which may grow it). With GAME it "
                    "starts the experiment if --out holds none yet.")
+@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+              help="Start each round of every variant from an opening, as `niwa tournament "
+                   "--openings` (a FILE's lines must fit every variant).")
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
               show_default=True,
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_time, margin, games,
-                top_games,
-                players, workers, executor, seed, out_dir, resume, on_bad_rows):
+                top_games, players, workers, executor, seed, out_dir, resume, openings,
+                on_bad_rows):
     """Compare rule variants of GAME by self-play and answer the question of --vary
     ("Does rule=pro change seat 0's win rate, compared with rule=basic?") in one
     paragraph: the change at the strongest rung with its 95% interval, the verdict
@@ -130,7 +133,7 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games, top_games=top_games, house=house)
+        rate_games=rate_games, top_games=top_games, house=house, openings=openings)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)

@@ -79,8 +79,10 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
 @book_group.command("info")
 @click.argument("where")
 @variant_option
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object (path, meta, sha256) instead of readable lines.")
 @user_errors
-def info_cmd(where, variants):
+def info_cmd(where, variants, as_json):
     """Check a book (its checksum) and print what it holds. WHERE is a book file, or a game
     (with --variant) to find its book."""
     from pathlib import Path
@@ -95,9 +97,23 @@ def info_cmd(where, variants):
         if path is None:
             raise UserError(f"no book for {where} {variant}: expected "
                             f"{books_dir() / book_name(where, variant)} (niwa book build)")
-    book = load_book(path)
-    click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
-                          sort_keys=True))
+    book = load_book(path)       # a checksum that does not match is an error here
+    if as_json:
+        click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
+                              sort_keys=True))
+        return
+    meta = book.meta()
+    variant = " ".join(f"{k}={v}" for k, v in sorted(meta["variant"].items())) or "(default)"
+    winner = "none proven" if meta["winner"] is None else f"seat {meta['winner']}"
+    click.echo(f"book {path}")
+    click.echo(f"  game      {meta['game']} {variant}")
+    click.echo(f"  plies     {meta['plies']} (positions up to this depth)")
+    click.echo(f"  entries   {meta['entries']}")
+    click.echo(f"  winner    {winner}")
+    for key in sorted(set(meta) - {"format", "game", "variant", "plies", "winner",
+                                   "entries"}):
+        click.echo(f"  {key:<9} {meta[key]}")
+    click.echo(f"  sha256    {book.sha256} (checksum ok)")
 
 
 @book_group.command("upgrade")

@@ -35,6 +35,28 @@ def _ply_text(record, ply: int) -> str:
     return f"seat {move.by}: {move.move}"
 
 
+def _event_text(record) -> str:
+    """Where the game was played, in parentheses: '(tournament game_id 4, round 2,
+    opening 3)' ('' when the record says nothing)."""
+    parts = [f"{k} {record.event[k]}" for k in ("game_id", "round", "table", "cell")
+             if k in record.event]
+    if record.opening:
+        parts.append(f"opening {record.opening['id']}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _timing(move) -> str:
+    """'  [0.021 s, clock 58.979 s]': the mover's time and its clock after the move."""
+    parts = []
+    if move.time is not None:
+        parts.append(f"{move.time:.3f} s")
+    clocks = move.clock if isinstance(move.clock, list) else [move.clock]
+    shown = [f"{c:.3f}" for c in clocks if c is not None]
+    if shown:
+        parts.append(f"clock {' '.join(shown)} s")
+    return f"  [{', '.join(parts)}]" if parts else ""
+
+
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--game", "number", type=int, default=None,
@@ -57,13 +79,15 @@ def replay_cmd(file, number, ply, list_moves):
     total = len(record.moves)
     ply = total if ply is None else ply
     state = record.replay(ply)
-    event = f" game_id {record.event['game_id']}" if "game_id" in record.event else ""
-    click.echo(f"{record.game}{event}: {_seat_text(record)}; {record.termination}, "
-               f"{total} plies" + (f" ({record.forfeit['message']})" if record.forfeit else ""))
+    click.echo(f"game {number or 1}{_event_text(record)}: {record.game}, "
+               f"{_seat_text(record)}; {record.termination}, {total} plies"
+               + (f" ({record.forfeit['message']})" if record.forfeit else ""))
+    book = (record.opening or {}).get("plies", 0)
     if list_moves and ply:
         click.echo("moves:")
         for k in range(ply):
-            click.echo(f"  {k + 1:>4}. {_ply_text(record, k)}")
+            click.echo(f"  {k + 1:>4}. {_ply_text(record, k)}{_timing(record.moves[k])}"
+                       + ("  (opening)" if k < book else ""))
     click.echo(f"\nposition after ply {ply} of {total}:")
     click.echo(state.render())
     click.echo(state.to_notation())

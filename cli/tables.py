@@ -46,7 +46,6 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
     (the table is the same either way).
     """
     from niwa.analysis.arena.executors import make_executor
-    from niwa.analysis.arena.schedule import TournamentError
     from niwa.ext.registry import parse_variant_options
     from niwa.solver.tables import GAMES, build_table, tables_dir
 
@@ -54,18 +53,13 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
         raise UserError(f"endgame tables exist for {', '.join(GAMES)} only, not {game!r}")
     variant = parse_variant_options(variants)
     local_one = (executor or "local").strip() == "local" and (workers or 1) == 1
-    try:
-        ex = None if local_one else make_executor(executor, workers)
-    except TournamentError as e:
-        raise UserError(str(e)) from None
+    ex = None if local_one else make_executor(executor, workers)
     folder = tables_dir(directory)
     click.echo(f"lotus k={stones} {variant or 'default variant'}: "
                f"{ex.describe() if ex else 'this process'} -> {folder}", err=True)
     try:
         header = build_table(variant, stones, folder, executor=ex, progress=progress,
                              force=force)
-    except TournamentError as e:
-        raise UserError(str(e)) from None
     finally:
         if ex is not None and hasattr(ex, "close"):
             ex.close()

@@ -50,9 +50,10 @@ def register(main: click.Group) -> None:
               help="Output folder (default: tournament-GAME-DATE-TIME).")
 @click.option("--resume", is_flag=True,
               help="Finish the tournament recorded in --out (options default to the saved "
-                   "ones; any given option must match). With GAME and --agents it starts "
-                   "the tournament if --out holds none yet, so one command can be repeated "
-                   "until the run ends.")
+                   "ones; any given option must match), or grow it: a larger --games or "
+                   "--rounds plays the games a fresh run of that size would add. With GAME "
+                   "and --agents it starts the tournament if --out holds none yet, so one "
+                   "command can be repeated until the run ends.")
 @click.option("--sprt", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
               help="Two agents only: stop when the SPRT (first agent stronger?) decides.")
 @click.option("--max-plies", type=Number(int, 1, MAX_PLIES), default=None,
@@ -68,6 +69,17 @@ def register(main: click.Group) -> None:
 @click.option("--time-margin", type=Number(float, 0, MAX_MOVE_SECONDS), default=0.5,
               show_default=True,
               help="Slack (s) over an agent's own time= budget before it forfeits.")
+@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+              help="Start each round from an opening, played in every seat order (two "
+                   "players: colours swapped): a FILE with one position or move list a "
+                   "line, or random:plies=N (distinct random openings, seeded from --seed); "
+                   "order=sequential|random. See docs/tournament.md.")
+@click.option("--report-every", type=Number(int, 1, MAX_GAME_ID), default=10,
+              show_default=True,
+              help="Print a status block (Elo ± interval, LOS, draw ratio, pentanomial "
+                   "counts, SPRT LLR) every N games, besides a line per finished game.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No per-game lines or status blocks (the final tables still print).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
@@ -77,7 +89,7 @@ def register(main: click.Group) -> None:
 @user_errors
 def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
                    seed, out_dir, resume, sprt, max_plies, move_time, time_control, time_margin,
-                   progress, on_bad_rows):
+                   openings, report_every, quiet, progress, on_bad_rows):
     """Play agents against each other on GAME with fair seating and write the results.
 
     \b
@@ -104,13 +116,14 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     if not resume and len(agents) < 2:
         raise UserError("give at least two agents: --agents A B [C ...]")
     given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
-                               "move_time", "time_control", "time_margin", "sprt")
+                               "move_time", "time_control", "time_margin", "sprt",
+                               "openings")
              if given_on_command_line(name)}
     config, notes = resume_or_make_config(
         game, agents, given=given, out_dir=out_dir, resume=resume,
         variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
         rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
-        time_margin=time_margin, sprt=sprt, time_control=time_control)
+        time_margin=time_margin, sprt=sprt, time_control=time_control, openings=openings)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
     creatable_folder(out_dir)
@@ -123,12 +136,23 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     try:
         outcome = run_tournament(config, out_dir, executor=ex, resume=resume,
                                  progress=progress, command=command,
-                                 on_bad_rows=on_bad_rows)
+                                 on_bad_rows=on_bad_rows,
+                                 report=None if quiet else _live_line,
+                                 report_every=report_every)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tournament "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
         sys.exit(130)
     _report(outcome)
+
+
+def _live_line(text: str) -> None:
+    """A live report line on stdout, flushed at once (a log file or CI sees it as it
+    happens); through tqdm, which clears its bar (on stderr) first and redraws it after."""
+    from tqdm import tqdm
+
+    tqdm.write(text, file=sys.stdout)
+    sys.stdout.flush()
 
 
 def _report(outcome) -> None:

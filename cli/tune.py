@@ -64,12 +64,16 @@ class _RecordedCommand(click.Command):
               help="Stop a game after this many plies and score it a draw.")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: tune-GAME-DATE-TIME).")
+@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+              help="Start each deal from an opening (played with the seats swapped), as "
+                   "`niwa tournament --openings`: a FILE of positions or move lists, or "
+                   "random:plies=N.")
 @click.option("--resume", is_flag=True, help="Finish the run in --out (same options).")
 @click.option("--progress/--no-progress", default=False, help="A progress bar per iteration.")
 @user_errors
 def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_frac,
-             step_frac, variants, workers, executor, seed, max_plies, out_dir, resume,
-             progress):
+             step_frac, variants, workers, executor, seed, max_plies, out_dir, openings,
+             resume, progress):
     """Tune numeric parameters of an agent on GAME by SPSA (fishtest's method).
 
     \b
@@ -92,7 +96,7 @@ def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_f
         games_per_iteration=games_per_iteration, variant=parse_variant_options(variants),
         seed=seed, c_frac=tune.C_FRACTION if c_frac is None else c_frac,
         step_frac=tune.STEP_FRACTION if step_frac is None else step_frac,
-        max_plies=max_plies, opponent=opponent)
+        max_plies=max_plies, opponent=opponent, openings=openings)
     out_dir = out_dir or f"tune-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     tune.check_out_dir(config, out_dir, resume)
     creatable_folder(out_dir)

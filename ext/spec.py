@@ -207,9 +207,6 @@ class GameSpec:
             raise VariantError(f"{self.name} ships no reference rules")
         return importlib.import_module(self.reference)
 
-    def players_range(self) -> range:
-        return range(self.traits.min_players, self.traits.max_players + 1)
-
     def weight_values(self, given: Mapping[str, float] | None = None,
                       prefix: str = "") -> list[float]:
         """The full weight vector (declared order) with `given` (name -> value) over the

@@ -152,11 +152,6 @@ class ExactMoves:
             self.table = find_table(state) if self.use_tables else None
         return self.table
 
-    def book_winner(self, state):
-        """The seat the book wins, or None without a book."""
-        book = self._book(state) if self.applies(state) else None
-        return None if book is None else book.winner
-
     def book_move(self, state, player, actions=None):
         """The book's move for `player` if the book wins for that seat and holds the
         position (legal-checked), else None."""

@@ -83,6 +83,18 @@ class TimeControl:
         text += _seconds(self.base)
         return text + f"+{_seconds(self.increment)}" if self.increment else text
 
+    def describe(self) -> str:
+        """The control in words, for messages: '40/60+0.5' is '60 s per 40 moves + 0.5 s
+        a move'.
+
+        >>> TimeControl.parse("1").describe()
+        '1: 1 s for the game, no increment'
+        """
+        period = f"per {self.moves} moves" if self.moves else "for the game"
+        inc = (f"+ {_seconds(self.increment)} s a move" if self.increment
+               else "no increment")
+        return f"{self}: {_seconds(self.base)} s {period}, {inc}"
+
 
 def _seconds(x: float) -> str:
     return f"{x:g}" if float(f"{x:g}") == x else repr(x)

@@ -182,8 +182,11 @@ def test_cli_builds_checks_and_rejects_books(tmp_path):
     assert r.exit_code == 0, r.output
     meta = json.loads(r.stdout.splitlines()[-1])
     assert meta["winner"] == 1 and meta["entries"] > 0 and out.is_file()
-    r = run("book", "info", out)
+    r = run("book", "info", out, "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["sha256"] == meta["sha256"]
+    r = run("book", "info", out)
+    assert r.exit_code == 0 and f"sha256    {meta['sha256']} (checksum ok)" in r.stdout
+    assert "  game      lotus" in r.stdout and "  winner    seat 1" in r.stdout
     out.write_bytes(out.read_bytes()[:-20])
     r = run("book", "info", out)
     assert r.exit_code == 2 and "Traceback" not in r.output and "book" in r.output

@@ -16,9 +16,9 @@ from niwa.analysis.arena.clock import (
     split_time_control,
 )
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns, play_task
 from niwa.analysis.arena.game_loop import Watcher, play
-from niwa.analysis.arena.schedule import TournamentError, build_schedule
+from niwa.analysis.arena.games_csv import GameLog, GameLogError, csv_columns, play_task
+from niwa.analysis.arena.schedule import build_schedule
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.cli.main import main
 from niwa.ext.errors import NiwaError
@@ -288,5 +288,5 @@ def test_logs_written_before_the_new_columns_still_resume(tmp_path):
     assert list(upgraded.columns) == [*csv_columns(2), "check"] and upgraded["termination"].iloc[0] == ""
     # a log of some other shape is still refused
     pd.DataFrame([row], columns=old).drop(columns="plies").to_csv(path, index=False)
-    with pytest.raises(TournamentError):
+    with pytest.raises(GameLogError, match="columns are not those of this run"):
         GameLog(str(path), csv_columns(2))

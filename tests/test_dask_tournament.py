@@ -19,11 +19,15 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed "
 
 from distributed import Client  # noqa: E402
 
-from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor  # noqa: E402
-from niwa.analysis.arena.schedule import TournamentError  # noqa: E402
+from niwa.analysis.arena.executors import (  # noqa: E402
+    DaskExecutor,
+    ExecutorError,  # noqa: E402
+    LocalExecutor,
+)
 from niwa.analysis.arena.tournament import make_config, run_tournament  # noqa: E402
 from niwa.cli.main import main  # noqa: E402
 from niwa.solver.agents import REGISTRY  # noqa: E402
+from niwa.solver.tables import build_table
 
 SEARCHER = "mcts:iters=50" if "mcts" in REGISTRY else "random"
 
@@ -114,14 +118,12 @@ def test_dask_executor_reports_the_cluster_and_an_unreachable_one(cluster):
         assert ex.workers == 2 and cluster in ex.describe()
     finally:
         ex.close()
-    with pytest.raises(TournamentError, match="cannot reach the Dask scheduler"):
+    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler"):
         DaskExecutor(f"dask://127.0.0.1:{free_port()}", timeout=1)
 
 
 def test_dask_builds_the_same_endgame_table_as_one_process(cluster, tmp_path):
     """The classes of each level solved on the cluster's workers: the same bytes."""
-    from niwa.solver.tables import build_table
-
     variant = dict(lane=2, shared=4, trampoline_at=4, towers=3)
     local = build_table(variant, 2, tmp_path / "local", progress=False)
     ex = DaskExecutor(f"dask://{cluster}")

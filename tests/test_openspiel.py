@@ -13,6 +13,9 @@ pyspiel = pytest.importorskip(
 
 from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, ismcts, mcts  # noqa: E402
 
+from niwa.analysis.arena.games_csv import play_task as play_game  # noqa: E402
+from niwa.analysis.arena.schedule import build_schedule  # noqa: E402
+from niwa.analysis.arena.tournament import make_config  # noqa: E402
 from niwa.analysis.interop import openspiel as nos  # noqa: E402
 from niwa.ext.errors import VariantError  # noqa: E402
 from niwa.ext.game import Rng  # noqa: E402
@@ -223,9 +226,6 @@ def test_variant_parameters_map_both_ways():
 
 
 def test_openspiel_agents_are_niwa_agents():
-    from niwa.analysis.arena.game_log import play_task as play_game
-    from niwa.analysis.arena.schedule import build_schedule
-    from niwa.analysis.arena.tournament import make_config
     from niwa.solver.agents import make_agent
 
     agent = make_agent("openspiel-mcts:sims=10", seed=1)
@@ -241,10 +241,6 @@ def test_openspiel_agents_are_niwa_agents():
 
 @pytest.mark.parametrize("name", ["haru", "bonsai"])
 def test_openspiel_agents_play_chance_and_hidden_games(name):
-    from niwa.analysis.arena.game_log import play_task as play_game
-    from niwa.analysis.arena.schedule import build_schedule
-    from niwa.analysis.arena.tournament import make_config
-
     variant = {"target": 1} if name == "haru" else {}
     config, _ = make_config(name, ["openspiel-mcts:sims=3", "openspiel-random"], games=2,
                             seed=2, variant=variant)

@@ -9,8 +9,8 @@ import pytest
 
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.finish import finish
-from niwa.analysis.arena.game_log import play_task
 from niwa.analysis.arena.game_loop import GameResult, play
+from niwa.analysis.arena.games_csv import play_task
 from niwa.analysis.arena.schedule import build_schedule
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.analysis.stats.placement import (

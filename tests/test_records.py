@@ -9,7 +9,6 @@ import json
 import pytest
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import play_task
 from niwa.analysis.arena.game_loop import play
 from niwa.analysis.arena.game_record import (
     FORMAT,
@@ -23,8 +22,10 @@ from niwa.analysis.arena.game_record import (
     record_of,
     seats_for,
 )
+from niwa.analysis.arena.games_csv import play_task
 from niwa.analysis.arena.schedule import build_schedule
 from niwa.analysis.arena.tournament import make_config, run_tournament
+from niwa.analysis.experiments import variants as va
 from niwa.ext.game import Rng
 from niwa.ext.registry import get_game
 from niwa.solver.agents import Agent, make_agent, register_agent
@@ -163,8 +164,6 @@ def test_tournament_records_match_games_csv_and_survive_a_resume(tmp_path):
 
 
 def test_an_analysis_writes_records_beside_its_games(tmp_path):
-    from niwa.analysis.experiments import variants as va
-
     exp = va.Experiment("lotus", vary=[["towers", ["1", "2"]]], games=2, seed=5)
     cells, _ = va.plan_cells(exp)
     va.run_experiment(exp, cells, str(tmp_path), LocalExecutor(1), progress=False)

@@ -8,9 +8,11 @@ in constant memory.
 """
 
 import csv
+import faulthandler
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,8 +22,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from niwa.analysis.arena import games_csv
 from niwa.analysis.arena.executors import WATCHDOG_GRACE_S, LocalExecutor
-from niwa.analysis.arena.game_log import CHECK_COLUMN, GameLog, IdSet, csv_columns, row_check
+from niwa.analysis.arena.games_csv import CHECK_COLUMN, GameLog, IdSet, csv_columns, row_check
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.cli.main import main
 from niwa.solver.agents import Agent, register_agent
@@ -45,8 +48,6 @@ class TenTimesOverItsTime(Agent):
 
 class Segfaults(Agent):
     def step(self, state, player):
-        import faulthandler
-
         faulthandler.disable()      # no crash dump in the test output
         os.kill(os.getpid(), signal.SIGSEGV)
 
@@ -220,8 +221,6 @@ def finished(tmp_path_factory):
 
 
 def _copy(src, dst):
-    import shutil
-
     shutil.copytree(src, dst)
     return dst
 
@@ -410,9 +409,7 @@ def test_every_state_of_a_run_killed_before_its_first_game_is_finished(tmp_path,
 
 
 def test_the_final_sort_merges_chunks_and_keeps_only_what_counts(tmp_path, monkeypatch):
-    from niwa.analysis.arena import game_log
-
-    monkeypatch.setattr(game_log, "SORT_CHUNK_ROWS", 3)     # many chunks of 3 rows
+    monkeypatch.setattr(games_csv, "SORT_CHUNK_ROWS", 3)     # many chunks of 3 rows
     path = str(tmp_path / "games.csv")
     log = GameLog(path, csv_columns(2))
     order = [5, 0, 9, 3, 1, 8, 2, 7, 4, 6, 11, 10]

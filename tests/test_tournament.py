@@ -2,6 +2,7 @@
 
 import collections
 import csv
+import hashlib
 import itertools
 import os
 import time
@@ -10,9 +11,9 @@ import pandas as pd
 import pytest
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import GameLog, csv_columns
-from niwa.analysis.arena.game_log import play_task as play_game
 from niwa.analysis.arena.game_record import RECORD_FIELD
+from niwa.analysis.arena.games_csv import GameLog, csv_columns
+from niwa.analysis.arena.games_csv import play_task as play_game
 from niwa.analysis.arena.schedule import TournamentError, build_schedule, derive_seed
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.errors import NiwaError
@@ -122,8 +123,6 @@ def test_seeds_are_pinned_and_independent_of_anything_but_seed_and_index():
 
 def test_derive_seed_value_is_stable():
     # BLAKE2b of "7:agent:3:1", first 8 bytes little-endian, shifted to 63 bits
-    import hashlib
-
     raw = int.from_bytes(hashlib.blake2b(b"7:agent:3:1", digest_size=8).digest(), "little")
     assert derive_seed(7, "agent", 3, 1) == raw >> 1
 

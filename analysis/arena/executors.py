@@ -11,16 +11,26 @@ games do not drown in messaging and the tail of a run stays balanced.
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
 import os
 import re
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
+from multiprocessing.connection import wait
 
-from niwa.analysis.arena.game_log import game_row, play_task
 from niwa.analysis.arena.game_loop import GameResult, first_line
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.schedule import GameTask, TournamentError
+from niwa.analysis.arena.games_csv import game_row, play_task
+from niwa.analysis.arena.schedule import GameTask
+from niwa.ext.errors import NiwaError
+
+
+class ExecutorError(NiwaError):
+    """Workers that cannot be started or reached, or a job that keeps failing (one-line
+    message); tournaments, analyses, tuning runs and table builds all meet it."""
 
 
 def run_task(task, move_clock=None) -> dict:
@@ -110,9 +120,6 @@ class SharedMoveClock:
 def _worker_main(conn, clock_array, parent_pid: int) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
     parent (even after its SIGKILL)."""
-    import signal
-    import threading
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
 
     def watch():
@@ -228,7 +235,7 @@ class LocalExecutor:
         self.workers = workers or default_workers()
         most = most_local_workers()
         if self.workers > most:
-            raise TournamentError(
+            raise ExecutorError(
                 f"--workers {self.workers}: each local worker holds about {FILES_PER_WORKER} "
                 f"open files and the limit (ulimit -n) allows at most {most} workers")
 
@@ -237,8 +244,6 @@ class LocalExecutor:
 
     def run(self, tasks: Collection[GameTask]) -> Iterator[dict]:
         """Rows of the games of `tasks` (sized, generated lazily), as each game ends."""
-        import multiprocessing as mp
-
         pending = _Pending(tasks)
         if not pending:
             return
@@ -305,15 +310,13 @@ class LocalExecutor:
             replay.appendleft(task)
             return None
         if not isinstance(task, GameTask):      # a job has no forfeit to record: stop
-            raise TournamentError(f"{task!r} crashed the worker process twice "
+            raise ExecutorError(f"{task!r} crashed the worker process twice "
                                   f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
                               f"({_exit_reason(code)})", now - w.game_started)
 
 
 def _exit_reason(code: int | None) -> str:
-    import signal
-
     if code is not None and code < 0:
         try:
             return f"killed by {signal.Signals(-code).name}"
@@ -323,8 +326,6 @@ def _exit_reason(code: int | None) -> str:
 
 
 def wait_for(handles: list, timeout: float) -> None:
-    from multiprocessing.connection import wait
-
     if handles:
         wait(handles, timeout)
     else:
@@ -340,7 +341,7 @@ class DaskExecutor:
         try:
             from distributed import Client
         except ImportError:
-            raise TournamentError(
+            raise ExecutorError(
                 "--executor dask:// needs dask and distributed: pip install 'niwa[dist]'"
             ) from None
         scheme, sep, where = address.partition("://")
@@ -348,7 +349,7 @@ class DaskExecutor:
         try:
             self.client = Client(self.address, timeout=f"{timeout}s")
         except (OSError, TimeoutError, ValueError) as e:
-            raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: "
+            raise ExecutorError(f"cannot reach the Dask scheduler at {self.address}: "
                                   f"{first_line(e)}") from None
         self.workers = workers or max(sum(self.client.nthreads().values()), 1)
 
@@ -377,9 +378,9 @@ class DaskExecutor:
                     rows = fut.result()
                 except Exception as e:    # e.g. a worker without niwa installed
                     if not any(isinstance(t, GameTask) for t in batch):
-                        raise TournamentError(f"a job failed on the Dask cluster: "
+                        raise ExecutorError(f"a job failed on the Dask cluster: "
                                               f"{first_line(e)}") from None
-                    raise TournamentError(
+                    raise ExecutorError(
                         f"a game failed on the Dask cluster: {first_line(e)} (finished games "
                         "are saved: fix the workers and rerun with --resume)") from None
                 for row in rows:
@@ -409,12 +410,12 @@ def make_executor(spec: str, workers: int | None):
     if sep and scheme in ("dask", "tcp", "tls"):
         m = _HOST_PORT.match(where)
         if not m or not 1 <= int(m["port"]) <= 65535:
-            raise TournamentError(f"--executor {spec[:80]!r}: expected {scheme}://HOST:PORT "
-                                  f"with a port in 1..65535, e.g. {scheme}://10.0.0.5:8786")
+            raise ExecutorError(f"--executor {spec[:80]!r}: expected {scheme}://HOST:PORT "
+                                f"with a port in 1..65535, e.g. {scheme}://10.0.0.5:8786")
         # dask:// is plain TCP; tls:// keeps its scheme (Dask's TLS transport)
         return DaskExecutor(("tls://" if scheme == "tls" else "tcp://") + where, workers)
-    raise TournamentError(f"unknown --executor {spec[:80]!r}; expected local, "
-                          f"dask://HOST:PORT or tls://HOST:PORT")
+    raise ExecutorError(f"unknown --executor {spec[:80]!r}; expected local, "
+                        f"dask://HOST:PORT or tls://HOST:PORT")
 
 
 # HOST:PORT of a scheduler: a host name or IPv4 address, or an IPv6 address in brackets

@@ -49,4 +49,4 @@ def finish_column_names(n_players: int) -> list[str]:
 
 def added_later(column: str) -> bool:
     """Columns that logs written before clocks and placements lack (a resume adds them)."""
-    return column == "termination" or column.startswith(("place_", "points_"))
+    return column in ("termination", "opening") or column.startswith(("place_", "points_"))

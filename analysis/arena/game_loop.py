@@ -82,6 +82,8 @@ class PlyNote:
     notation: str | list[str]
     seconds: float | None = None      # None for chance
     comment: dict | None = None
+    clock: float | list | None = None     # seconds left on the mover's clock after the
+                                          # move (joint: by seat); None: no clock
 
 
 @dataclass
@@ -142,7 +144,7 @@ class _Game:
         self.clocks = [None if tc is None else Clock(tc) for tc in (clocks or [None] * self.n)]
         self.actions: list = []
         self.notes: list[PlyNote] = []
-        self.thinking: dict[int, tuple[float, dict | None]] = {}   # seat -> this ply's
+        self.thinking: dict[int, tuple] = {}   # seat -> (seconds, comment, clock left)
         self.decisions: list[tuple[int, int]] = []   # (ply, seat) of each decision made
 
     def fail(self, seat: int, what: str, exc: Exception):
@@ -184,11 +186,12 @@ class _Game:
             raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) exceeded its time budget: "
                                  f"{spent:.3f}s > {limit:.3f}s per move", "time")
         if clock is not None and not clock.punch(spent):
-            raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) lost on time: the move "
-                                 f"took {spent:.3f}s with {on_clock:.3f}s on its clock "
-                                 f"({clock.control})", "time")
+            raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) lost on time: its move "
+                                 f"took {spent:.3f}s with {on_clock:.3f}s left on its clock "
+                                 f"(time control {clock.control.describe()})", "time")
         self.decisions.append((len(self.actions), seat))
-        self.thinking[seat] = (spent, agent_comment(self.agents[seat]))
+        self.thinking[seat] = (spent, agent_comment(self.agents[seat]),
+                               None if clock is None else clock.remaining)
         return action
 
     def move_limit(self, seat: int) -> float | None:
@@ -244,9 +247,11 @@ class _Game:
             think = [self.thinking.get(q) for q in range(self.n)]
             seconds = max((t[0] for t in think if t), default=None)
             comments = {str(q): t[1] for q, t in enumerate(think) if t and t[1]}
-            return PlyNote(names, seconds, comments or None)
-        spent, comment = self.thinking.get(player, (None, None))
-        return PlyNote(_name(before, action, player), spent, comment)
+            clocks = [t[2] if t else None for t in think]
+            return PlyNote(names, seconds, comments or None,
+                           clocks if any(c is not None for c in clocks) else None)
+        spent, comment, left = self.thinking.get(player, (None, None, None))
+        return PlyNote(_name(before, action, player), spent, comment, left)
 
     def undo(self, seat: int) -> None:
         """Take back `seat`'s last decision and every ply after it, by replaying the

@@ -14,10 +14,14 @@ is one NiwaError naming the file's line.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 
-from niwa.ext.errors import NiwaError
+from niwa.ext.errors import IllegalActionError, NiwaError
+from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
+from niwa.ext.registry import get_game, parse_position
 
 FORMAT = "niwa-game"
 VERSION = 1
@@ -37,6 +41,8 @@ class Seat:
     spec: str = ""               # the agent spec it was built from ("human": a person)
     settings: dict = field(default_factory=dict)    # every parameter, defaults filled in
     seed: int | None = None
+    time_control: str | None = None     # its clock (arena.clock syntax), if it had one
+    move_limit: float | None = None     # seconds per move before it forfeits, if limited
 
 
 @dataclass
@@ -48,11 +54,17 @@ class Move:
     move: str | list[str]
     time: float | None = None           # seconds the mover thought (joint: the slowest)
     comment: dict | None = None         # the mover's analysis (joint: by seat, "0", "1"..)
+    clock: float | list | None = None   # seconds left on the mover's clock after the move
+                                        # (increment added; joint: by seat)
 
     def as_json(self) -> dict:
         out = {"by": self.by, "move": self.move}
         if self.time is not None:
             out["time"] = round(self.time, 4)
+        if isinstance(self.clock, list):
+            out["clock"] = [None if c is None else round(c, 4) for c in self.clock]
+        elif self.clock is not None:
+            out["clock"] = round(self.clock, 4)
         if self.comment:
             out["comment"] = self.comment
         return out
@@ -73,6 +85,7 @@ class GameRecord:
     date: str = ""
     niwa: str = ""
     event: dict = field(default_factory=dict)   # where it was played (tournament ids...)
+    opening: dict | None = None         # {"id", "plies"}: the first plies were a book's
     format: str = FORMAT
     version: int = VERSION
 
@@ -83,6 +96,8 @@ class GameRecord:
                "termination": self.termination}
         if self.forfeit:
             out["forfeit"] = self.forfeit
+        if self.opening:
+            out["opening"] = self.opening
         out.update({"plies": len(self.moves), "final": self.final, "date": self.date,
                     "niwa": self.niwa})
         if self.event:
@@ -102,14 +117,15 @@ class GameRecord:
                               f"version {VERSION}")
         try:
             seats = [Seat(**s) for s in data["seats"]]
-            moves = [Move(m["by"], m["move"], m.get("time"), m.get("comment"))
+            moves = [Move(m["by"], m["move"], m.get("time"), m.get("comment"), m.get("clock"))
                      for m in data["moves"]]
             return cls(game=data["game"], variant=data["variant"], seats=seats,
                        start=data["start"], result=[float(r) for r in data["result"]],
                        termination=data["termination"], moves=moves,
                        final=data.get("final", ""), deal_seed=data.get("deal_seed"),
                        forfeit=data.get("forfeit"), date=data.get("date", ""),
-                       niwa=data.get("niwa", ""), event=data.get("event") or {})
+                       niwa=data.get("niwa", ""), event=data.get("event") or {},
+                       opening=data.get("opening"))
         except KeyError as e:
             raise RecordError(f"missing tag {e.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError) as e:
@@ -117,8 +133,6 @@ class GameRecord:
 
     # ---- replay ---------------------------------------------------------------------
     def start_state(self):
-        from niwa.ext.registry import parse_position
-
         state = parse_position(self.start)
         if state.game_name != self.game:
             raise RecordError(f"start position is a {state.game_name} position, not {self.game}")
@@ -165,14 +179,17 @@ class GameRecord:
                                   f"{returns}")
         elif state.is_terminal():
             raise RecordError(f"termination is {self.termination} but the game is over")
+        book = (self.opening.get("plies") if isinstance(self.opening, dict)
+                else 0 if self.opening is None else None)
+        if not (isinstance(book, int) and 0 <= book <= len(self.moves)):
+            raise RecordError(f"opening plies {book!r} is not a count of the record's "
+                              f"{len(self.moves)} moves")
         if self.termination == "forfeit" and not (self.forfeit and "seat" in self.forfeit):
             raise RecordError("a forfeit needs its \"forfeit\": {\"seat\", \"reason\"} tag")
 
 
 def apply_move(state, move: Move, ply: int) -> None:
     """Apply one recorded move to `state`, checking who moves and that it is legal."""
-    from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-
     player = state.current_player()
     expected = (CHANCE if player == PLAYER_CHANCE else JOINT if player == PLAYER_SIMULTANEOUS
                 else player)
@@ -238,16 +255,16 @@ def forfeit_reason(message: str) -> str:
     return min(found)[1] if found else "crash"
 
 
-def record_of(result, *, seats: list[Seat], deal_seed=None, event=None) -> GameRecord:
+def record_of(result, *, seats: list[Seat], deal_seed=None, event=None,
+              opening=None) -> GameRecord:
     """The record of a game played by the game loop (`GameResult`, whose `start` and
-    `notes` the loop fills in)."""
-    from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
-
-    moves = []
+    `notes` the loop fills in); with an `opening` (arena.openings.Opening) the record
+    starts at the opening's start position and its moves come first."""
+    moves = list(opening.moves) if opening is not None else []
     for (player, _action), note in zip(result.actions, result.notes, strict=True):
         by = CHANCE if player == PLAYER_CHANCE else JOINT if player == PLAYER_SIMULTANEOUS \
             else player
-        moves.append(Move(by, note.notation, note.seconds, note.comment))
+        moves.append(Move(by, note.notation, note.seconds, note.comment, note.clock))
     if result.forfeited:
         termination = "forfeit"
         forfeit = {"seat": result.error_seat, "reason": forfeit_reason(result.error),
@@ -258,33 +275,38 @@ def record_of(result, *, seats: list[Seat], deal_seed=None, event=None) -> GameR
     start = result.start
     return GameRecord(
         game=start.game_name, variant=dict(start.variant), seats=seats,
-        start=start.to_notation(), result=[round(float(r), 6) for r in result.results],
+        start=opening.start if opening is not None else start.to_notation(),
+        result=[round(float(r), 6) for r in result.results],
         termination=termination, moves=moves,
         final=result.state.to_notation() if result.state is not None else "",
         deal_seed=deal_seed, forfeit=forfeit, date=now(), niwa=niwa_version(),
-        event=dict(event or {}))
+        event=dict(event or {}),
+        opening=None if opening is None else {"id": opening.id, "plies": len(opening.moves)})
 
 
 def task_record_line(task, result) -> dict:
     """{RECORD_FIELD: record line} of a scheduled game (arena.schedule.GameTask), to ride
-    along with its games.csv row (arena.record_log writes it to games.jsonl)."""
+    along with its games.csv row (arena.games_jsonl writes it to games.jsonl)."""
     try:
         if result.start is None:        # an agent could not be built: no move was played
-            from niwa.ext.registry import get_game
-
-            result.start = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
+            result.start = (task.opening.state() if task.opening is not None else
+                            get_game(task.game).new(seed=task.deal_seed, **dict(task.variant)))
             result.state = result.start
-        seats = seats_for(task.specs, task.labels, task.game, task.agent_seeds)
+        seats = seats_for(task.specs, task.labels, task.game, task.agent_seeds,
+                          task.time_controls or None, task.time_limits)
         event = {"game_id": task.game_id, "round": task.round, "table": task.table,
                  **dict(task.extra)}
-        record = record_of(result, seats=seats, deal_seed=task.deal_seed, event=event)
+        record = record_of(result, seats=seats, deal_seed=task.deal_seed, event=event,
+                           opening=task.opening)
     except Exception:   # a game without notation (a test's toy): never lose the game over it
         return {}
     return {RECORD_FIELD: record.to_line()}
 
 
-def seats_for(specs, labels, game: str, seeds=None) -> list[Seat]:
-    """The seats of a game: each agent's label, spec and resolved settings."""
+def seats_for(specs, labels, game: str, seeds=None, time_controls=None,
+              move_limits=None) -> list[Seat]:
+    """The seats of a game: each agent's label, spec, resolved settings, seed, clock
+    (TimeControl or None by seat) and per-move limit (seconds or None by seat)."""
     from niwa.solver.agent_spec import agent_settings
 
     out = []
@@ -293,7 +315,10 @@ def seats_for(specs, labels, game: str, seeds=None) -> list[Seat]:
             settings = agent_settings(spec, game)
         except Exception:       # an unknown agent still gets its seat in the record
             settings = {}
-        out.append(Seat(label, str(spec), settings, None if seeds is None else seeds[k]))
+        tc = time_controls[k] if time_controls else None
+        limit = move_limits[k] if move_limits else None
+        out.append(Seat(label, str(spec), settings, None if seeds is None else seeds[k],
+                        None if tc is None else str(tc), limit))
     return out
 
 
@@ -306,8 +331,6 @@ _VERSION: list[str] = []
 
 def niwa_version() -> str:
     if not _VERSION:
-        from importlib.metadata import PackageNotFoundError, version
-
         try:
             _VERSION.append(version("niwa"))
         except PackageNotFoundError:
@@ -333,11 +356,20 @@ def parse_line(line: str, where: str = "") -> GameRecord:
 
 def read_records(path: str, validate: bool = True) -> list[GameRecord]:
     """Every record of a .jsonl file (blank lines skipped), each validated by replaying."""
+    not_records = (f"{path} is not a file of game records (one JSON object a line, as "
+                   "games.jsonl or a `niwa play` save)")
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{not_records}: it is not UTF-8 text") from None
+    first = next((line for line in lines if line.strip()), "")
+    if first and not first.lstrip().startswith("{"):
+        hint = (f"; the records are in {os.path.join(os.path.dirname(path), 'games.jsonl')}"
+                if os.path.basename(path) == "games.csv" else "")
+        raise RecordError(f"{not_records}: its first line does not begin with '{{'{hint}")
     out = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -380,13 +412,12 @@ def append_record(path: str, record: GameRecord) -> None:
 
 
 # ---- typed move lists -------------------------------------------------------------
-def apply_move_list(state, text: str) -> list[str]:
+def apply_move_list(state, text: str, moves: list | None = None) -> list[str]:
     """Apply a typed list of moves (notation or action ids, separated by spaces or commas)
-    to `state`; returns the notation of each ply applied. A notation holding a space
+    to `state`; returns the notation of each ply applied (and appends each ply as a record
+    Move to `moves` if given). A notation holding a space
     ("reveal GF") is matched whole; a joint move takes one move per seat that has a choice,
     in seat order ("Y2 R5"). IllegalActionError names the first move that does not fit."""
-    from niwa.ext.errors import IllegalActionError
-
     words = text.replace(",", " ").split()
     played, i = [], 0
     while i < len(words):
@@ -409,11 +440,17 @@ def apply_move_list(state, text: str) -> list[str]:
                 i += used
             state.apply_joint(joint)
             played.append("+".join(n for n in names if n))
+            if moves is not None:
+                moves.append(Move(JOINT, names))
             continue
         legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
                  else state.legal_actions())
         a, used = _match(state, words, i, None, legal, len(played) + 1)
         played.append(state.action_to_string(a))
+        if moves is not None:
+            by = CHANCE if state.is_chance_node() else state.current_player()
+            moves.append(Move(by, played[-1] if by == CHANCE
+                              else state.action_to_string(a, by)))
         state.apply(a)
         i += used
     return played
@@ -422,8 +459,6 @@ def apply_move_list(state, text: str) -> list[str]:
 def _match(state, words, i, seat, legal, number):
     """The legal action the words from i spell (the longest notation that fits, else an
     id) and how many words it took."""
-    from niwa.ext.errors import IllegalActionError
-
     names = {(state.action_to_string(a, seat) if seat is not None
               else state.action_to_string(a)): a for a in legal}
     for j in range(min(len(words), i + 4), i, -1):

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from niwa.analysis.arena.game_log import GameLog, IdSet
+from niwa.analysis.arena.games_csv import GameLog, IdSet
 from niwa.analysis.arena.schedule import GameTask
 
 
@@ -47,6 +47,15 @@ class StopRule(Protocol):
 
     def keep(self, game_id: int) -> bool:
         """Once stopped: whether a game counts."""
+
+
+class Reporter(Protocol):
+    """Told every game of the log when the run starts (`add`), then each game as it
+    finishes, after the stop rule has seen it (`played`): live reports (arena.live)."""
+
+    def add(self, row: dict) -> None: ...
+
+    def played(self, row: dict) -> None: ...
 
 
 class Status(Protocol):
@@ -102,14 +111,14 @@ def recorded_in(log: GameLog, schedule: RunSchedule) -> int:
 
 def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
                  progress: bool | None = None, stop_rule: StopRule | None = None,
-                 status: Status | None = None) -> RunResult:
+                 status: Status | None = None, reporter: Reporter | None = None) -> RunResult:
     """Play the games of `schedule` missing from `log`, appending each as it ends.
 
     progress=None shows a bar only on a terminal (tqdm's disable=None).
     """
-    if stop_rule is not None or status is not None:
+    if stop_rule is not None or status is not None or reporter is not None:
         for row in log.read_rows():
-            for listener in (stop_rule, status):
+            for listener in (stop_rule, status, reporter):
                 if listener is not None:
                     listener.add(row)
     done_before = recorded_in(log, schedule)
@@ -131,9 +140,11 @@ def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
                     bar.set_postfix_str(f"leader {status}", refresh=False)
             if stop_rule:
                 stop_rule.add(row)
-                if stop_rule.should_stop():
-                    stopped = True
-                    break
+                stopped = stop_rule.should_stop()
+            if reporter is not None:
+                reporter.played(row)
+            if stopped:
+                break
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -13,6 +13,10 @@ on one fresh deal shared by the whole round: the same deal with seats swapped, a
 pairs in chess, so the luck of the deal cancels. Game ids run round by round, table by
 table, seat order by seat order.
 
+Openings. With an opening suite (arena.openings), round r starts from the suite's
+opening for r instead of the deal's initial position: every table and seat order of the
+round plays it, so each opening is played with the seats swapped (rotated).
+
 Seeds. deal_seed = H(seed, "deal", round) (the deal and the chance stream of every game of
 the round); agent seed = H(seed, "agent", game_id, seat); H is BLAKE2b, stable everywhere.
 """
@@ -72,6 +76,7 @@ class TournamentConfig:
     time_margin: float = 0.5            # slack over an agent's own `time=` budget
     time_control: str | None = None     # --tc for every agent (a spec's tc= overrides it)
     sprt: dict | None = None            # SprtSpec.as_dict()
+    openings: dict | None = None        # the opening suite (arena.openings.load_suite)
 
     def identity(self) -> dict:
         # through JSON, so that a config read back from tournament.json compares equal
@@ -106,6 +111,7 @@ class GameTask:
     max_plies: int | None
     extra: tuple = ()       # (column, value) pairs the game log adds to the row
     time_controls: tuple = ()   # arena.clock.TimeControl (or None) by seat; () = no clocks
+    opening: object = None      # arena.openings.Opening the game starts from; None: the deal
 
 
 def seat_orders(n: int) -> list[tuple[int, ...]]:
@@ -169,6 +175,13 @@ class Schedule(Sequence):
         self.agent_specs, self.controls = agent_clocks(config)    # each spec parsed once
         self.limits = [time_limit_for(s, config.move_time, config.time_margin)
                        for s in self.agent_specs]
+        self.openings = None
+        if config.openings:
+            # imported here: arena.openings draws its openings with this module's seeds
+            from niwa.analysis.arena.openings import OpeningSuite
+
+            self.openings = OpeningSuite(config.openings, config.seed, config.game,
+                                         config.variant)
 
     @property
     def per_round(self) -> int:
@@ -200,7 +213,8 @@ class Schedule(Sequence):
                               for s in range(cfg.players)),
             time_limits=tuple(self.limits[a] for a in seats),
             max_plies=cfg.max_plies, extra=self.extra,
-            time_controls=tuple(self.controls[a] for a in seats) if any(self.controls) else ())
+            time_controls=tuple(self.controls[a] for a in seats) if any(self.controls) else (),
+            opening=self.openings.for_round(rnd) if self.openings else None)
 
     def __iter__(self) -> Iterator[GameTask]:
         return (self._task(i) for i in range(len(self)))
@@ -235,6 +249,7 @@ class Schedule(Sequence):
         expected = {"round": str(task.round), "table": str(task.table), "game": task.game,
                     "variant": variant_text(task.variant), "deal_seed": str(task.deal_seed),
                     **{f"agent_{s}": label for s, label in enumerate(task.labels)},
+                    "opening": str(task.opening.id) if task.opening else "",
                     **{k: str(v) for k, v in task.extra}}
         for column, value in expected.items():
             if row.get(column) != value:

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from niwa.analysis.arena.clock import parse_time_control
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns, holds_games
-from niwa.analysis.arena.record_log import RecordedGameLog
-from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.games_csv import csv_columns, holds_games
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.live import LiveReport
+from niwa.analysis.arena.openings import load_suite, parse_openings
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,
@@ -28,14 +31,14 @@ from niwa.analysis.arena.schedule import (
     Schedule,
     TournamentConfig,
     TournamentError,
+    agent_clocks,
     games_per_round,
     identity_digest,
     tables_for,
 )
+from niwa.ext.registry import get_game
 
 GAMES_CSV, META_JSON = "games.csv", "tournament.json"
-OUTPUT_FILES = ("games.csv", "standings.csv", "pairs.csv", "seats.csv", "tournament.json",
-                "ratings.png")
 
 
 @dataclass
@@ -78,15 +81,18 @@ def _agent_settings(config) -> dict:
 
 def _time_controls(config) -> dict:
     """Each agent's time control as text (None: no clock), for tournament.json."""
-    from niwa.analysis.arena.schedule import agent_clocks
-
     return {label: None if tc is None else str(tc)
             for label, tc in zip(config.labels, agent_clocks(config)[1], strict=True)}
 
 
 def _check_identity(saved: TournamentConfig, config: TournamentConfig, out_dir: str):
     a, b = saved.identity(), config.identity()
-    diff = [k for k in a if a[k] != b.get(k)]
+    if b["rounds"] < a["rounds"]:
+        raise TournamentError(
+            f"{out_dir} holds a tournament of {a['rounds']} rounds; --resume can add games "
+            f"(more --games or --rounds), not remove them ({b['rounds']} rounds here)")
+    # more rounds grow the run: the schedule is the same, game for game, then goes on
+    diff = [k for k in a if a[k] != b.get(k) and k != "rounds"]
     if diff:
         k = diff[0]
         raise TournamentError(
@@ -184,8 +190,12 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
 
 def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
                    progress: bool | None = None, command: str = "",
-                   on_bad_rows: str = "stop") -> TournamentOutcome:
+                   on_bad_rows: str = "stop", report=None,
+                   report_every: int = 10) -> TournamentOutcome:
     """Play (or finish) the tournament into out_dir and write every table.
+
+    `report` (a function of one line of text, e.g. click.echo) receives a line per finished
+    game and a status block every `report_every` games (arena.live); None: silent.
 
     The record (tournament.json) is written before the first byte of games.csv, so a kill
     at any moment leaves a folder that --resume finishes."""
@@ -220,8 +230,10 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     log = log or open_log()
 
     sprt = SprtStop(config.sprt, config.labels) if config.sprt else None
+    reporter = None if report is None else LiveReport(
+        config.labels, config.players, len(schedule), report_every, report, sprt)
     result = run_schedule(schedule, log, executor, desc=config.game, progress=progress,
-                          stop_rule=sprt, status=Leader(config.players))
+                          stop_rule=sprt, status=Leader(config.players), reporter=reporter)
     rows = list(log.read_rows())
     tables = write_tables(config, out_dir, rows) if rows else None
     end_run(run_record, result.played_now)
@@ -319,11 +331,10 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
                 seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
                 time_margin: float = 0.5, sprt: str | dict | None = None,
-                time_control: str | None = None) -> tuple[TournamentConfig, list[str]]:
+                time_control: str | None = None, openings: str | dict | None = None
+                ) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
-    from niwa.analysis.arena.clock import parse_time_control
-    from niwa.ext.registry import get_game
     from niwa.solver.agent_spec import AgentSpec, make_agent
 
     notes = []
@@ -366,11 +377,14 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
         raise TournamentError(f"--time-margin must be between 0 and {MAX_MOVE_SECONDS:g} "
                               f"seconds, got {time_margin}")
     sprt_spec = checked_sprt(sprt, len(agents), n_players) if sprt else None
+    if openings is not None:
+        suite = parse_openings(openings) if isinstance(openings, str) else dict(openings)
+        openings = load_suite(suite, info.name, dict(state.variant))
     config = TournamentConfig(
         game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
         format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
         time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None,
-        time_control=time_control)
+        time_control=time_control, openings=openings)
     tables = tables_for(len(agents), n_players, fmt)
     orders = math.factorial(n_players)
     if rounds is None:
@@ -397,8 +411,6 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     settings; the agents, game and variant replace them when given at all."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
-    from niwa.ext.registry import get_game
-
     saved = load_saved_config(out_dir)
     if saved is None:
         if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run
@@ -411,7 +423,7 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,
             "max_plies": saved.max_plies, "move_time": saved.move_time,
             "time_margin": saved.time_margin, "sprt": saved.sprt,
-            "time_control": saved.time_control}
+            "time_control": saved.time_control, "openings": saved.openings}
     for name, value in kept.items():
         if name not in given:
             options[name] = value

@@ -45,11 +45,20 @@ not depend on the number of workers.
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 from dataclasses import asdict, dataclass, field
 
-from niwa.analysis.arena.schedule import GameTask, TournamentError, derive_seed
+from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
+from niwa.analysis.arena.games_csv import csv_columns
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.openings import OpeningSuite, load_suite, parse_openings
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.runner import run_schedule
+from niwa.analysis.arena.schedule import GameTask, derive_seed
+from niwa.ext.errors import NiwaError
+from niwa.ext.registry import get_game
 from niwa.solver.agent_base import WEIGHT_PREFIX
 from niwa.solver.agent_registry import REGISTRY, load_agent_plugins
 from niwa.solver.agent_spec import AgentSpec, agent_settings, best_agent_spec, make_agent
@@ -65,7 +74,7 @@ TRAJECTORY_CSV, GAMES_CSV, META_JSON, PLOT_PNG = (
 MAX_PARAM = 1e9    # the widest parameter range tuned (|LOW|, |HIGH|)
 
 
-class TuneError(TournamentError):
+class TuneError(NiwaError):
     """A tuning run that cannot be set up or resumed (one-line message)."""
 
 
@@ -122,8 +131,6 @@ def parse_param(text: str, agent: str, game: str | None = None) -> Param:
 
 def _declared_weight(game: str, name: str):
     """The EvalWeight `w_<weight>` names on `game`; TuneError listing the valid names."""
-    from niwa.ext.registry import get_game
-
     declared = {f"w_{w.name}": w for w in get_game(game).eval_weights}
     if name not in declared:
         raise TuneError(f"{game} has no evaluation weight {name!r}; weights: "
@@ -243,10 +250,10 @@ class TuneConfig:
     alpha: float = ALPHA
     gamma: float = GAMMA
     max_plies: int | None = None
+    openings: dict | None = None    # an opening suite (arena.openings): deal j of iteration
+                                    # k starts from the suite's opening k * pairs + j
 
     def identity(self) -> dict:
-        import json
-
         return json.loads(json.dumps(asdict(self), default=str))
 
     @property
@@ -261,9 +268,9 @@ class TuneConfig:
 def make_tune_config(game: str, agent: str, params: list[str], *, iterations: int = 100,
                      games_per_iteration: int | None = None, variant: dict | None = None, seed: int = 1,
                      c_frac: float = C_FRACTION, step_frac: float = STEP_FRACTION,
-                     max_plies: int | None = None, opponent: str | None = None) -> TuneConfig:
+                     max_plies: int | None = None, opponent: str | None = None,
+                     openings: str | None = None) -> TuneConfig:
     """Validate the options (one-line NiwaError) and fix the start from the agent spec."""
-    from niwa.ext.registry import get_game
 
     info = get_game(game)
     state = info.new(seed=0, **dict(variant or {}))
@@ -308,7 +315,9 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
                       pairs=games_per_iteration // unit, opponent=opponent or None,
                       variant=dict(state.variant),
                       seed=int(seed), c_frac=float(c_frac), step_frac=float(step_frac),
-                      max_plies=max_plies)
+                      max_plies=max_plies,
+                      openings=load_suite(parse_openings(openings), info.name,
+                                          dict(state.variant)) if openings else None)
 
 
 class IterationSchedule:
@@ -325,6 +334,7 @@ class IterationSchedule:
         self.n = config.games_per_iteration
         self.first_id = k * self.n
         self.variant = tuple(sorted(config.variant.items()))
+        self.openings = _suite(config) if config.openings else None
 
     def __len__(self) -> int:
         return self.n
@@ -348,7 +358,9 @@ class IterationSchedule:
             agent_seeds=tuple(derive_seed(cfg.seed, "tune", self.k, "agent", j, s)
                               for s in range(2)),
             time_limits=(None, None), max_plies=cfg.max_plies,
-            extra=(("iteration", self.k), ("plus_seat", plus_seat), ("side", side)))
+            extra=(("iteration", self.k), ("plus_seat", plus_seat), ("side", side)),
+            opening=(self.openings.for_round(self.k * cfg.pairs + pair) if self.openings
+                     else None))
 
     def __iter__(self):
         return (self._task(j) for j in range(self.n))
@@ -370,11 +382,27 @@ class IterationSchedule:
         expected = {"deal_seed": str(task.deal_seed), "agent_0": task.labels[0],
                     "agent_1": task.labels[1], "iteration": str(self.k),
                     "plus_seat": str(dict(task.extra)["plus_seat"]),
-                    "side": dict(task.extra)["side"]}
+                    "side": dict(task.extra)["side"],
+                    "opening": str(task.opening.id) if task.opening else ""}
         for key, value in expected.items():
             if str(row.get(key, "")) != value:
                 return f"{key} is {row.get(key)!r}, not {value!r} (another tuning run?)"
         return None
+
+
+_SUITES: dict[str, OpeningSuite] = {}
+
+
+def _suite(config: TuneConfig) -> OpeningSuite:
+    """The run's opening suite, one per run and process: a generated suite draws its
+    openings in order, so every iteration's schedule shares the openings drawn so far."""
+    key = json.dumps([config.openings, config.seed, config.game, config.variant],
+                     sort_keys=True, default=str)
+    if key not in _SUITES:
+        _SUITES.clear()             # one run at a time: do not keep older runs' openings
+        _SUITES[key] = OpeningSuite(config.openings, config.seed, config.game,
+                                    config.variant)
+    return _SUITES[key]
 
 
 class _Checker:
@@ -402,8 +430,6 @@ class _KeepOpen:
 
 
 def games_columns() -> list[str]:
-    from niwa.analysis.arena.game_log import csv_columns
-
     return csv_columns(2) + ["iteration", "plus_seat", "side"]
 
 
@@ -426,8 +452,6 @@ class TuneOutcome:
 
 
 def load_saved(out_dir: str) -> TuneConfig | None:
-    from niwa.analysis.arena.records import read_record
-
     return read_record(os.path.join(out_dir, META_JSON),
                        lambda meta: TuneConfig(**meta["config"]), TuneError, "tuning run")
 
@@ -463,11 +487,6 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
              on_iteration=None) -> TuneOutcome:
     """Play (or finish) the tuning run into out_dir; `on_iteration(k, row)` is called
     after each iteration (the CLI's progress line; tests interrupt through it)."""
-    from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-    from niwa.analysis.arena.record_log import RecordedGameLog
-    from niwa.analysis.arena.records import end_run, read_record, start_run, versions, write_record
-    from niwa.analysis.arena.runner import run_schedule
-
     executor = executor or LocalExecutor(1)
     check_out_dir(config, out_dir, resume)
     os.makedirs(out_dir, exist_ok=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -28,23 +29,26 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_log import csv_columns, holds_games
-from niwa.analysis.arena.record_log import RecordedGameLog
-from niwa.analysis.arena.records import end_run, read_record, start_run, write_record
+from niwa.analysis.arena.games_csv import csv_columns, holds_games
+from niwa.analysis.arena.games_jsonl import RecordedGameLog
+from niwa.analysis.arena.openings import load_suite, parse_openings
+from niwa.analysis.arena.run_record import end_run, read_record, start_run, write_record
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     MAX_SEED,
     Schedule,
     TournamentConfig,
-    TournamentError,
     derive_seed,
     identity_digest,
     tables_for,
 )
 from niwa.analysis.arena.tournament import make_config
+from niwa.analysis.experiments import plots, report
 from niwa.analysis.experiments.findings import Summary, summarise
+from niwa.analysis.experiments.strength import ladder, proven_values, rate_rungs, rating_pairs
 from niwa.analysis.stats.verdicts import DEFAULT_MARGIN
 from niwa.ext.errors import NiwaError
+from niwa.ext.registry import get_game
 from niwa.solver.agent_spec import AgentSpec, make_agent
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
@@ -73,16 +77,18 @@ class Experiment:
     seed: int = 1
     max_plies: int | None = None
     house: list = field(default_factory=list)       # --house MODULE:CLASS (experiments.house)
+    openings: dict | None = None    # an opening suite (arena.openings) for every cell
 
     def identity(self) -> dict:
         """What must match on --resume (the numbers of games may change: they only extend;
-        top_games is left out too, and house when empty, so records written before they
-        existed still match)."""
+        top_games is left out too, and house and openings when unused, so records written
+        before they existed still match)."""
         d = dataclasses.asdict(self)
         d.pop("games")
         d.pop("top_games")
-        if not d["house"]:
-            d.pop("house")
+        for unused in ("house", "openings"):
+            if not d[unused]:
+                d.pop(unused)
         return d
 
     @property
@@ -100,10 +106,6 @@ class Experiment:
         if self.top_games and self.strengths and strength == self.strengths[-1]:
             return self.top_games
         return self.games
-
-    @property
-    def self_play(self) -> bool:
-        return bool(self.strengths) or len(self.agents) == 1
 
 
 @dataclass
@@ -130,8 +132,6 @@ class Cell:
 
 def parse_vary(items, game: str) -> list:
     """['rule=basic,pro'] -> [['rule', ['basic', 'pro']]], keys checked against the game."""
-    from niwa.ext.registry import get_game
-
     info = get_game(game)
     out, seen = [], set()
     for item in items:
@@ -191,8 +191,6 @@ def parse_strengths(items) -> list[str]:
 def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
     """The cells of an experiment (strength-major, then settings in --vary order) and notes
     for the user. Raises a one-line NiwaError on any bad setting, agent or count."""
-    from niwa.ext.registry import get_game
-
     info = get_game(exp.game)
     if not 1 <= exp.games <= STRIDE:
         raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
@@ -243,7 +241,8 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 per_round = len(tables_for(len(specs), n, "round-robin")) * math.factorial(n)
                 rounds = math.ceil(wanted / per_round)
                 config, _ = make_config(plays.name, specs, variant=variant, rounds=rounds,
-                                        seed=seed, max_plies=exp.max_plies)
+                                        seed=seed, max_plies=exp.max_plies,
+                                        openings=exp.openings)
             else:       # solo: the tournament runner plays it, its schedule is ours
                 if len(specs) != 1:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
@@ -251,7 +250,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 per_round, rounds = 1, wanted
                 config = TournamentConfig(game=plays.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
-                                          seed=seed, max_plies=exp.max_plies)
+                                          seed=seed, max_plies=exp.max_plies,
+                                          openings=load_suite(exp.openings, info.name,
+                                                              dict(state.variant))
+                                          if exp.openings else None)
             if rounds * per_round != wanted:
                 rounded.add((wanted, per_round, rounds * per_round))
             if rounds * per_round > STRIDE:
@@ -268,8 +270,6 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
 def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[Cell]:
     """The rating matches of a strength sweep (experiments.strength): each strength
     against the next, seats swapped, under the first variant; after every analysis cell."""
-    from niwa.analysis.experiments.strength import rating_pairs
-
     if not exp.rate_games or len(exp.strengths) < 2:
         return []
     if exp.rate_games < 0 or exp.rate_games > STRIDE:
@@ -285,7 +285,7 @@ def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[C
         seed = derive_seed(exp.seed, "rate", f"{a}|{b}")
         config, _ = make_config(base.config.game, [a, b], variant=base.variant,
                                 rounds=math.ceil(exp.rate_games / 2), seed=seed,
-                                max_plies=exp.max_plies)
+                                max_plies=exp.max_plies, openings=exp.openings)
         out.append(Cell(len(cells) + len(out), base.settings, base.variant, 2, None, config,
                         2 * math.ceil(exp.rate_games / 2), rating=True))
     return out
@@ -360,7 +360,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             games: int, players: int | None, seed: int, given: set[str],
                             out_dir: str | None, resume: bool,
                             rate_games: int | None = None,
-                            top_games: int | None = None, house=()) -> Experiment:
+                            top_games: int | None = None, house=(),
+                            openings: str | None = None) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -379,6 +380,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         top_games=(top_games if top_games is not None or not saved else saved.top_games) or 0,
         seed=seed if "seed" in given or not saved else saved.seed,
         max_plies=saved.max_plies if saved else None,
+        openings=(load_suite(parse_openings(openings), None, {}) if openings
+                  else saved.openings if saved else None),
         rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0,
         house=list(house) if house or not saved else saved.house)
 
@@ -490,24 +493,20 @@ def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
     """The strength ladder (experiments.strength): Elo from the rating games, convergence,
     and the proven value of each variant (searched for `proof_time` s once, then cached in
     out_dir; 0 = not searched)."""
-    import json
-
-    from niwa.analysis.experiments import strength
-
     exp = summary.experiment
     path = os.path.join(out_dir, PROVEN_JSON)
     try:
         with open(path, encoding="utf-8") as f:
             proven = json.load(f)
     except (OSError, ValueError):
-        proven = strength.proven_values(exp.game, summary.cells, proof_time) if proof_time \
+        proven = proven_values(exp.game, summary.cells, proof_time) if proof_time \
             else {}
         if proof_time:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(proven, f, indent=1)
-    ratings = strength.rate_rungs(exp.strengths, rating_games)
-    summary.ladder, judged = strength.ladder(summary.metrics, summary.cells, ratings, proven,
-                                             summary.margin)
+    ratings = rate_rungs(exp.strengths, rating_games)
+    summary.ladder, judged = ladder(summary.metrics, summary.cells, ratings, proven,
+                                    summary.margin)
     summary.ladder_verdicts = [text for _, text in judged]
     summary.claims += judged
     summary.ratings = {
@@ -533,8 +532,6 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
             margin: float = DEFAULT_MARGIN) -> AnalysisOutcome:
     """Plan (unless `plan` is given), play or finish, measure, plot and report an
     experiment into out_dir."""
-    from niwa.analysis.experiments import plots, report
-
     all_cells, notes = plan or plan_cells(exp)
     run = run_experiment(exp, all_cells, out_dir, executor, resume, progress, command,
                          on_bad_rows)
@@ -563,7 +560,7 @@ def analyse(exp: Experiment, out_dir: str, executor=None, resume: bool = False,
     return AnalysisOutcome(summary, run, files)
 
 
-__all__ = ["AnalysisError", "Experiment", "Cell", "TournamentError", "analyse", "plan_cells",
+__all__ = ["AnalysisError", "Experiment", "Cell", "analyse", "plan_cells",
            "parse_vary", "parse_strengths", "run_experiment", "summarise"]
 
 

@@ -16,9 +16,9 @@ import json
 import os
 from collections.abc import Iterator
 
-from niwa.analysis.arena import game_log
-from niwa.analysis.arena.game_log import GameLog, IdSet
+from niwa.analysis.arena import games_csv
 from niwa.analysis.arena.game_record import RECORD_FIELD
+from niwa.analysis.arena.games_csv import GameLog, IdSet
 
 RECORDS_FILE = "games.jsonl"
 
@@ -88,7 +88,7 @@ class RecordedGameLog(GameLog):
 
 def _sorted_by_id(records: Iterator[tuple[int, str]], prefix: str):
     """The records in game-id order (a stable external merge sort: at most
-    game_log.SORT_CHUNK_ROWS of them in memory)."""
+    games_csv.SORT_CHUNK_ROWS of them in memory)."""
     chunks, batch = [], []
 
     def spill():
@@ -108,7 +108,7 @@ def _sorted_by_id(records: Iterator[tuple[int, str]], prefix: str):
     try:
         for record in records:
             batch.append(record)
-            if len(batch) >= game_log.SORT_CHUNK_ROWS:
+            if len(batch) >= games_csv.SORT_CHUNK_ROWS:
                 spill()
         batch.sort(key=lambda r: r[0])
         yield from heapq.merge(*(read(c) for c in chunks), batch, key=lambda r: r[0])

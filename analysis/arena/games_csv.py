@@ -25,7 +25,15 @@ from collections.abc import Iterator
 from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
 from niwa.analysis.arena.game_loop import GameResult, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.schedule import GameTask, TournamentError, variant_text
+from niwa.analysis.arena.schedule import GameTask, variant_text
+from niwa.ext.errors import NiwaError
+from niwa.ext.game import Rng
+from niwa.ext.registry import find_game, get_game
+
+
+class GameLogError(NiwaError):
+    """A games.csv that cannot be resumed: columns of another run, or a bad row (one-line
+    message naming the file and the line)."""
 
 
 def holds_games(games_path: str) -> bool:
@@ -38,31 +46,35 @@ def holds_games(games_path: str) -> bool:
 
 
 def csv_columns(n_players: int) -> list[str]:
-    """The columns of games.csv; `termination` and the finishing order (`place_<seat>`,
-    `points_<seat>`, see arena.finish) come last: older logs without them still load."""
+    """The columns of games.csv; `termination`, the finishing order (`place_<seat>`,
+    `points_<seat>`, see arena.finish) and the `opening` (its id in the suite, empty
+    without one) come last: older logs without them still load."""
     return (["game_id", "round", "table", "game", "variant", "deal_seed"]
             + [f"agent_{s}" for s in range(n_players)]
             + [f"result_{s}" for s in range(n_players)]
             + ["plies", "capped", "error_seat", "error", "scores", "duration_s"]
-            + ["termination"] + finish_column_names(n_players))
+            + ["termination"] + finish_column_names(n_players) + ["opening"])
 
 
 def play_task(task: GameTask, move_clock=None) -> dict:
     """Play one scheduled game to the end; agent failures forfeit the game, never raise.
     `move_clock` is the game loop's (a watchdog's view of the move in progress)."""
-    from niwa.ext.game import Rng
-    from niwa.ext.registry import get_game
-
     t0 = time.perf_counter()
-    state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
+    if task.opening is not None:
+        state = task.opening.state()
+    else:
+        state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
     agents = _make_agents(task)
     if isinstance(agents, GameResult):
         result = agents
     else:
-        result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=task.max_plies,
+        opening_plies = len(task.opening.moves) if task.opening else 0
+        max_plies = (None if task.max_plies is None
+                     else max(0, task.max_plies - opening_plies))    # counted from the start
+        result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=max_plies,
                       time_limits=task.time_limits, labels=task.labels,
                       clocks=task.time_controls or None, move_clock=move_clock)
-    # the game's record rides along with its row, for games.jsonl (arena.record_log)
+    # the game's record rides along with its row, for games.jsonl (arena.games_jsonl)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
 
@@ -85,8 +97,6 @@ def _make_agents(task: GameTask):
 
 def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
     """The games.csv row of a played game."""
-    from niwa.ext.registry import find_game
-
     n = len(task.labels)
     stats = {}
     if not result.forfeited:
@@ -100,23 +110,21 @@ def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:
         "deal_seed": task.deal_seed,
         **{f"agent_{s}": task.labels[s] for s in range(n)},
         **{f"result_{s}": _fmt(result.results[s]) for s in range(n)},
-        "plies": result.plies, "capped": int(result.capped),
+        "plies": result.plies + (len(task.opening.moves) if task.opening else 0),
+        "capped": int(result.capped),
         "error_seat": "" if result.error_seat is None else result.error_seat,
         "error": result.error,
         "scores": json.dumps(stats, separators=(",", ":"), sort_keys=True, default=str),
         "duration_s": f"{seconds:.4f}",
         "termination": result.termination or ("forfeit" if result.forfeited else "normal"),
         **finish_columns(result, find_game(task.game)),
+        "opening": task.opening.id if task.opening else "",
         **dict(task.extra),
     }
 
 
 def _fmt(x: float) -> str:
     return repr(round(float(x), 6))
-
-
-def play_batch(tasks: list[GameTask]) -> list[dict]:
-    return [play_task(t) for t in tasks]
 
 
 CHECK_COLUMN = "check"          # the last column: a checksum of the row (see row_check)
@@ -183,14 +191,14 @@ class GameLog:
     run of any length runs in constant memory; rows are streamed from the file when needed
     (`read_rows`). Every line is validated when the log is opened: `check_row(game_id,
     row)` returns what contradicts the schedule (None if nothing), the checksum detects
-    edits. A bad line stops with a one-line TournamentError naming the file and the line
+    edits. A bad line stops with a one-line GameLogError naming the file and the line
     (on_bad_rows="stop"), or is dropped and its game played again ("drop").
     """
 
     def __init__(self, path: str, columns: list[str], check_row=None,
                  on_bad_rows: str = "stop"):
         if on_bad_rows not in ON_BAD_ROWS:
-            raise TournamentError(f"--on-bad-rows must be {' or '.join(ON_BAD_ROWS)}, "
+            raise GameLogError(f"--on-bad-rows must be {' or '.join(ON_BAD_ROWS)}, "
                                   f"not {on_bad_rows!r}")
         self.path = path
         self.columns = [*columns, CHECK_COLUMN]
@@ -222,7 +230,7 @@ class GameLog:
             if not header:
                 return
             if _split(header, 1, self.path) != self.columns:
-                raise TournamentError(
+                raise GameLogError(
                     f"{self.path} line 1: the columns are not those of this run (expected "
                     f"{','.join(self.columns)})")
             for number, line in enumerate(f, start=2):
@@ -232,7 +240,7 @@ class GameLog:
                     row = self._parse(line, number)
                 except BadRow as e:
                     if self.on_bad_rows == "stop":
-                        raise TournamentError(
+                        raise GameLogError(
                             f"{self.path} line {number}: {e} (pass --on-bad-rows drop to "
                             "drop such rows and replay their games)") from None
                     if note_dropped:
@@ -352,7 +360,7 @@ def _sorted_chunk(rows: list[list[str]], path: str) -> str:
     return path
 
 
-def _split(line: bytes, number: int, path: str, error=TournamentError) -> list[str]:
+def _split(line: bytes, number: int, path: str, error=GameLogError) -> list[str]:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as e:

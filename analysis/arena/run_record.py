@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import sys
 import time
+from importlib.metadata import PackageNotFoundError, version
 
 from niwa.analysis.arena.game_loop import first_line
 from niwa.ext.errors import NiwaError
@@ -52,10 +55,6 @@ def end_run(run: dict, games_played: int) -> None:
 
 def versions(uses_dask: bool) -> dict:
     """Python, platform and the versions of the packages a run's results depend on."""
-    import platform
-    import sys
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {"python": sys.version.split()[0], "platform": platform.platform()}
     for pkg in ("niwa", "numpy", "pandas", "scipy", "dask", "distributed"):
         if pkg in ("dask", "distributed") and not uses_dask:
