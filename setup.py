@@ -39,8 +39,8 @@ def _include_path() -> str:
 
 # -falign-loops=32: the hot loops (Haru's near_figures, inlined into c_evaluate, ~78 bytes)
 # then span two 64-byte fetch lines wherever the linker puts the function, not three. When
-# the issue-12 refactor grew haru.c, c_evaluate's identical machine code moved from
-# 0x12c20 to 0x18630, its inner loop started 8 bytes before a line end, and c_evaluate
+# a refactor grew haru.c, c_evaluate's identical machine code moved from 0x12c20 to
+# 0x18630, its inner loop started 8 bytes before a line end, and c_evaluate
 # took 40% more cycles: Haru alpha-beta depth 6 (7,673,939 nodes) 0.78-0.83 s against
 # 0.72-0.77 s for 1768b21; with this flag 0.71-0.73 s (measured alternating, one run).
 #
