@@ -377,15 +377,3 @@ def test_standard_board_k3_table_against_the_proof_search(tmp_path, rules):
     for s in positions:
         assert ps.solve(s, root_values=False, pv=False).value == table_value(table, s)[0], \
             s.to_notation()
-
-
-@pytest.mark.parametrize("executor, message", [
-    ("foo", "unknown --executor 'foo'"),
-    ("dask://nohost", "dask:// needs HOST:PORT"),
-    ("dask://:8786", "dask:// needs HOST:PORT"),
-])
-def test_a_bad_executor_is_one_line_and_exit_2(tmp_path, executor, message):
-    r = CliRunner().invoke(main, ["tables", "build", "lotus", "--stones", "1", "--executor",
-                                  executor, "--dir", str(tmp_path)])
-    assert r.exit_code == 2 and r.output.startswith("Error: ") and message in r.output
-    assert r.output.count("\n") == 1 and "Traceback" not in r.output
