@@ -311,7 +311,7 @@ class LocalExecutor:
             return None
         if not isinstance(task, GameTask):      # a job has no forfeit to record: stop
             raise ExecutorError(f"{task!r} crashed the worker process twice "
-                                  f"({_exit_reason(code)})")
+                                f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
                               f"({_exit_reason(code)})", now - w.game_started)
 
@@ -350,7 +350,7 @@ class DaskExecutor:
             self.client = Client(self.address, timeout=f"{timeout}s")
         except (OSError, TimeoutError, ValueError) as e:
             raise ExecutorError(f"cannot reach the Dask scheduler at {self.address}: "
-                                  f"{first_line(e)}") from None
+                                f"{first_line(e)}") from None
         self.workers = workers or max(sum(self.client.nthreads().values()), 1)
 
     def describe(self) -> str:
@@ -379,7 +379,7 @@ class DaskExecutor:
                 except Exception as e:    # e.g. a worker without niwa installed
                     if not any(isinstance(t, GameTask) for t in batch):
                         raise ExecutorError(f"a job failed on the Dask cluster: "
-                                              f"{first_line(e)}") from None
+                                            f"{first_line(e)}") from None
                     raise ExecutorError(
                         f"a game failed on the Dask cluster: {first_line(e)} (finished games "
                         "are saved: fix the workers and rerun with --resume)") from None

@@ -199,7 +199,7 @@ class GameLog:
                  on_bad_rows: str = "stop"):
         if on_bad_rows not in ON_BAD_ROWS:
             raise GameLogError(f"--on-bad-rows must be {' or '.join(ON_BAD_ROWS)}, "
-                                  f"not {on_bad_rows!r}")
+                               f"not {on_bad_rows!r}")
         self.path = path
         self.columns = [*columns, CHECK_COLUMN]
         self.check_row = check_row
