@@ -223,7 +223,7 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
             while r is None and tries and child.current_player() != CHANCE:
                 try:
                     r = _solve_position(child, tries.pop(0), share, depth, iters, seed,
-                                        tt_bits, False, tt_mb, tables)
+                                        tt_bits, False, tt_mb, tables, fresh=False)
                 except NiwaError:     # e.g. the proof met a chance node further down
                     r = None
                 if r is not None and _value_of(r, pov, state.num_players) is None \
