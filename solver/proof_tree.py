@@ -264,6 +264,7 @@ class ProofTree:
         self.dir = None if checkpoint is None else Path(checkpoint)
         self._log = None
         self._snapshot_at = 0.0
+        self._session_t0 = None     # when the running session started (for the wall time)
         if self.dir is not None:
             self._open_checkpoint()
 
@@ -445,7 +446,7 @@ class ProofTree:
         """Prove the root (or stop after `time_limit` wall seconds or `max_jobs` jobs of this
         session; a checkpointed run continues later from where it stopped)."""
         executor = executor or InProcessExecutor()
-        t0 = time.monotonic()
+        t0 = self._session_t0 = time.monotonic()
         done = 0
 
         def stop():
@@ -463,7 +464,7 @@ class ProofTree:
                     self._record(row)
                     self.apply_row(row)
                     done += 1
-                    self._maybe_snapshot(t0)
+                    self._maybe_snapshot()
                     if progress is not None:
                         progress(self, row)
                     if self.root.proven:
@@ -483,7 +484,8 @@ class ProofTree:
         for n in self.by_path.values():
             n.busy = 0          # jobs still out are lost with the session
         self.wall_s += time.monotonic() - t0
-        self._snapshot(force=True)
+        self._session_t0 = None
+        self._snapshot()
         result = self.result()
         result.status = status if not result.proven else "proven"
         return result
@@ -497,8 +499,11 @@ class ProofTree:
             name = state.action_to_string(c.path[-1])
             cp, cd = r.seen(c)
             first[name] = 1.0 if cp == 0 else 0.0 if cd == 0 else None
+        wall = self.wall_s
+        if self._session_t0 is not None:
+            wall += time.monotonic() - self._session_t0
         return ProofTreeResult(value, r.mover, r.pn, r.dn, first, self.jobs_done, self.nodes,
-                               self.cpu_s, self.wall_s, len(self.by_path),
+                               self.cpu_s, wall, len(self.by_path),
                                self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
                                "proven" if r.proven else "open", dict(self.workers))
 
@@ -547,11 +552,11 @@ class ProofTree:
         self._log.flush()
         os.fsync(self._log.fileno())
 
-    def _maybe_snapshot(self, t0):
+    def _maybe_snapshot(self):
         if self.dir is not None and time.monotonic() - self._snapshot_at >= SNAPSHOT_EVERY_S:
-            self._snapshot(extra_wall=time.monotonic() - t0)
+            self._snapshot()
 
-    def _snapshot(self, force=False, extra_wall=0.0):
+    def _snapshot(self):
         if self.dir is None:
             return
         self._snapshot_at = time.monotonic()
@@ -559,7 +564,7 @@ class ProofTree:
         snap = {"value": r.value, "player": r.player, "root_pn": r.root_pn,
                 "root_dn": r.root_dn, "first_moves": r.first_moves, "jobs": r.jobs,
                 "nodes": r.nodes, "cpu_s": round(r.cpu_s, 3),
-                "wall_s": round(self.wall_s + extra_wall, 3), "tree_nodes": r.tree_nodes,
+                "wall_s": round(r.wall_s, 3), "tree_nodes": r.tree_nodes,
                 "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 
