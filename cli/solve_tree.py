@@ -16,7 +16,7 @@ def checkpoint_status(directory, as_json: bool) -> None:
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs)."""
     from niwa.solver.proof_tree import open_checkpoint
 
-    tree = open_checkpoint(directory)
+    tree = open_checkpoint(directory, read_only=True)
     try:
         r = tree.result()
     finally:

@@ -237,7 +237,7 @@ class ProofTree:
 
     def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
                  tables: str | None = None, checkpoint: str | Path | None = None,
-                 max_tree_nodes: int = 50_000, max_depth: int = 40):
+                 max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -262,11 +262,16 @@ class ProofTree:
         self.peak_tree_nodes = 1
         self.jobs_replayed = self.torn_lines = 0
         self.dir = None if checkpoint is None else Path(checkpoint)
-        self._log = None
+        self.read_only = read_only      # a look at a checkpoint (--status): nothing written
+        self._log = self._lock = None
         self._snapshot_at = 0.0
         self._session_t0 = None     # when the running session started (for the wall time)
         if self.dir is not None:
-            self._open_checkpoint()
+            try:
+                self._open_checkpoint()
+            except BaseException:
+                self.close()        # let go of the lock of a checkpoint we cannot use
+                raise
 
     # -- nodes
     def _new_node(self, path, parent, state, pn=None, dn=None, mover=None):
@@ -516,6 +521,10 @@ class ProofTree:
     def _open_checkpoint(self):
         d = self.dir
         meta_path, log_path = d / "meta.json", d / "jobs.jsonl"
+        if self.read_only:
+            read_meta(d)
+        elif meta_path.exists():
+            self._take_lock()
         if meta_path.exists():
             meta = read_meta(d)
             if meta["position"] != self.notation:
@@ -525,7 +534,7 @@ class ProofTree:
             self.job_nodes = int(meta["job_nodes"])
             self.max_tree_nodes = int(meta["max_tree_nodes"])
             self.max_depth = int(meta["max_depth"])
-            for row in read_rows(d, self):
+            for row in read_rows(d, self, repair=not self.read_only):
                 self.apply_row(row)
                 self.jobs_replayed += 1
             for n in self.by_path.values():
@@ -539,10 +548,25 @@ class ProofTree:
             except OSError as e:
                 raise CheckpointError(f"cannot make the checkpoint folder {d}: {e.strerror}") \
                     from None
+            self._take_lock()
             if log_path.exists() and log_path.stat().st_size:
                 raise CheckpointError(f"checkpoint {d} is damaged: jobs.jsonl without meta.json")
             _atomic_write(meta_path, json.dumps(self._meta(), indent=1) + "\n")
-        self._log = open(log_path, "ab")
+        if not self.read_only:
+            self._log = open(log_path, "ab")
+
+    def _take_lock(self):
+        """One run per checkpoint: two would interleave their job lines."""
+        import fcntl
+
+        self._lock = open(self.dir / "lock", "a+")
+        try:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            self._lock = None
+            raise CheckpointError(f"checkpoint {self.dir} is in use by another running proof "
+                                  "(stop it first; --status only reads)") from None
 
     def _record(self, row):
         if self._log is None:
@@ -557,7 +581,7 @@ class ProofTree:
             self._snapshot()
 
     def _snapshot(self):
-        if self.dir is None:
+        if self.dir is None or self.read_only:
             return
         self._snapshot_at = time.monotonic()
         r = self.result()
@@ -572,6 +596,9 @@ class ProofTree:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._lock is not None:
+            self._lock.close()      # releases the lock
+            self._lock = None
 
 
 class _Stream:
@@ -625,9 +652,10 @@ def read_meta(directory) -> dict:
 ROW_KEYS = ("job", "path", "player", "pn", "dn", "nodes")
 
 
-def read_rows(directory, tree=None):
-    """The finished jobs of a checkpoint, in order. A last line cut short by a kill is
-    dropped (counted in tree.torn_lines); any other bad line is a CheckpointError."""
+def read_rows(directory, tree=None, repair=False):
+    """The finished jobs of a checkpoint, in order. A last line cut short by a kill (or
+    being written by a live run) is skipped (counted in tree.torn_lines) and, with `repair`,
+    cut off the file; any other bad line is a CheckpointError."""
     path = Path(directory) / "jobs.jsonl"
     if not path.exists():
         return
@@ -647,7 +675,7 @@ def read_rows(directory, tree=None):
             raise CheckpointError(f"checkpoint {directory} is damaged: jobs.jsonl line "
                                   f"{number} is not a job result")
         yield row
-    if torn and tree is not None:
+    if torn and repair:
         # cut the torn line off, so the next append starts on a line of its own
         with open(path, "r+b") as f:
             f.truncate(len(data) - len(torn))
@@ -656,7 +684,7 @@ def read_rows(directory, tree=None):
 def open_checkpoint(directory, state=None, **settings) -> ProofTree:
     """The proof tree of a checkpoint folder, its finished jobs replayed: of `state` (a
     new checkpoint is started if the folder has none), or of the position the checkpoint
-    holds when `state` is None."""
+    holds when `state` is None. `read_only=True`: only look (no lock, nothing written)."""
     d = Path(directory)
     if state is None:
         meta = read_meta(d)
@@ -671,5 +699,7 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
                     "tables": meta.get("tables"), **settings}
     try:
         return ProofTree(state, checkpoint=d, **settings)
+    except CheckpointError:
+        raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None

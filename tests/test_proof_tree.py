@@ -125,8 +125,14 @@ def test_a_torn_last_line_is_dropped_and_the_run_goes_on(tmp_path):
     tree.close()
     with open(tmp_path / "jobs.jsonl", "a") as f:
         f.write('{"job": 4, "path": [1')        # what a kill in mid-write leaves
+    size = (tmp_path / "jobs.jsonl").stat().st_size
+    look = open_checkpoint(tmp_path, read_only=True)     # --status: reads, never repairs
+    assert look.torn_lines == 1 and look.jobs_replayed == 3
+    assert (tmp_path / "jobs.jsonl").stat().st_size == size
     again = open_checkpoint(tmp_path)
     assert again.torn_lines == 1 and again.jobs_replayed == 3
+    with pytest.raises(CheckpointError, match="in use"):
+        open_checkpoint(tmp_path)           # one run per checkpoint at a time
     assert again.run().value == ProofSearch(tt_mb=16).solve(state, pv=False).value
     again.close()
 
