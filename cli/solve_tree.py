@@ -48,8 +48,13 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb,
     settings = {"tt_mb": tt_mb, "tables": tables}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
-    tree = open_checkpoint(directory, state, **settings)
-    ex = _executor(executor, workers)
+    ex = _executor(executor, workers)       # a bad --executor before any folder is made
+    try:
+        tree = open_checkpoint(directory, state, **settings)
+    except BaseException:
+        if hasattr(ex, "close"):
+            ex.close()
+        raise
     if tree.jobs_replayed:
         click.echo(f"resuming {directory}: {tree.jobs_replayed:,} finished jobs replayed",
                    err=True)

@@ -168,6 +168,11 @@ def test_cli_checkpoint_resume_status_and_damage(tmp_path):
     assert r.exit_code == 2 and "not a proof checkpoint" in r.output
     r = runner.invoke(main, ["solve", pos, "--workers", "2"])
     assert r.exit_code == 2 and "--checkpoint" in r.output
+    for bad in (["--job-nodes", "0"], ["--workers", "-1"], ["--job-nodes", "1e99"],
+                ["--executor", "nowhere"]):
+        r = runner.invoke(main, ["solve", pos, "--checkpoint", d + "3", *bad])
+        assert r.exit_code == 2 and r.output.startswith("Error") and \
+            len(r.output.strip().splitlines()) == 1, r.output
     r = runner.invoke(main, ["solve", pos, "--checkpoint", d + "2", "--depth", "3"])
     assert r.exit_code == 2 and "--depth" in r.output
 
