@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
            "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
            "jobs_before_kill", "proven_jobs_before_kill", "jobs_replayed", "proven_jobs_resent",
-           "torn_lines", "utc"]
+           "torn_lines", "root_pn", "root_dn", "utc"]
 
 
 def case_name(a) -> str:
@@ -90,7 +90,7 @@ def timed(a) -> dict:
     tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
                      checkpoint=folder)
     try:
-        r = tree.run(ex)
+        r = tree.run(ex, time_limit=a.time_limit)
     finally:
         tree.close()
         if hasattr(ex, "close"):
@@ -107,6 +107,7 @@ def row_of(a, r, load0) -> dict:
             "jobs": r.jobs, "nodes": r.nodes, "cpu_s": round(r.cpu_s, 1),
             "wall_s": round(r.wall_s, 1), "tree_nodes": r.tree_nodes,
             "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),
+            "root_pn": r.root_pn, "root_dn": r.root_dn,
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
@@ -161,6 +162,8 @@ def main(argv=None):
     p.add_argument("--kill-after", type=float, nargs=2, default=(20.0, 120.0),
                    metavar=("LOW", "HIGH"), help="kill: seconds, drawn uniformly")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--time-limit", type=float, default=0.0,
+                   help="time/dask: stop after this many seconds (the row says how far it got)")
     p.add_argument("--scratch", default="/tmp/niwa-pro-rule")
     a = p.parse_args(argv)
     if a.mode == "time":
