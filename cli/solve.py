@@ -214,6 +214,21 @@ def json_report(state, r) -> dict:
               default=None,
               help="After the df-pn proof, write its solution tree to FILE (a certificate "
                    "that `niwa proof check FILE` verifies with the reference rules).")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(file_okay=False), default=None,
+              help="Prove POSITION with the two-level proof search (a proof-number tree "
+                   "over df-pn jobs), saving every finished job to DIR; run it again to "
+                   "resume after a stop or a kill, also on another machine (POSITION may "
+                   "then be left out). --time bounds this session; default: until proven.")
+@click.option("--status", "show_status", is_flag=True,
+              help="--checkpoint: print the checkpoint's progress (root pn/dn, first moves "
+                   "decided, jobs, nodes, CPU) and exit.")
+@click.option("--workers", type=Number(int, 1, 4096), default=None,
+              help="--checkpoint: worker processes (default 1: in this process).")
+@click.option("--executor", default=None, metavar="local|dask://HOST:PORT",
+              help="--checkpoint: where the jobs run, as for `niwa tournament`.")
+@click.option("--job-nodes", "job_nodes", type=Number(int, 1, 10**12), default=None,
+              help="--checkpoint: df-pn expansions per job (default 2,000,000; a new "
+                   "checkpoint only: a resumed one keeps its own).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -223,7 +238,8 @@ def json_report(state, r) -> dict:
 @user_errors
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
-              tables_dir, no_tables, fresh, certificate_file, as_json, batch, out):
+              tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
+              workers, executor, job_nodes, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -235,6 +251,16 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     # a record of any other game gives the position to solve
     deck_known = deck_known or deck_cards is not None or deck_seed is not None or \
         bool(record_file and _solo_record(record_file, game_number))
+    if checkpoint_dir is not None or show_status or workers is not None or \
+            executor is not None or job_nodes is not None:
+        _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
+                   tt_mb, tables_dir, no_tables, time_s, as_json,
+                   given=[name for name, on in (
+                       ("--batch", batch is not None), ("--round", round_only),
+                       ("--depth", depth is not None), ("--iters", iters is not None),
+                       ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
+                       ("--nodes", node_limit is not None)) if on])
+        return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
 
@@ -335,3 +361,23 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
         click.echo(f"certificate {path}: {cert.nodes:,} positions, {cert.edges:,} moves, "
                    f"{os.path.getsize(path):,} bytes, sha256 {cert.sha256[:16]}... "
                    f"(check it: niwa proof check {path})")
+
+
+def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes, tt_mb,
+               tables_dir, no_tables, time_s, as_json, given) -> None:
+    """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
+    from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve
+
+    if checkpoint_dir is None:
+        raise UserError("--status, --workers, --executor and --job-nodes go with --checkpoint DIR")
+    if given:
+        raise UserError(f"{given[0]} does not go with --checkpoint")
+    if no_tables and tables_dir:
+        raise UserError("--tables and --no-tables contradict each other")
+    if show_status:
+        if position:
+            raise UserError("--status reads the checkpoint only: leave out POSITION")
+        checkpoint_status(checkpoint_dir, as_json)
+        return
+    checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, tt_mb,
+                       None if no_tables else (tables_dir or "auto"), time_s, as_json)

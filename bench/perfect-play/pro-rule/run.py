@@ -1,0 +1,175 @@
+"""Does the pro rule fix Lotus's balance? The two-level proof search (niwa.solver.proof_tree)
+timed on towers 3..1, and its checkpoint tested by a kill.
+
+    python run.py time --workers 1                 # towers 3..1 pro/optional, local workers
+    python run.py time --workers 2
+    python run.py dask --workers 2                 # the same on a Dask LocalCluster
+    python run.py kill --workers 1                 # SIGKILL at a random moment, then resume
+    python run.py time --trampoline mandatory      # the quicker pro/mandatory case
+
+Each run starts from an empty checkpoint folder under --scratch and appends one row to
+results/runs.csv: case, mode, workers, value for the first player, jobs, nodes, CPU and wall
+seconds, the load average (1 min) before and after, and for `kill` the moment of the kill,
+the jobs logged before it (and how many of them were proofs), the jobs replayed on resume,
+and how many jobs proven before the kill were sent again after it (0 = no proven work lost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof_tree import ProofTree, open_checkpoint
+
+HERE = Path(__file__).resolve().parent
+COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
+           "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
+           "jobs_before_kill", "proven_jobs_before_kill", "jobs_replayed", "proven_jobs_resent",
+           "torn_lines", "root_pn", "root_dn", "utc"]
+
+
+def case_name(a) -> str:
+    return f"towers{a.towers}-{a.rule}-{a.trampoline}"
+
+
+def state_of(a) -> LotusState:
+    return LotusState(towers=a.towers, rule=a.rule, trampoline=a.trampoline)
+
+
+def executor_of(mode: str, workers: int):
+    if mode == "dask":
+        from distributed import LocalCluster
+
+        from niwa.analysis.arena.executors import DaskExecutor
+
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return DaskExecutor(cluster.scheduler_address, workers), cluster
+    if workers == 1:
+        from niwa.solver.proof_tree import InProcessExecutor
+
+        return InProcessExecutor(), None
+    from niwa.analysis.arena.executors import LocalExecutor
+
+    return LocalExecutor(workers), None
+
+
+def fresh(folder: Path) -> Path:
+    if folder.exists():
+        shutil.rmtree(folder)
+    return folder
+
+
+def write_row(row: dict) -> None:
+    out = HERE / "results" / "runs.csv"
+    out.parent.mkdir(exist_ok=True)
+    new = not out.exists()
+    with open(out, "a", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in COLUMNS})
+    print(json.dumps(row))
+
+
+def timed(a) -> dict:
+    """One proof from scratch with `a.workers` local workers or a Dask LocalCluster."""
+    folder = fresh(Path(a.scratch) / f"{case_name(a)}-{a.mode}-{a.workers}")
+    ex, cluster = executor_of(a.mode, a.workers)
+    load0 = os.getloadavg()[0]
+    tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
+                     checkpoint=folder)
+    try:
+        r = tree.run(ex, time_limit=a.time_limit)
+    finally:
+        tree.close()
+        if hasattr(ex, "close"):
+            ex.close()
+        if cluster is not None:
+            cluster.close()
+    return row_of(a, r, load0)
+
+
+def row_of(a, r, load0) -> dict:
+    value = None if r.value is None else (r.value if r.player == 0 else 1.0 - r.value)
+    return {"case": case_name(a), "mode": a.mode, "workers": a.workers,
+            "job_nodes": a.job_nodes, "tt_mb": a.tt_mb, "value_first_player": value,
+            "jobs": r.jobs, "nodes": r.nodes, "cpu_s": round(r.cpu_s, 1),
+            "wall_s": round(r.wall_s, 1), "tree_nodes": r.tree_nodes,
+            "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),
+            "root_pn": r.root_pn, "root_dn": r.root_dn,
+            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def killed(a) -> dict:
+    """`niwa solve --checkpoint` killed by SIGKILL after a random number of seconds, then
+    resumed in this process to the end."""
+    folder = fresh(Path(a.scratch) / f"{case_name(a)}-kill-{a.workers}")
+    position = state_of(a).to_notation()
+    cmd = ["niwa", "solve", position, "--checkpoint", str(folder), "--workers",
+           str(a.workers), "--job-nodes", str(a.job_nodes), "--tt-mb", str(a.tt_mb)]
+    cmd += ["--tables", a.tables] if a.tables else ["--no-tables"]
+    kill_at = random.Random(a.seed).uniform(a.kill_after[0], a.kill_after[1])
+    load0 = os.getloadavg()[0]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, start_new_session=True)
+    try:
+        proc.wait(timeout=kill_at)
+        sys.exit(f"the proof ended before the kill at {kill_at:.1f} s: give a shorter --kill-after")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)     # the CLI and its worker processes
+        proc.wait()
+    before_wall = time.monotonic() - t0
+    log = (folder / "jobs.jsonl").read_bytes().split(b"\n")
+    before = [json.loads(x) for x in log[:-1]]
+    proven_before = {tuple(r["path"]) for r in before if r["pn"] == 0 or r["dn"] == 0}
+    ex, cluster = executor_of(a.mode if a.mode != "kill" else "local", a.workers)
+    tree = open_checkpoint(folder, tables=a.tables)
+    replayed, torn = tree.jobs_replayed, tree.torn_lines
+    try:
+        r = tree.run(ex)
+    finally:
+        tree.close()
+    rows = [json.loads(x) for x in (folder / "jobs.jsonl").read_text().splitlines()]
+    resent = sum(tuple(row["path"]) in proven_before for row in rows[len(before):])
+    out = row_of(a, r, load0)
+    out.update(mode="kill", kill_at_s=round(before_wall, 1), jobs_before_kill=len(before),
+               proven_jobs_before_kill=len(proven_before),
+               jobs_replayed=replayed, proven_jobs_resent=resent, torn_lines=torn)
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=["time", "dask", "kill"])
+    p.add_argument("--towers", type=int, default=3)
+    p.add_argument("--rule", default="pro")
+    p.add_argument("--trampoline", default="optional", choices=["optional", "mandatory"])
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--job-nodes", type=int, default=2_000_000)
+    p.add_argument("--tt-mb", type=float, default=1024)
+    p.add_argument("--tables", default=None, help="endgame tables folder (default: none)")
+    p.add_argument("--kill-after", type=float, nargs=2, default=(20.0, 120.0),
+                   metavar=("LOW", "HIGH"), help="kill: seconds, drawn uniformly")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--time-limit", type=float, default=0.0,
+                   help="time/dask: stop after this many seconds (the row says how far it got)")
+    p.add_argument("--scratch", default="/tmp/niwa-pro-rule")
+    a = p.parse_args(argv)
+    if a.mode == "time":
+        a.mode = "local"
+    write_row(killed(a) if a.mode == "kill" else timed(a))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""`niwa solve POSITION --checkpoint DIR`: the two-level proof search
+(niwa.solver.proof_tree), parallel and resumable; `--status` reads a checkpoint."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from niwa.cli.common import UserError, load_position
+
+
+def checkpoint_status(directory, as_json: bool) -> None:
+    """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs)."""
+    from niwa.solver.proof_tree import open_checkpoint
+
+    tree = open_checkpoint(directory, read_only=True)
+    try:
+        r = tree.result()
+    finally:
+        tree.close()
+    if as_json:
+        click.echo(json.dumps(_json(r, tree)))
+        return
+    click.echo(f"position {tree.notation}")
+    click.echo(r.summary())
+    click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
+               f"process{'es' * (len(r.workers) != 1)} so far"
+               f"{f', {r.torn_lines} torn last line dropped' if r.torn_lines else ''}")
+
+
+def _json(r, tree) -> dict:
+    return {"position": tree.notation, "value": r.value, "proven": r.proven,
+            "player": r.player, "root_pn": r.root_pn, "root_dn": r.root_dn,
+            "first_moves": r.first_moves, "jobs": r.jobs, "nodes": r.nodes,
+            "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
+            "tree_nodes": r.tree_nodes, "status": r.status}
+
+
+def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb, tables,
+                       time_s, as_json) -> None:
+    """Start or resume the two-level proof of POSITION in `directory`."""
+    from niwa.solver.proof_tree import open_checkpoint
+
+    state = load_position(position) if position else None
+    settings = {"tt_mb": tt_mb, "tables": tables}
+    if job_nodes is not None:
+        settings["job_nodes"] = job_nodes
+    ex = _executor(executor, workers)       # a bad --executor before any folder is made
+    try:
+        tree = open_checkpoint(directory, state, **settings)
+    except BaseException:
+        if hasattr(ex, "close"):
+            ex.close()
+        raise
+    if tree.jobs_replayed:
+        click.echo(f"resuming {directory}: {tree.jobs_replayed:,} finished jobs replayed",
+                   err=True)
+    click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
+               f"{tt_mb:g} MB table per worker -> {directory}", err=True)
+    last = [0.0]
+
+    def progress(t, row):
+        if time.monotonic() - last[0] >= 30:
+            last[0] = time.monotonic()
+            click.echo(t.result().summary(), err=True)
+
+    try:
+        r = tree.run(ex, time_limit=time_s or 0.0, progress=progress)
+    finally:
+        tree.close()
+        if hasattr(ex, "close"):
+            ex.close()
+    if as_json:
+        click.echo(json.dumps(_json(r, tree)))
+    else:
+        click.echo(r.summary())
+    sys.stdout.flush()
+
+
+def _executor(spec, workers):
+    from niwa.analysis.arena.executors import make_executor
+    from niwa.analysis.arena.schedule import TournamentError
+    from niwa.solver.proof_tree import InProcessExecutor
+
+    if (spec or "local").strip() == "local" and (workers or 1) == 1:
+        return InProcessExecutor()
+    try:
+        return make_executor(spec, workers)
+    except TournamentError as e:
+        raise UserError(str(e)) from None

@@ -1,0 +1,705 @@
+"""A two-level proof search: a small proof-number tree near the root whose frontier
+positions are proven by df-pn jobs, run in parallel and checkpointed to disk.
+
+Model. The top tree is a best-first proof-number search (Allis) kept in memory. Its
+leaves are positions; a leaf is sent as a *job* to a worker, which runs df-pn
+(niwa.solver.proof.ProofSearch) on it with a node budget. A job comes back with either a
+proof (the leaf's mover wins or loses) or, when the budget ran out, the leaf's proof and
+disproof numbers and those of each of its children as the worker's table has them. This is
+job-level proof-number search (Wu et al., Connect6 openings on a desktop grid) with df-pn
+jobs, as in the two-level searches of SPDFPN (Pawlewicz & Hayward) and the Sprouts proofs.
+
+Numbers are kept in the mover's perspective (negamax form, as in proof.pyx): for a node n
+with children c, cp(c), cd(c) = (dn(c), pn(c)) when the other player moves in c, and
+(pn(c), dn(c)) when the same player moves again (Lotus pro rule: seat 0 plays two actions on
+its first turn); pn(n) = min cp, dn(n) = sum cd. A proven node is (0, INF) or (INF, 0).
+
+What a job that runs out of budget does to the tree: its leaf is expanded in the top tree,
+its children taking the numbers the worker's table holds for them (a child the worker
+proved comes in proven). Only when the top tree is full (`max_tree_nodes`) or the leaf is
+at `max_depth` is the leaf instead resubmitted with twice its last budget. So the top tree
+steers the work best-first, and a hard leaf deep down gets longer and longer jobs.
+
+Parallel workers stay on distinct subtrees by in-flight marking: a leaf with a job out is
+skipped when the next most-proving leaf is chosen (a node with every open child busy is
+busy). When every leaf is busy, the most-proving busy leaf is expanded in the top tree and
+one of its children is sent; the busy job's answer still counts when it arrives.
+
+Sharing. Each worker process keeps one ProofSearch (its table) across jobs, so the
+subtrees it proved answer its later jobs at once. Between workers, results are shared only
+through the top tree (a proven leaf is never sent again); their tables are private.
+
+The value is exact whatever the number of workers or the order in which jobs end: every
+leaf value is a df-pn proof and the top tree only combines proven values by min and sum.
+
+Checkpoint (a folder): `meta.json` (the position and the settings, written once, atomically)
+and `jobs.jsonl`, one JSON line per finished job, appended and flushed as each job ends
+(a torn last line from a kill is dropped on resume; any other damage is an error). The top
+tree is a pure function of the job lines in order, so resuming replays them and goes on: no
+finished job is lost, only the jobs in flight at the kill run again. `tree.json` is a
+snapshot of the progress (root numbers, first moves), replaced atomically (temp + rename)
+every few seconds, for a quick look.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from niwa.ext.errors import NiwaError
+
+INF = 0xFFFFFFFF            # an infinite proof/disproof number (as in proof.pyx)
+PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
+FORMAT = "niwa-proof-tree"
+FORMAT_VERSION = 1
+SNAPSHOT_EVERY_S = 5.0
+
+
+class CheckpointError(NiwaError):
+    """A checkpoint folder that cannot be read or does not fit the run."""
+
+
+# ---- the job a worker runs ----------------------------------------------------------------
+_WORKER = threading.local()     # one ProofSearch per worker thread/process, kept across jobs
+
+
+def _worker_search(tt_mb: float, tables: str | None, state, run: str):
+    """This worker's ProofSearch (made on first use; its table is kept across the jobs of
+    one proof tree's session, `run`: another tree starts from an empty table)."""
+    from niwa.solver.proof import ProofSearch
+
+    key = (os.getpid(), tt_mb, tables, run)
+    cached = getattr(_WORKER, "search", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    _WORKER.search = None       # free the old table before mapping a new one
+    table = None
+    if tables is not None:
+        from niwa.solver.tables import resolve_tables
+
+        table = resolve_tables(state, tables)
+    search = ProofSearch(tt_mb=tt_mb, tables=table)
+    _WORKER.search = (key, search)
+    return search
+
+
+def _numbers(result) -> tuple[int, int]:
+    """A ProofResult's root numbers in the mover's perspective (proven: 0 or INF)."""
+    if result.proven:
+        return (0, INF) if result.value == 1.0 else (INF, 0)
+    return int(result.root_pn), int(result.root_dn)
+
+
+@dataclass(frozen=True)
+class ProofJob:
+    """Prove the position `path` (actions from the position `root`, in notation) with df-pn
+    and at most `max_nodes` expansions. Picklable; calling it returns the result row."""
+
+    root: str
+    path: tuple[int, ...]
+    max_nodes: int
+    tt_mb: float
+    tables: str | None
+    job_id: int
+    run: str = ""
+
+    def __call__(self) -> dict:
+        from niwa.ext.registry import parse_position
+
+        t0, c0 = time.monotonic(), time.thread_time()
+        state = parse_position(self.root)
+        for a in self.path:
+            state.apply(a)
+        search = _worker_search(self.tt_mb, self.tables, state, self.run)
+        r = search.solve(state, max_nodes=self.max_nodes, root_values=False, pv=False)
+        row = {"job": self.job_id, "path": list(self.path), "budget": self.max_nodes,
+               "player": r.player, "nodes": r.nodes}
+        row["pn"], row["dn"] = _numbers(r)
+        if not r.proven:
+            # what this worker's table knows of each child: the numbers the top tree's
+            # expansion starts from (a lookup each, no search)
+            kids = []
+            for a in state.legal_actions():
+                child = state.clone()
+                child.apply(a)
+                if child.is_terminal():
+                    kids.append([a, None, None, None])
+                    continue
+                c = search.solve(child, max_nodes=1, root_values=False, pv=False)
+                if not c.proven and search.subtree_work(child) == 0:
+                    kids.append([a, None, None, None])      # not in the table: unexplored
+                else:
+                    kids.append([a, c.player, *_numbers(c)])
+            row["children"] = kids
+        row["cpu_s"] = round(time.thread_time() - c0, 4)
+        row["duration_s"] = time.monotonic() - t0
+        row["pid"] = os.getpid()
+        return row
+
+
+class InProcessExecutor:
+    """Runs the jobs one after another in this process (one worker, no pickling). Any
+    object with the same `run(tasks)` (yield each task's result row as it ends) will do,
+    e.g. niwa.analysis.arena.executors' LocalExecutor and DaskExecutor."""
+
+    name = "in-process"
+    workers = 1
+
+    def describe(self) -> str:
+        return "this process, 1 worker"
+
+    def run(self, tasks):
+        for task in tasks:
+            yield task()
+
+
+# ---- the top tree ---------------------------------------------------------------------------
+class Node:
+    __slots__ = ("path", "parent", "mover", "pn", "dn", "children", "busy", "jobs", "budget",
+                 "depth")
+
+    def __init__(self, path, parent, mover, pn, dn, depth):
+        self.path, self.parent, self.mover = path, parent, mover
+        self.pn, self.dn = pn, dn
+        self.children: list[Node] | None = None
+        self.busy = 0               # jobs out on this node
+        self.jobs = 0               # jobs finished on this node
+        self.budget = 0             # the node budget of its next job (0 = the default)
+        self.depth = depth
+
+    @property
+    def proven(self) -> bool:
+        return self.pn == 0 or self.dn == 0
+
+    def seen(self, child) -> tuple[int, int]:
+        """The child's (pn, dn) in this node's mover's perspective."""
+        if child.mover == self.mover:
+            return child.pn, child.dn
+        return child.dn, child.pn
+
+
+@dataclass
+class ProofTreeResult:
+    """Where a two-level proof stands: `value` 1.0 / 0.0 for the player to move at the
+    root when proven, else None; `first_moves` maps each root move's name to its proven
+    value for that player (None: open)."""
+
+    value: float | None
+    player: int
+    root_pn: int
+    root_dn: int
+    first_moves: dict[str, float | None]
+    jobs: int
+    nodes: int
+    cpu_s: float
+    wall_s: float
+    tree_nodes: int                 # in the top tree now (proven subtrees are dropped)
+    expansions: int = 0             # top-tree expansions so far (this session and replayed)
+    peak_tree_nodes: int = 0
+    jobs_replayed: int = 0
+    torn_lines: int = 0
+    status: str = ""
+    workers: dict[int, int] = field(default_factory=dict)   # pid -> jobs
+
+    @property
+    def proven(self) -> bool:
+        return self.value is not None
+
+    def summary(self) -> str:
+        head = {1.0: "win", 0.0: "loss", None: "unproven"}[self.value]
+        decided = sum(v is not None for v in self.first_moves.values())
+        moves = " ".join(f"{k}={'?' if v is None else int(v)}" for k, v in self.first_moves.items())
+        return (f"{head} for player {self.player} ({self.status}): root pn={_num(self.root_pn)} "
+                f"dn={_num(self.root_dn)}; first moves decided {decided}/{len(self.first_moves)} "
+                f"({moves}); {self.jobs:,} jobs, {self.nodes:,} nodes, {self.cpu_s:,.1f} CPU s, "
+                f"{self.wall_s:,.1f} s wall; top tree {self.tree_nodes:,} nodes "
+                f"(peak {self.peak_tree_nodes:,}, {self.expansions:,} expansions)")
+
+
+def _num(x: int) -> str:
+    return "inf" if x >= INF else str(x)
+
+
+class ProofTree:
+    """The two-level proof of `state` (two players, deterministic, perfect information,
+    acyclic: what ProofSearch handles).
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> tree = ProofTree(LotusState(towers=1, lane=1, shared=2, trampoline_at=3), job_nodes=50)
+    >>> tree.run().value
+    0.0
+    """
+
+    def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
+                 tables: str | None = None, checkpoint: str | Path | None = None,
+                 max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False):
+        from niwa.solver.proof import ProofSearch
+
+        ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
+        if job_nodes < 1:
+            raise ValueError("job_nodes must be positive")
+        self.root_state = state.clone()
+        self.notation = state.to_notation()
+        self.job_nodes = int(job_nodes)
+        self.tt_mb = float(tt_mb)
+        self.tables = None if tables is None else str(tables)
+        self.max_tree_nodes = max_tree_nodes
+        self.max_depth = max_depth
+        self.root = self._new_node((), None, state)
+        self.by_path: dict[tuple, Node] = {(): self.root}
+        self.jobs_done = self.nodes = 0
+        self.cpu_s = 0.0
+        self.wall_s = 0.0           # wall seconds of earlier sessions (from the checkpoint)
+        self.next_job = 0
+        self.workers: dict[int, int] = {}
+        self.run_id = uuid.uuid4().hex[:12]     # this session's worker tables
+        self.expansions = 0                     # nodes expanded in the top tree
+        self.peak_tree_nodes = 1
+        self.jobs_replayed = self.torn_lines = 0
+        self.dir = None if checkpoint is None else Path(checkpoint)
+        self.read_only = read_only      # a look at a checkpoint (--status): nothing written
+        self._log = self._lock = None
+        self._snapshot_at = 0.0
+        self._session_t0 = None     # when the running session started (for the wall time)
+        if self.dir is not None:
+            try:
+                self._open_checkpoint()
+            except BaseException:
+                self.close()        # let go of the lock of a checkpoint we cannot use
+                raise
+
+    # -- nodes
+    def _new_node(self, path, parent, state, pn=None, dn=None, mover=None):
+        if state.is_terminal():
+            # the result for the parent's mover decides it; stored in that perspective
+            # under the mover -1 (never equal to a player, so seen() swaps it back)
+            won = state.returns()[parent.mover] == 1.0
+            node = Node(path, parent, -1, INF if won else 0, 0 if won else INF,
+                        parent.depth + 1)
+            return node
+        m = state.current_player()
+        if pn is None:
+            # unexplored: df-pn's mobility numbers (one good move could prove it, every
+            # move must be refuted)
+            pn, dn = 1, len(state.legal_actions())
+        return Node(path, parent, m, pn, dn, 0 if parent is None else parent.depth + 1)
+
+    def _state_at(self, path):
+        s = self.root_state.clone()
+        for a in path:
+            s.apply(a)
+        return s
+
+    def _expand(self, node, known=None):
+        """Give `node` its children in the top tree; `known` maps an action to its
+        (player, pn, dn) as a worker's table had them."""
+        state = self._state_at(node.path)
+        node.children = []
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply(a)
+            info = (known or {}).get(a)
+            if info is not None and info[0] is not None and not child.is_terminal():
+                c = self._new_node(node.path + (a,), node, child, info[1], info[2])
+            else:
+                c = self._new_node(node.path + (a,), node, child)
+            node.children.append(c)
+            self.by_path[c.path] = c
+        self.expansions += 1
+        self.peak_tree_nodes = max(self.peak_tree_nodes, len(self.by_path))
+
+    def _update(self, node):
+        """Recompute the numbers of `node` and its ancestors from their children."""
+        while node is not None:
+            if node.children and not node.proven:
+                pn, total = INF, 0
+                for c in node.children:
+                    cp, cd = node.seen(c)
+                    pn = min(pn, cp)
+                    total += cd
+                node.pn = pn
+                node.dn = INF if pn == 0 else 0 if total == 0 else min(total, PN_MAX)
+                if node.proven:
+                    self._prune(node)
+            node = node.parent
+
+    def _prune(self, node):
+        """A proven node keeps its children only for the root's first moves."""
+        if node is self.root or node.children is None:
+            return
+        stack = list(node.children)
+        while stack:
+            c = stack.pop()
+            self.by_path.pop(c.path, None)
+            if c.children:
+                stack.extend(c.children)
+        node.children = None
+
+    @staticmethod
+    def _free(node) -> bool:
+        if node.proven:
+            return False
+        if node.children is None:
+            return node.busy == 0
+        return any(ProofTree._free(c) for c in node.children)
+
+    def _select(self):
+        """The most-proving leaf no job is working on; if there is none, the most-proving
+        busy leaf is expanded in the top tree and one of its children is taken."""
+        node = self.root
+        if self._free(node):
+            while node.children is not None:
+                node = min((c for c in node.children if self._free(c)),
+                           key=lambda c: node.seen(c))
+            return node
+        while node.children is not None:
+            node = min((c for c in node.children if not c.proven), key=lambda c: node.seen(c))
+        self._expand(node)
+        self._update(node)
+        if node.proven or self.root.proven:
+            return None
+        return min((c for c in node.children if not c.proven), key=lambda c: node.seen(c))
+
+    def _find(self, path):
+        """The node at `path`, growing the top tree down to it if the job was sent from a
+        busy leaf's expansion this tree has not made (a replayed checkpoint); None if an
+        ancestor is proven (the job's answer is no longer needed)."""
+        node = self.by_path.get(path)
+        if node is not None:
+            return node
+        node = self.root
+        for i in range(len(path)):
+            if node.proven:
+                return None
+            if node.children is None:
+                self._expand(node)
+                self._update(node)
+                if node.proven:
+                    return None
+            node = self.by_path.get(path[:i + 1])
+            if node is None:
+                raise CheckpointError(f"job path {list(path)} has an illegal action at {i}")
+        return node
+
+    # -- jobs
+    def _job_for(self, node) -> ProofJob:
+        node.busy += 1
+        self.next_job += 1
+        return ProofJob(self.notation, node.path, node.budget or self.job_nodes, self.tt_mb,
+                        self.tables, self.next_job, self.run_id)
+
+    def _jobs(self, stop):
+        """The job stream the executor takes from (a job is chosen when a worker is free)."""
+        while not self.root.proven and not stop():
+            node = self._select()
+            if node is None:
+                continue
+            yield self._job_for(node)
+
+    def apply_row(self, row: dict) -> None:
+        """Fold one finished job into the tree (also used to replay a checkpoint)."""
+        path = tuple(row["path"])
+        self.jobs_done += 1
+        self.nodes += int(row["nodes"])
+        self.cpu_s += float(row.get("cpu_s", 0.0))
+        self.next_job = max(self.next_job, int(row["job"]))
+        pid = int(row.get("pid", 0))
+        self.workers[pid] = self.workers.get(pid, 0) + 1
+        node = self._find(path)
+        if node is None:        # pruned meanwhile: an ancestor was proven
+            return
+        node.busy = max(node.busy - 1, 0)
+        node.jobs += 1
+        if node.proven:
+            return
+        if int(row["player"]) != node.mover:
+            raise CheckpointError(f"job {row['job']} does not fit the position at "
+                                  f"{list(path)} (another mover)")
+        pn, dn = int(row["pn"]), int(row["dn"])
+        if pn == 0 or dn == 0:
+            node.pn, node.dn = pn, dn
+            self._prune(node)
+            self._update(node.parent)
+            return
+        known = {int(k[0]): (k[1], k[2], k[3]) for k in row.get("children") or []}
+        if node.children is None:
+            if len(self.by_path) < self.max_tree_nodes and node.depth < self.max_depth:
+                self._expand(node, known)
+                self._update(node)
+            else:
+                node.pn, node.dn = pn, dn
+                node.budget = 2 * int(row.get("budget") or self.job_nodes)
+                self._update(node.parent)
+        else:
+            # expanded while this job was out: its table's numbers refine children no job
+            # has looked at yet
+            for c in node.children:
+                info = known.get(c.path[-1])
+                if c.children is None and c.jobs == 0 and c.busy == 0 and not c.proven \
+                        and info is not None and info[0] is not None:
+                    c.pn, c.dn = int(info[1]), int(info[2])
+            self._update(node)
+
+    # -- running
+    def run(self, executor=None, time_limit: float = 0.0, max_jobs: int = 0,
+            progress=None) -> ProofTreeResult:
+        """Prove the root (or stop after `time_limit` wall seconds or `max_jobs` jobs of this
+        session; a checkpointed run continues later from where it stopped)."""
+        executor = executor or InProcessExecutor()
+        t0 = self._session_t0 = time.monotonic()
+        done = 0
+
+        def stop():
+            return (time_limit > 0 and time.monotonic() - t0 >= time_limit) or \
+                (max_jobs > 0 and done + in_flight() >= max_jobs)
+
+        def in_flight():
+            return sum(n.busy for n in self.by_path.values()) if max_jobs else 0
+
+        status = "proven"
+        if not self.root.proven:
+            rows = executor.run(_Stream(self._jobs(stop)))
+            try:
+                for row in rows:
+                    self._record(row)
+                    self.apply_row(row)
+                    done += 1
+                    self._maybe_snapshot()
+                    if progress is not None:
+                        progress(self, row)
+                    if self.root.proven:
+                        break
+                    if time_limit > 0 and time.monotonic() - t0 >= time_limit:
+                        status = "time limit"
+                        break
+                    if max_jobs > 0 and done >= max_jobs:
+                        status = "job limit"
+                        break
+            finally:
+                close = getattr(rows, "close", None)
+                if close is not None:
+                    close()
+            if not self.root.proven and status == "proven":
+                status = "stopped"
+        for n in self.by_path.values():
+            n.busy = 0          # jobs still out are lost with the session
+        self.wall_s += time.monotonic() - t0
+        self._session_t0 = None
+        self._snapshot()
+        result = self.result()
+        result.status = status if not result.proven else "proven"
+        return result
+
+    def result(self) -> ProofTreeResult:
+        r = self.root
+        value = None if not r.proven else (1.0 if r.pn == 0 else 0.0)
+        first = {}
+        state = self.root_state
+        for c in r.children or []:
+            name = state.action_to_string(c.path[-1])
+            cp, cd = r.seen(c)
+            first[name] = 1.0 if cp == 0 else 0.0 if cd == 0 else None
+        wall = self.wall_s
+        if self._session_t0 is not None:
+            wall += time.monotonic() - self._session_t0
+        return ProofTreeResult(value, r.mover, r.pn, r.dn, first, self.jobs_done, self.nodes,
+                               self.cpu_s, wall, len(self.by_path),
+                               self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
+                               "proven" if r.proven else "open", dict(self.workers))
+
+    # -- the checkpoint
+    def _meta(self) -> dict:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "position": self.notation,
+                "job_nodes": self.job_nodes, "tt_mb": self.tt_mb, "tables": self.tables,
+                "max_tree_nodes": self.max_tree_nodes, "max_depth": self.max_depth}
+
+    def _open_checkpoint(self):
+        d = self.dir
+        meta_path, log_path = d / "meta.json", d / "jobs.jsonl"
+        if self.read_only:
+            read_meta(d)
+        elif meta_path.exists():
+            self._take_lock()
+        if meta_path.exists():
+            meta = read_meta(d)
+            if meta["position"] != self.notation:
+                raise CheckpointError(f"checkpoint {d} holds another position: "
+                                      f"{meta['position']!r}")
+            # the tree's shape depends on these: take the checkpoint's, not the caller's
+            self.job_nodes = int(meta["job_nodes"])
+            self.max_tree_nodes = int(meta["max_tree_nodes"])
+            self.max_depth = int(meta["max_depth"])
+            for row in read_rows(d, self, repair=not self.read_only):
+                self.apply_row(row)
+                self.jobs_replayed += 1
+            for n in self.by_path.values():
+                n.busy = 0
+            snap = _read_json(d / "tree.json") if (d / "tree.json").exists() else None
+            if isinstance(snap, dict):
+                self.wall_s = float(snap.get("wall_s", 0.0))
+        else:
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CheckpointError(f"cannot make the checkpoint folder {d}: {e.strerror}") \
+                    from None
+            self._take_lock()
+            if log_path.exists() and log_path.stat().st_size:
+                raise CheckpointError(f"checkpoint {d} is damaged: jobs.jsonl without meta.json")
+            _atomic_write(meta_path, json.dumps(self._meta(), indent=1) + "\n")
+        if not self.read_only:
+            self._log = open(log_path, "ab")
+
+    def _take_lock(self):
+        """One run per checkpoint: two would interleave their job lines."""
+        import fcntl
+
+        self._lock = open(self.dir / "lock", "a+")
+        try:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            self._lock = None
+            raise CheckpointError(f"checkpoint {self.dir} is in use by another running proof "
+                                  "(stop it first; --status only reads)") from None
+
+    def _record(self, row):
+        if self._log is None:
+            return
+        line = json.dumps(row, separators=(",", ":")) + "\n"
+        self._log.write(line.encode())
+        self._log.flush()
+        os.fsync(self._log.fileno())
+
+    def _maybe_snapshot(self):
+        if self.dir is not None and time.monotonic() - self._snapshot_at >= SNAPSHOT_EVERY_S:
+            self._snapshot()
+
+    def _snapshot(self):
+        if self.dir is None or self.read_only:
+            return
+        self._snapshot_at = time.monotonic()
+        r = self.result()
+        snap = {"value": r.value, "player": r.player, "root_pn": r.root_pn,
+                "root_dn": r.root_dn, "first_moves": r.first_moves, "jobs": r.jobs,
+                "nodes": r.nodes, "cpu_s": round(r.cpu_s, 3),
+                "wall_s": round(r.wall_s, 3), "tree_nodes": r.tree_nodes,
+                "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
+
+    def close(self):
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._lock is not None:
+            self._lock.close()      # releases the lock
+            self._lock = None
+
+
+class _Stream:
+    """A job stream the arena's executors can take from: sized (as far as they need to
+    know: 'many') and generated lazily, so each job is chosen when a worker is free."""
+
+    def __init__(self, jobs):
+        self.jobs = jobs
+
+    def __len__(self):
+        return 1 << 40
+
+    def __iter__(self):
+        return self.jobs
+
+
+# ---- reading a checkpoint -----------------------------------------------------------------
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def read_meta(directory) -> dict:
+    """The checkpoint's meta.json, checked (CheckpointError if missing or damaged)."""
+    d = Path(directory)
+    path = d / "meta.json"
+    if not path.is_file():
+        raise CheckpointError(f"{d} is not a proof checkpoint (no meta.json)")
+    meta = _read_json(path)
+    keys = ("position", "job_nodes", "tt_mb", "max_tree_nodes", "max_depth")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or \
+            any(k not in meta for k in keys):
+        raise CheckpointError(f"checkpoint {d} is damaged: meta.json is not a {FORMAT} header")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"checkpoint {d} has format version {meta.get('format_version')},"
+                              f" this niwa reads {FORMAT_VERSION}")
+    return meta
+
+
+ROW_KEYS = ("job", "path", "player", "pn", "dn", "nodes")
+
+
+def read_rows(directory, tree=None, repair=False):
+    """The finished jobs of a checkpoint, in order. A last line cut short by a kill (or
+    being written by a live run) is skipped (counted in tree.torn_lines) and, with `repair`,
+    cut off the file; any other bad line is a CheckpointError."""
+    path = Path(directory) / "jobs.jsonl"
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    torn = lines.pop()          # b"" when the file ends with a newline
+    if torn and tree is not None:
+        tree.torn_lines += 1
+    for number, raw in enumerate(lines, 1):
+        try:
+            row = json.loads(raw)
+            ok = isinstance(row, dict) and all(k in row for k in ROW_KEYS) and \
+                isinstance(row["path"], list)
+        except (ValueError, UnicodeDecodeError):
+            ok = False
+        if not ok:
+            raise CheckpointError(f"checkpoint {directory} is damaged: jobs.jsonl line "
+                                  f"{number} is not a job result")
+        yield row
+    if torn and repair:
+        # cut the torn line off, so the next append starts on a line of its own
+        with open(path, "r+b") as f:
+            f.truncate(len(data) - len(torn))
+
+
+def open_checkpoint(directory, state=None, **settings) -> ProofTree:
+    """The proof tree of a checkpoint folder, its finished jobs replayed: of `state` (a
+    new checkpoint is started if the folder has none), or of the position the checkpoint
+    holds when `state` is None. `read_only=True`: only look (no lock, nothing written)."""
+    d = Path(directory)
+    if state is None:
+        meta = read_meta(d)
+        from niwa.ext.registry import parse_position
+
+        try:
+            state = parse_position(meta["position"])
+        except NiwaError as e:
+            raise CheckpointError(f"checkpoint {d} is damaged: its position does not parse "
+                                  f"({str(e).splitlines()[0]})") from None
+        settings = {"job_nodes": meta["job_nodes"], "tt_mb": meta["tt_mb"],
+                    "tables": meta.get("tables"), **settings}
+    try:
+        return ProofTree(state, checkpoint=d, **settings)
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None

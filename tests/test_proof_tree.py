@@ -1,0 +1,192 @@
+"""The two-level proof search (solver/proof_tree.py): the same values as plain df-pn and as
+an exhaustive search over the reference rules, with one worker, with two worker processes,
+and across an interruption and resume from the checkpoint; a damaged checkpoint is a
+one-line error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.ext.reference.lotus import LotusOracle
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_tree import CheckpointError, ProofTree, open_checkpoint
+
+RULES = [dict(rule=r, trampoline=t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
+# shortened boards, towers 2..1: a few hundred to a few thousand df-pn nodes, so jobs of
+# 40 nodes give a top tree of many jobs and expansions
+BOARDS = [dict(towers=2, lane=1, shared=4, trampoline_at=3),
+          dict(towers=2, lane=2, shared=3, trampoline_at=4)]
+CASES = [dict(b, **r) for b in BOARDS for r in RULES]
+
+
+def tag(v):
+    return "-".join(f"{k}{v[k]}" for k in v)
+
+
+def reference_value(variant) -> float:
+    """Value for the first player by plain minimax over the reference rules (the oracle
+    counts the pro opening's second stone as the same player moving again)."""
+    memo: dict[str, bool] = {}
+
+    def wins(o) -> bool:
+        key = o.to_notation() + o.opening
+        if key not in memo:
+            mover = o.current_player()
+            result = False
+            for a in o.legal_actions():
+                c = o.clone()
+                c.apply(a, check=False)
+                if c.is_terminal():
+                    result = c.winner() == mover
+                else:
+                    result = wins(c) == (c.current_player() == mover)
+                if result:
+                    break
+            memo[key] = result
+        return memo[key]
+
+    return 1.0 if wins(LotusOracle(**variant)) else 0.0
+
+
+@pytest.mark.parametrize("variant", CASES, ids=[tag(v) for v in CASES])
+def test_two_level_proof_equals_dfpn_and_the_reference_rules(variant):
+    state = LotusState(**variant)
+    plain = ProofSearch(tt_mb=16).solve(state, root_values=False, pv=False)
+    tree = ProofTree(state, job_nodes=40, tt_mb=16)
+    r = tree.run()
+    assert r.proven and plain.proven
+    assert r.value == plain.value == reference_value(variant)
+    assert r.jobs > 3, "the top tree was not exercised"
+    # every first move the tree decided agrees with df-pn on that move alone
+    for a in state.legal_actions():
+        name = state.action_to_string(a)
+        if r.first_moves.get(name) is not None:
+            child = state.clone()
+            child.apply(a)
+            assert ProofSearch(tt_mb=16).prove_value(child, state.current_player()) == \
+                r.first_moves[name]
+
+
+def test_tiny_budgets_grow_the_tree_or_the_budget_and_still_prove():
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    want = ProofSearch(tt_mb=16).solve(state, root_values=False, pv=False).value
+    # a tree capped at a handful of nodes must resubmit with doubled budgets
+    capped = ProofTree(state, job_nodes=5, tt_mb=16, max_tree_nodes=8).run()
+    assert capped.value == want
+    assert capped.peak_tree_nodes <= 8 + 8 and capped.jobs > 3
+    deep = ProofTree(state, job_nodes=5, tt_mb=16).run()
+    assert deep.value == want and deep.peak_tree_nodes > 16
+
+
+def test_two_worker_processes_prove_the_same_value():
+    variant = dict(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro", trampoline="optional")
+    state = LotusState(**variant)
+    r = ProofTree(state, job_nodes=40, tt_mb=8).run(LocalExecutor(2))
+    assert r.value == reference_value(variant)
+    assert len(r.workers) == 2, "both workers should have taken jobs"
+
+
+def test_an_interrupted_checkpoint_resumes_and_proves_the_same(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro",
+                       trampoline="mandatory")
+    whole = ProofTree(state, job_nodes=30, tt_mb=16).run()
+    first = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=tmp_path)
+    part = first.run(max_jobs=4)
+    first.close()
+    assert not part.proven and part.status == "job limit" and part.jobs == 4
+    lines = (tmp_path / "jobs.jsonl").read_text().splitlines()
+    assert len(lines) == 4
+    status = json.loads((tmp_path / "tree.json").read_text())
+    assert status["jobs"] == 4 and status["value"] is None
+    again = open_checkpoint(tmp_path)        # the position and settings from the checkpoint
+    assert again.jobs_replayed == 4 and again.job_nodes == 30
+    done = again.run()
+    again.close()
+    assert done.value == whole.value and done.jobs > 4
+    # nothing is lost or run twice: the log holds every job once, numbered in order
+    rows = [json.loads(x) for x in (tmp_path / "jobs.jsonl").read_text().splitlines()]
+    assert [row["job"] for row in rows] == list(range(1, len(rows) + 1))
+    # a finished checkpoint answers at once
+    finished = open_checkpoint(tmp_path)
+    assert finished.run().value == whole.value and finished.jobs_done == len(rows)
+    finished.close()
+
+
+def test_a_torn_last_line_is_dropped_and_the_run_goes_on(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=tmp_path)
+    tree.run(max_jobs=3)
+    tree.close()
+    with open(tmp_path / "jobs.jsonl", "a") as f:
+        f.write('{"job": 4, "path": [1')        # what a kill in mid-write leaves
+    size = (tmp_path / "jobs.jsonl").stat().st_size
+    look = open_checkpoint(tmp_path, read_only=True)     # --status: reads, never repairs
+    assert look.torn_lines == 1 and look.jobs_replayed == 3
+    assert (tmp_path / "jobs.jsonl").stat().st_size == size
+    again = open_checkpoint(tmp_path)
+    assert again.torn_lines == 1 and again.jobs_replayed == 3
+    with pytest.raises(CheckpointError, match="in use"):
+        open_checkpoint(tmp_path)           # one run per checkpoint at a time
+    assert again.run().value == ProofSearch(tt_mb=16).solve(state, pv=False).value
+    again.close()
+
+
+def test_cli_checkpoint_resume_status_and_damage(tmp_path):
+    runner = CliRunner()
+    pos = "lotus towers=2 lane=1 shared=4 trampoline_at=3 rule=pro"
+    d = str(tmp_path / "run")
+    r = runner.invoke(main, ["solve", pos, "--checkpoint", d, "--job-nodes", "30",
+                             "--tt-mb", "16", "--no-tables", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output.strip().splitlines()[-1])
+    assert out["proven"] and out["value"] == ProofSearch(tt_mb=16).solve(
+        LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro"), pv=False).value
+    s = runner.invoke(main, ["solve", "--checkpoint", d, "--status"])
+    assert s.exit_code == 0, s.output
+    assert "first moves decided" in s.output and "root pn=" in s.output
+    # another position into the same folder
+    r = runner.invoke(main, ["solve", "lotus towers=2", "--checkpoint", d])
+    assert r.exit_code == 2 and r.output.startswith("Error: ") and "another position" in r.output
+    # damage: a bad line in the middle of the log, and a broken header
+    log = tmp_path / "run" / "jobs.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text(lines[0] + "garbage\n" + "".join(lines[1:]))
+    for args in (["solve", "--checkpoint", d, "--status"], ["solve", pos, "--checkpoint", d]):
+        r = runner.invoke(main, args)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        assert "damaged" in r.output and "line 2" in r.output
+    (tmp_path / "run" / "meta.json").write_text("{not json")
+    r = runner.invoke(main, ["solve", "--checkpoint", d, "--status"])
+    assert r.exit_code == 2 and "damaged" in r.output and len(r.output.strip().splitlines()) == 1
+    r = runner.invoke(main, ["solve", "--checkpoint", str(tmp_path / "none"), "--status"])
+    assert r.exit_code == 2 and "not a proof checkpoint" in r.output
+    r = runner.invoke(main, ["solve", pos, "--workers", "2"])
+    assert r.exit_code == 2 and "--checkpoint" in r.output
+    for bad in (["--job-nodes", "0"], ["--workers", "-1"], ["--job-nodes", "1e99"],
+                ["--executor", "nowhere"]):
+        r = runner.invoke(main, ["solve", pos, "--checkpoint", d + "3", *bad])
+        assert r.exit_code == 2 and r.output.startswith("Error") and \
+            len(r.output.strip().splitlines()) == 1, r.output
+    r = runner.invoke(main, ["solve", pos, "--checkpoint", d + "2", "--depth", "3"])
+    assert r.exit_code == 2 and "--depth" in r.output
+
+
+def test_a_checkpoint_of_another_kind_is_refused(tmp_path):
+    (tmp_path / "meta.json").write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(CheckpointError, match="damaged"):
+        open_checkpoint(tmp_path)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import niwa.solver.proof_tree as module
+
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0
