@@ -149,12 +149,8 @@ def run_property(sets: int, seed: int, monkeypatch) -> tuple[int, int]:
     return sets, sentences
 
 
-def test_verdicts_never_contradict_quick(monkeypatch):
-    run_property(300, seed=7, monkeypatch=monkeypatch)
-
-
-@pytest.mark.slow
 def test_verdicts_never_contradict_10000(monkeypatch):
+    """Ten thousand synthetic result sets (about a minute on one core), in every run."""
     run_property(10_000, seed=2026, monkeypatch=monkeypatch)
 
 
