@@ -8,13 +8,13 @@ from niwa.analysis.arena.game_loop import (
     QuitRequest,
     UndoRequest,
     Watcher,
-    hidden_from_anyone,
     play,
 )
 from niwa.cli.common import UserError, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
 from niwa.solver.agent_base import Agent
+from niwa.solver.solve import has_hidden_information
 
 HELP = ("type a move's number or its name; 'moves' lists them again, 'undo' takes back "
         "your last move, 'quit' (or Ctrl-C) leaves")
@@ -158,7 +158,7 @@ class TerminalWatcher(Watcher):
                               for q, a in enumerate(action) if a >= 0)
             self.echo(f"revealed: {names}")
         elif player not in self.humans:
-            secret = bool(self.humans) and hidden_from_anyone(before)
+            secret = bool(self.humans) and has_hidden_information(before)
             self.echo(f"player {player} ({self.specs[player]}) plays "
                       f"{before.action_to_string(action)}"
                       f"{_reasoning(self.agents[player], hide_line=secret)}")

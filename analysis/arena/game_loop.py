@@ -62,11 +62,6 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def hidden_from_anyone(state) -> bool:
-    """True when some player cannot see the whole position."""
-    return any(state.hides_from(q) for q in range(state.num_players))
-
-
 # How a game ended: by its rules, at the ply cap, left unfinished, lost on time (clock or
 # per-move limit), or forfeited otherwise (crash, illegal action, failure to start). The
 # game records (arena.game_record) say "forfeit" with the reason "time" for the fourth.

@@ -26,11 +26,11 @@ import time
 
 import pandas as pd
 
-from niwa.analysis.arena.game_loop import hidden_from_anyone
 from niwa.analysis.bench.playouts import bench_engine_vs_oracle
 from niwa.analysis.bench.search import decision_state
 from niwa.ext.registry import games as niwa_games
 from niwa.solver.agents import REGISTRY, make_agent
+from niwa.solver.solve import has_hidden_information
 
 COLUMNS = ["section", "game", "measure", "niwa", "reference", "ratio", "unit", "goal", "met",
            "note"]
@@ -73,7 +73,7 @@ def niwa_mcts_rate(state, seconds: float) -> tuple[float, int]:
     """Simulations/s of niwa's MCTS from `state` (a fresh tree), and the nodes it built."""
     from niwa.solver.mcts import MCTS
 
-    tree = MCTS(state.num_players, seed=1, ismcts=hidden_from_anyone(state))
+    tree = MCTS(state.num_players, seed=1, ismcts=has_hidden_information(state))
     r = tree.search(state, time_limit=seconds)
     return r.iterations / r.time_s, r.nodes
 

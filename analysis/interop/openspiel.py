@@ -86,8 +86,8 @@ def traits_of(name: str, variant: dict) -> Traits:
 
 def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
     """What random playouts reveal: chance and simultaneous nodes, hidden information."""
-    from niwa.analysis.arena.game_loop import hidden_from_anyone
     from niwa.ext.game import Rng
+    from niwa.solver.solve import has_hidden_information
 
     rng = Rng(seed)
     seen_chance = seen_simultaneous = hidden = False
@@ -95,7 +95,7 @@ def probe_traits(start, playouts: int = 20, seed: int = 1) -> Traits:
         s = start.clone()
         while not s.is_terminal():
             p = s.current_player()
-            hidden = hidden or hidden_from_anyone(s)
+            hidden = hidden or has_hidden_information(s)
             if p == CHANCE:
                 seen_chance = True
                 outcomes = s.chance_outcomes()
