@@ -98,44 +98,98 @@ def replay_cmd(file, number, ply, list_moves):
 @click.option("--game", "number", type=int, default=None,
               help="Which game of FILE (1 = the first line); needed when it holds several.")
 @click.option("--agent", "spec", default="alphabeta:depth=6", show_default=True,
-              help="The searcher that judges each position (mcts:..., alphabeta:...).")
-@click.option("--threshold", type=float, default=0.15, show_default=True,
-              help="A move that loses more value than this (for its mover) is a mistake.")
+              help="The searcher that values positions no table or proof decides "
+                   "(alphabeta:..., mcts:...).")
+@click.option("--threshold", type=float, default=None,
+              help="A searcher's drop beyond this is a mistake (default: the calibrated "
+                   "0.30; see docs/game-records.md).")
+@click.option("--inaccuracy", type=float, default=None,
+              help="A searcher's drop beyond this is an inaccuracy (default: the calibrated "
+                   "0.15).")
+@click.option("--prove-time", type=float, default=0.25, show_default=True,
+              help="Seconds of df-pn proof per position (two-player Lotus; 0: no proofs).")
 @click.option("--prove-depth", type=int, default=40, show_default=True,
-              help="Alpha-beta depth (plies) of the blunder proof of each mistake.")
-@click.option("--prove-time", type=float, default=2.0, show_default=True,
-              help="Seconds per blunder proof (0: no proofs).")
+              help="Kept for older scripts: the proof is now df-pn, which needs no depth.")
+@click.option("--tables", "tables_dir", default=None,
+              help="Endgame tables folder (default: $NIWA_TABLES or ~/.cache/niwa/tables).")
+@click.option("--no-tables", is_flag=True, help="Use no endgame tables.")
 @click.option("--out", "out_prefix", default=None,
               help="Prefix of the CSV and PNG written (default: FILE's name + -gameN-review).")
+@click.option("--progress/--no-progress", default=None,
+              help="A progress bar on stderr (default: when stderr is a terminal).")
 @user_errors
-def review_cmd(file, number, spec, threshold, prove_depth, prove_time, out_prefix):
-    """Annotate a recorded game: a searcher's value of each move for its mover, mistakes
-    (a drop beyond --threshold) and proven blunders (alpha-beta proves the position was won
-    before the move and lost after it). Prints a table, writes a CSV and a PNG.
+def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_depth, tables_dir,
+               no_tables, out_prefix, progress):
+    """Annotate a recorded game: every position's value for the seat to move (exact where
+    an endgame table or a proof decides it, else the searcher's), each move's drop for its
+    mover, and verdicts: forced, inaccuracy, mistake, blunder (a proven value lost).
+    Prints each row as it is computed, writes a CSV (row by row) and a PNG of the value
+    over the game.
 
     Example: niwa review games.jsonl --game 2 --agent alphabeta:depth=8
     """
+    import sys
+
+    from tqdm import tqdm
+
     from niwa.analysis.arena.game_record import read_game
-    from niwa.analysis.arena.review import plot_review, review_game
+    from niwa.analysis.arena.review import (
+        INACCURACY_DROP,
+        MISTAKE_DROP,
+        VERDICTS,
+        plot_review,
+        review_rows,
+    )
 
     record = read_game(file, number)
-    rows = review_game(record, spec, threshold=threshold, prove_depth=prove_depth,
-                       prove_time=prove_time)
+    mistake = MISTAKE_DROP if threshold is None else threshold
+    if inaccuracy is None:
+        inaccuracy = min(INACCURACY_DROP, mistake)
+    tables = None if no_tables else (tables_dir or "auto")
+    rows_iter = review_rows(record, spec, mistake=mistake, inaccuracy=inaccuracy,
+                            tables=tables, prove_time=prove_time, prove_depth=prove_depth)
     if out_prefix is None:
         stem = os.path.splitext(file)[0]
         out_prefix = f"{stem}-game{number or 1}-review"
-    click.echo(f"{'ply':>4}  {'by':<7} {'move':<18} {'before':>7} {'after':>7} "
-               f"{'drop':>6}  verdict")
-    for r in rows:
-        click.echo(f"{r.ply:>4}  {r.by_text:<7} {r.move_text:<18} {_value(r.before):>7} "
-                   f"{_value(r.after):>7} {_value(r.drop):>6}  {r.verdict}")
-    with open(out_prefix + ".csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["ply", "by", "move", "value_before", "value_after", "drop", "verdict"])
-        for r in rows:
-            writer.writerow([r.ply, r.by_text, r.move_text, r.before, r.after, r.drop, r.verdict])
+    n = len(record.seats)
+    relation = ("after = 1 - the next row's before when the other seat moves next"
+                if n == 2 else "before and after its move")
+    click.echo(f"{record.game}, {_seat_text(record)}; {len(record.moves)} plies")
+    click.echo(f"values: for the seat that moves in the row ({relation}); sources: table "
+               f"(endgame tables), proof (df-pn, {prove_time:g} s a position, or a search "
+               f"to the end), end (game over), search ({spec}); a>b = before from a, after "
+               f"from b. Verdicts: forced; inaccuracy (drop > {inaccuracy:g}) and mistake "
+               f"(> {mistake:g}) by the searcher's drop; blunder = a proven value lost")
+    header = (f"{'ply':>4}  {'by':<7} {'move':<18} {'before':>7} {'after':>7} "
+              f"{'drop':>6}  {'source':<13} verdict")
+    click.echo(header)
+    rows = []
+    bar = tqdm(total=len(record.moves), unit="ply", desc="review", file=sys.stderr,
+               disable=(not sys.stderr.isatty()) if progress is None else not progress)
+    try:
+        with open(out_prefix + ".csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["ply", "by", "move", "value_before", "value_after",
+                             "source_before", "source_after", "drop", "drop_basis", "verdict"])
+            f.flush()
+            for r in rows_iter:
+                rows.append(r)
+                line = (f"{r.ply:>4}  {r.by_text:<7} {r.move_text:<18} {_value(r.before):>7} "
+                        f"{_value(r.after):>7} {_value(r.drop):>6}  {r.source_text:<13} "
+                        f"{r.verdict}")
+                with bar.external_write_mode():
+                    click.echo(line)
+                writer.writerow([r.ply, r.by_text, r.move_text, _csv(r.before), _csv(r.after),
+                                 r.source_before, r.source_after, _csv(r.drop), r.drop_basis,
+                                 r.verdict])
+                f.flush()
+                bar.update(1)
+    finally:
+        bar.close()
     plot_review(record, rows, out_prefix + ".png")
-    mistakes = sum(r.verdict == "mistake" for r in rows)
-    blunders = sum(r.verdict == "blunder" for r in rows)
-    click.echo(f"\n{mistakes} mistake(s), {blunders} proven blunder(s); wrote {out_prefix}.csv "
-               f"and {out_prefix}.png")
+    counts = ", ".join(f"{sum(r.verdict == v for r in rows)} {v}" for v in VERDICTS)
+    click.echo(f"\n{counts}; wrote {out_prefix}.csv and {out_prefix}.png")
+
+
+def _csv(v) -> str:
+    return "" if v is None else f"{v:.6g}"
