@@ -102,10 +102,10 @@ def replay_cmd(file, number, ply, list_moves):
                    "(alphabeta:..., mcts:...).")
 @click.option("--threshold", type=float, default=None,
               help="A searcher's drop beyond this is a mistake (default: the calibrated "
-                   "0.30; see docs/game-records.md).")
+                   "0.54; see docs/game-records.md).")
 @click.option("--inaccuracy", type=float, default=None,
               help="A searcher's drop beyond this is an inaccuracy (default: the calibrated "
-                   "0.15).")
+                   "0.35, or --threshold if lower).")
 @click.option("--prove-time", type=float, default=0.25, show_default=True,
               help="Seconds of df-pn proof per position (two-player Lotus; 0: no proofs).")
 @click.option("--prove-depth", type=int, default=40, show_default=True,

@@ -133,16 +133,35 @@ def test_review_flags_a_planted_losing_move_as_a_proven_blunder(tmp_path):
     path.write_text(record.to_line() + "\n")
     r = run("review", path, "--agent", "alphabeta:depth=4", "--threshold", "0.15")
     assert r.exit_code == 0, r.output
-    first = r.output.splitlines()[1].split()
+    first = r.output.splitlines()[3].split()
     assert first[0] == "1" and first[3] == record.moves[0].move and first[-1] == "blunder"
-    assert "1 proven blunder(s)" in r.output
+    assert ", 1 blunder;" in r.output
     with open(tmp_path / "planted-game1-review.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(record.moves) and rows[0]["verdict"] == "blunder"
-    assert float(rows[0]["value_before"]) > float(rows[0]["value_after"])
+    assert (float(rows[0]["value_before"]), float(rows[0]["value_after"])) == (1.0, 0.0)
     assert (tmp_path / "planted-game1-review.png").stat().st_size > 0
     # a perfectly played move is never a blunder
     assert all(row["verdict"] != "blunder" for row in rows[1:])
+
+
+def test_review_lists_chance_and_joint_plies_without_a_verdict(tournament):
+    """Haru's joint moves and Bonsai's chance outcomes are rows with no value; every seat
+    move gets values from the searcher (open hands), in the mover's perspective."""
+    path = tournament / "games.jsonl"
+    record = read_records(str(path))[0]
+    r = run("review", path, "--game", 1, "--agent", "alphabeta:depth=1", "--prove-time", 0,
+            "--out", tournament / "rev")
+    assert r.exit_code == 0, r.output
+    with open(tournament / "rev.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(record.moves)
+    for row, move in zip(rows, record.moves, strict=True):
+        if move.by in ("chance", "joint"):
+            assert row["by"] == move.by and row["verdict"] == "" and row["value_before"] == ""
+        else:
+            assert row["value_before"] != "" and row["value_after"] != ""
+    assert (tournament / "rev.png").stat().st_size > 0
 
 
 def test_review_errors_are_one_line(tmp_path):

@@ -36,12 +36,14 @@ from dataclasses import dataclass, field
 from niwa.analysis.arena.game_record import CHANCE, JOINT, GameRecord
 from niwa.ext.errors import NiwaError
 
-# Calibrated on 2,990 value-keeping and 1,206 value-losing moves of Lotus positions whose
-# values are exact (bench/review-calibration/results/thresholds.csv), for the default
-# searcher alphabeta:depth=6: at most 1% of value-keeping moves drop by more than
-# MISTAKE_DROP, at most 5% by more than INACCURACY_DROP.
-MISTAKE_DROP = 0.30
-INACCURACY_DROP = 0.15
+# Calibrated on 1,665 value-keeping and 330 value-losing moves of Lotus positions whose
+# values are exact (endgames inside the k = 3 tables, two small boards the proof search
+# decides; bench/review-calibration/results/thresholds.csv) for the default searcher
+# alphabeta:depth=6 (the mean of its last two depths): 0.96% of value-keeping moves drop
+# by more than MISTAKE_DROP and 4.9% by more than INACCURACY_DROP; of value-losing moves
+# 14% and 40% do (the searcher's drop alone separates them weakly: AUC 0.80).
+MISTAKE_DROP = 0.54
+INACCURACY_DROP = 0.35
 DEFAULT_SEARCHER = "alphabeta:depth=6"
 EXACT_SOURCES = ("end", "table", "proof")
 VERDICTS = ("forced", "inaccuracy", "mistake", "blunder")
@@ -177,29 +179,14 @@ class Judge:
         if state.is_terminal():
             return {q: float(v) for q, v in enumerate(state.returns())}, True
         if self.name == "alphabeta":
-            time_limit = float(self.params.get("time", 0.0))
-            depth = int(self.params.get("depth", 64 if time_limit else 6))
-            # a fresh table and history for every search: a position's value must not
-            # depend on what was searched before it (a kept table changes it)
-            r = self._fresh_ab().search(state, depth=depth, time_limit=time_limit,
-                                        player=seat)
-            v = _get(r, "value")
-            if v is None:
-                raise NiwaError(f"{self.name}: no search iteration finished in time; give "
-                                "it more time")
-            proven = bool(_get(r, "proven"))
-            reached = int(_get(r, "depth") or depth)
-            if not proven and reached > 1:
-                # the evaluation swings with the parity of the depth (whose move it is at
-                # the leaves); the mean of the last two depths cancels most of the swing
-                # (bench/review-calibration measures both)
-                prev = _get(self._fresh_ab().search(state, depth=reached - 1, player=seat),
-                            "value")
-                if prev is not None:
-                    v = 0.5 * (float(v) + float(prev))
-            out = {seat: float(v)}
+            deepest, previous, proven = self.alphabeta_depths(state, seat)
+            # the evaluation swings with the parity of the depth (whose move it is at the
+            # leaves); the mean of the last two depths cancels most of the swing
+            # (bench/review-calibration measures both)
+            v = deepest if previous is None else 0.5 * (deepest + previous)
+            out = {seat: v}
             if self.num_players == 2:       # alpha-beta's two-player values sum to 1
-                out[1 - seat] = 1.0 - float(v)
+                out[1 - seat] = 1.0 - v
             return out, proven
         from niwa.solver.agent_params import mcts_settings
         from niwa.solver.mcts import MCTS
@@ -220,6 +207,25 @@ class Judge:
         if v is not None and self.num_players == 2:
             out[1 - _get(r, "player")] = 1.0 - float(v)
         return out, False
+
+
+    def alphabeta_depths(self, state, seat: int) -> tuple[float, float | None, bool]:
+        """(value at the deepest depth reached, value one ply shallower or None, proven)
+        for `seat`, each from a fresh table and history: a position's value must not
+        depend on what was searched before it (a kept table changes it)."""
+        time_limit = float(self.params.get("time", 0.0))
+        depth = int(self.params.get("depth", 64 if time_limit else 6))
+        r = self._fresh_ab().search(state, depth=depth, time_limit=time_limit, player=seat)
+        v = _get(r, "value")
+        if v is None:
+            raise NiwaError("alphabeta: no search iteration finished in time; give it more "
+                            "time")
+        proven = bool(_get(r, "proven"))
+        reached = int(_get(r, "depth") or depth)
+        if proven or reached <= 1:
+            return float(v), None, proven
+        prev = _get(self._fresh_ab().search(state, depth=reached - 1, player=seat), "value")
+        return float(v), None if prev is None else float(prev), proven
 
 
 def is_forced(state) -> bool:
