@@ -240,3 +240,25 @@ def test_bad_options_are_one_error_line(tmp_path, args, message):
     r = run("review", path, *args)
     assert r.exit_code == 2 and message in r.output, r.output
     assert "Traceback" not in r.output
+
+
+def test_the_calibration_script_runs_on_a_tiny_budget(tmp_path):
+    """bench/review-calibration/run.py end to end: a k = 1 table, a few positions."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "review-calibration" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_review_calibration", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    assert module.main(["--dir", str(tmp_path / "t"), "--stones", "1", "--table-positions",
+                        "4", "--small-positions", "6", "--searcher", "alphabeta:depth=2",
+                        "--results", str(tmp_path / "r")]) == 0
+    with open(tmp_path / "r" / "thresholds.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["valuation"], r["verdict"]) for r in rows} == {
+        (v, w) for v in ("mean", "deep") for w in ("mistake", "inaccuracy")}
+    assert module.threshold_for([0.0] * 98 + [0.5, 0.9], 0.01) == 0.5
+    assert module.auc([0.0, 0.1], [0.2, 0.3]) == 1.0
