@@ -149,14 +149,15 @@ def _random_game(variant: dict, seed: int, plies: int | None = None) -> GameReco
     return record
 
 
-def test_values_are_in_one_perspective_and_forced_moves_are_never_flagged(tmp_path):
+@pytest.mark.parametrize("agent", ["alphabeta:depth=4", "mcts:iters=100"])
+def test_values_are_in_one_perspective_and_forced_moves_are_never_flagged(tmp_path, agent):
     """Searcher's values only (no tables, no proofs): the value after a move, for its
     mover, is one minus the next row's value before (the other seat moves next); a move
     with one legal action is 'forced' with no drop."""
     record = _random_game(SMALL, seed=3)
     path = tmp_path / "g.jsonl"
     path.write_text(record.to_line() + "\n")
-    r = run("review", path, "--agent", "alphabeta:depth=4", "--prove-time", 0, "--no-tables",
+    r = run("review", path, "--agent", agent, "--prove-time", 0, "--no-tables",
             "--threshold", "0.2", "--inaccuracy", "0.1")
     assert r.exit_code == 0, r.output
     assert "values: for the seat that moves in the row" in r.output

@@ -229,7 +229,15 @@ class Judge:
 
 
 def is_forced(state) -> bool:
-    """One legal move, or every legal move leads to the same position."""
+    """One legal move, or every legal move leads to the same position.
+
+    >>> from niwa.ext.registry import parse_position
+    >>> is_forced(parse_position("lotus"))
+    False
+    >>> is_forced(parse_position("lotus players=2 rule=basic trampoline=optional; "
+    ...                          "track 12:W 13:B; start -; goal W:9 B:9; turn W"))
+    True
+    """
     legal = state.legal_actions()
     if len(legal) <= 1:
         return True
