@@ -123,6 +123,7 @@ def test_review_of_20_proven_endgames_flags_exactly_the_moves_that_lose_a_win(
         tmp_path, table_k2):
     table = find_table(LotusState(**STANDARD), table_k2)
     counts = check_endgames(tmp_path, table_k2, endgame_records(table, 20, seed=11))
+    print(counts)
     assert counts["win_to_loss"] >= 10 and counts["keep"] >= 20 and counts["forced"] > 0
 
 
