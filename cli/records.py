@@ -109,7 +109,7 @@ def replay_cmd(file, number, ply, list_moves):
 @click.option("--prove-time", type=float, default=0.25, show_default=True,
               help="Seconds of df-pn proof per position (two-player Lotus; 0: no proofs).")
 @click.option("--prove-depth", type=int, default=40, show_default=True,
-              help="Kept for older scripts: the proof is now df-pn, which needs no depth.")
+              help="Ignored (kept for older scripts): the proof is df-pn, which needs no depth.")
 @click.option("--tables", "tables_dir", default=None,
               help="Endgame tables folder (default: $NIWA_TABLES or ~/.cache/niwa/tables).")
 @click.option("--no-tables", is_flag=True, help="Use no endgame tables.")
@@ -140,6 +140,7 @@ def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_dept
         plot_review,
         review_rows,
     )
+    from niwa.ext.errors import NiwaError
 
     record = read_game(file, number)
     mistake = MISTAKE_DROP if threshold is None else threshold
@@ -147,10 +148,14 @@ def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_dept
         inaccuracy = min(INACCURACY_DROP, mistake)
     tables = None if no_tables else (tables_dir or "auto")
     rows_iter = review_rows(record, spec, mistake=mistake, inaccuracy=inaccuracy,
-                            tables=tables, prove_time=prove_time, prove_depth=prove_depth)
+                            tables=tables, prove_time=prove_time)
     if out_prefix is None:
         stem = os.path.splitext(file)[0]
         out_prefix = f"{stem}-game{number or 1}-review"
+    try:
+        f = open(out_prefix + ".csv", "w", newline="", encoding="utf-8")
+    except OSError as e:
+        raise NiwaError(f"cannot write {out_prefix}.csv: {e.strerror}") from None
     n = len(record.seats)
     relation = ("after = 1 - the next row's before when the other seat moves next"
                 if n == 2 else "before and after its move")
@@ -167,7 +172,7 @@ def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_dept
     bar = tqdm(total=len(record.moves), unit="ply", desc="review", file=sys.stderr,
                disable=(not sys.stderr.isatty()) if progress is None else not progress)
     try:
-        with open(out_prefix + ".csv", "w", newline="", encoding="utf-8") as f:
+        with f:
             writer = csv.writer(f)
             writer.writerow(["ply", "by", "move", "value_before", "value_after",
                              "source_before", "source_after", "drop", "drop_basis", "verdict"])

@@ -235,6 +235,7 @@ def test_proof_values_are_used_where_the_proof_decides(tmp_path):
     (["--inaccuracy", "-1"], "0 <= inaccuracy <= mistake"),
     (["--prove-time", "-1"], "--prove-time must be >= 0"),
     (["--agent", "random"], "review needs a searcher"),
+    (["--out", "/nonexistent-folder/x"], "cannot write /nonexistent-folder/x.csv"),
 ])
 def test_bad_options_are_one_error_line(tmp_path, args, message):
     path = tmp_path / "g.jsonl"

@@ -112,7 +112,7 @@ class Judge:
     built from an agent spec (alphabeta:... or mcts:...)."""
 
     def __init__(self, spec: str, num_players: int, *, tables="auto", prove_time: float = 0.25,
-                 prove_depth: int = 40, seed: int = 0):
+                 seed: int = 0):
         from niwa.solver.agent_spec import AgentSpec
 
         parsed = AgentSpec.parse(spec)
@@ -122,10 +122,8 @@ class Judge:
                             f"{self.name!r}")
         if prove_time < 0:
             raise NiwaError(f"--prove-time must be >= 0, not {prove_time:g}")
-        if prove_depth < 1:
-            raise NiwaError(f"--prove-depth must be >= 1, not {prove_depth}")
         self.num_players, self.seed = num_players, seed
-        self.tables, self.prove_time, self.prove_depth = tables, prove_time, prove_depth
+        self.tables, self.prove_time = tables, prove_time
         self._table, self._table_known, self._proof = None, False, None
         self._ab = None
 
@@ -316,16 +314,21 @@ class _Positions:
 
 def review_rows(record: GameRecord, spec: str = DEFAULT_SEARCHER, *,
                 mistake: float = MISTAKE_DROP, inaccuracy: float = INACCURACY_DROP,
-                tables="auto", prove_time: float = 0.25, prove_depth: int = 40, seed: int = 0):
-    """Yield one ReviewRow per ply of `record`, in order, each as soon as it is known (see
-    the module docstring). `tables`: "auto" (the default tables folder), a folder, a loaded
-    table, or None; `prove_time`: seconds of df-pn proof per position (0: none)."""
+                tables="auto", prove_time: float = 0.25, seed: int = 0):
+    """An iterator of one ReviewRow per ply of `record`, in order, each computed when it
+    is asked for (see the module docstring); bad options raise NiwaError at the call.
+    `tables`: "auto" (the default tables folder), a folder, a loaded table, or None;
+    `prove_time`: seconds of df-pn proof per position (0: none)."""
     if not 0 <= inaccuracy <= mistake:
         raise NiwaError(f"thresholds must satisfy 0 <= inaccuracy <= mistake, not "
                         f"{inaccuracy:g} and {mistake:g}")
     judge = Judge(spec, record.start_state().num_players, tables=tables,
-                  prove_time=prove_time, prove_depth=prove_depth, seed=seed)
-    positions = _Positions(record, judge)
+                  prove_time=prove_time, seed=seed)
+    # the checks above run at the call; the rows come one by one as they are asked for
+    return _rows(record, _Positions(record, judge), mistake, inaccuracy)
+
+
+def _rows(record: GameRecord, positions: _Positions, mistake: float, inaccuracy: float):
     for ply, move in enumerate(record.moves):
         row = ReviewRow(ply + 1, move.by, move.move)
         if move.by in (CHANCE, JOINT):
