@@ -378,6 +378,7 @@ def test_solve_certificate_refuses_other_games(tmp_path):
 @pytest.mark.parametrize("name, variant", [
     ("lotus-towers3-basic-mandatory.npz", dict(towers=3, trampoline="mandatory")),
     ("lotus-towers4-basic-mandatory.npz", dict(trampoline="mandatory")),    # the full game
+    ("lotus-towers4-basic-optional.npz", dict(trampoline="optional")),      # the full game
 ])
 def test_a_shipped_certificate_checks(name, variant):
     path = SHIPPED / name
