@@ -1159,6 +1159,12 @@ cdef class BonsaiState(State):
     def phase(self):
         return PHASES[self.d.phase]
 
+    @property
+    def turn(self):
+        """The turn being played, from 1 (a turn is one player's action and all it brings:
+        slot, tiles, goals, discards)."""
+        return self.d.turns + 1
+
     def tiles(self, int p):
         """Player p's tree as [(x, y, 'W'|'L'|'F'|'R')] in placement order, bud first."""
         T = &self.d.tree[p]
@@ -1908,6 +1914,7 @@ SPEC = GameSpec(
     mcts_defaults=BONSAI_MCTS_DEFAULTS,
     best_agent="mcts:playout=heuristic",   # 71.5% of 400 games vs mcts at 50 ms (README)
     legend=LEGEND,
+    turn=lambda state: state.turn,
     stats=(StatField("scores", "int", True, "final points"),
            StatField("breakdown", "json", True, "points by source (see score_parts)"),
            StatField("goals_claimed", "json", True, "names of the goals the player claimed"),

@@ -156,6 +156,9 @@ class GameSpec:
     # What the codes of the game's render mean (card codes, say), printed by `niwa play`
     # under the first board and on 'help'; "" when the render explains itself.
     legend: str = ""
+    # Which turn a position is in (any value that changes when a new turn begins), for
+    # displays that show the board once per turn; None: every ply is a turn.
+    turn: Callable[[Any], Any] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))
