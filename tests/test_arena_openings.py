@@ -149,7 +149,7 @@ def test_live_reports_a_line_per_game_and_status_blocks_on_stdout(tmp_path):
     blocks = [k for k, x in enumerate(lines) if x.startswith("--- status after")]
     assert [lines[k].split()[3] for k in blocks] == ["20", "40", "60"]
     for k in blocks:        # one clearly labelled rating per agent, and no second one
-        assert "Elo: each agent's rating" in lines[k] and "mean 0" in lines[k]
+        assert "one Elo per agent" in lines[k] and "mean 0" in lines[k]
         agents = lines[k + 1:k + 3]
         assert [x.split(":")[0] for x in agents] == ["1. greedy", "2. random"] or \
             [x.split(":")[0] for x in agents] == ["1. random", "2. greedy"]
@@ -180,7 +180,7 @@ def test_three_players_status_has_placements(tmp_path):
                         "--out", tmp_path / "p")
     lines = result.stdout.splitlines()
     head = next(k for k, x in enumerate(lines) if x.startswith("--- status after"))
-    assert "Plackett-Luce rating" in lines[head]
+    assert "one Plackett-Luce Elo per agent" in lines[head]
     block = lines[head + 1:head + 4]
     assert all(x.count("Elo ") == 1 and "avg place" in x for x in block)
 

@@ -101,8 +101,8 @@ class LiveReport:
         done = len(self.rows)
         tables = compute_tables(pd.DataFrame(self.rows), self.labels, self.n)
         pl = self.n > 2
-        lines = [f"--- status after {done} of {self.total} games (Elo: each agent's "
-                 f"{'Plackett-Luce ' if pl else ''}rating from "
+        lines = [f"--- status after {done} of {self.total} games (one "
+                 f"{'Plackett-Luce ' if pl else ''}Elo per agent from "
                  f"{'the finishing order of ' if pl else ''}the games so far, the field's "
                  "mean 0, ± its 95% interval) ---"]
         for rank, st in enumerate(tables.standings.to_dict("records"), 1):
