@@ -140,6 +140,7 @@ class TerminalWatcher(Watcher):
         self.humans = [q for q, a in enumerate(agents) if isinstance(a, TerminalPerson)]
         self._plies = 0             # the turn of a game whose every ply is a turn
         self._shown = None          # (turn, text) of the last board printed
+        self._legend_shown = False
 
     def position(self, state):
         self._plies += 1
@@ -152,8 +153,9 @@ class TerminalWatcher(Watcher):
             return
         self.echo("")
         self.echo(board)
-        if self._shown is None and state.spec.legend:
+        if not self._legend_shown and state.spec.legend:
             self.echo(state.spec.legend)
+            self._legend_shown = True
         self._shown = (turn, board)
 
     def _person_decides(self, state) -> bool:
@@ -188,6 +190,8 @@ class TerminalWatcher(Watcher):
 
     def undone(self, done):
         self.echo("undone" if done else "nothing to undo")
+        if done:
+            self._shown = None      # the position taken back to is shown again
 
 
 def _outcome_hidden(before, action, viewer: int) -> bool:

@@ -98,3 +98,12 @@ def test_bonsai_play_prints_the_legend_once_and_on_help():
     assert text.count("Card codes (market, cards, deck):") == 2      # start and 'help'
     assert "'help' shows this" in text
     assert re.search(r"^\s+x\s+-2\s+-1\s+0\s+1\s+2\s+3", text, flags=re.M)
+
+
+def test_after_an_undo_the_position_taken_back_to_is_shown_again():
+    out = []
+    play_game(get_game("lotus").new(seed=0), ["human", "greedy"], seed=0, echo=out.append,
+              read=scripted(["1", "undo", "quit"]))
+    lines = "\n".join(out).splitlines()
+    k = lines.index("undone")
+    assert lines[k + 1] == "" and lines[k + 2].startswith("Lotus, 2 players")
