@@ -36,7 +36,7 @@ def openings_group():
 @click.option("--band", type=Number(float, 0.0, 0.5, unit="value"), default=0.15,
               show_default=True,
               help="Keep a position when its value for the side to move is within "
-                   "0.5 ± BAND.")
+                   "BAND of an even share (0.5 for two players, 1/n for n).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress on stderr (default: only on a terminal).")
 @user_errors

@@ -1383,8 +1383,11 @@ cdef class BonsaiState(State):
                         toks.append(f"{goal_name(g)}={GOAL_POINTS[g // 3][g % 3]}{who}")
                 lines.append("Goals: " + "  ".join(toks))
         lines.append("Trees: W wood (the bud at 0,0 is the W in the pot row), L leaf, F flower, "
-                     "R fruit, = pot; x under even rows, a cell of an odd row sits half a cell "
-                     "left of its x; card codes: the legend (niwa play: 'help')")
+                     "R fruit, = pot;")
+        lines.append("  x labels under the even rows' cells, an odd row's cell sits half a cell "
+                     "left of its x")
+        lines.append("Card codes: 'help' in niwa play prints their key; the Bonsai rules page "
+                     "has the table")
         breakdown = self.score_breakdown()
         for p in range(d.nplayers):
             lines.append("")

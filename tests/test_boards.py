@@ -30,7 +30,7 @@ def bonsai_midgame(seed=3, plies=80):
 def test_bonsai_picture_has_x_and_y_labels_under_the_cells():
     state = bonsai_midgame()
     lines = state.render().splitlines()
-    axes = [k for k, x in enumerate(lines) if x.strip().startswith("x ")]
+    axes = [k for k, x in enumerate(lines) if re.fullmatch(r"\s+x(\s+-?\d+)+", x)]
     assert len(axes) == state.num_players
     for k in axes:
         labels = [int(t) for t in lines[k].split()[1:]]

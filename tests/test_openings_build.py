@@ -153,3 +153,19 @@ def test_unknown_suite_name_lists_the_shipped_ones(tmp_path):
                                        str(tmp_path / "o")])
     assert result.exit_code == 2 and "lotus-balanced" in result.output
     assert parse_search("mcts:iters=5") == ("mcts", 5)
+
+
+def test_a_shipped_suite_refuses_another_variant_in_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["tournament", "lotus", "-v", "rule=pro", "--agents",
+                                       "random", "random", "--openings", "suite:lotus",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--openings suite:lotus-balanced line 6: the position is not one of this " \
+        "tournament's game and variant" in result.output and "rule=pro" in result.output
+
+
+def test_a_suite_for_three_players_is_centred_on_an_even_share():
+    built = build_suite("lotus", {"players": 3}, plies=6, count=3, seed=1,
+                        search="alphabeta:depth=2", band=0.1)
+    assert all(abs(v - 1 / 3) <= 0.1 for v in built.values)
+    assert "within 0.333 (1/3) ± 0.1" in built.text

@@ -15,7 +15,8 @@ The model, stated once:
   simultaneous node): alpha-beta to a fixed depth (deterministic) or MCTS (ISMCTS when
   something is hidden) with a fixed number of iterations and a seed derived from
   (seed, k), so the same command always writes the same file.
-* It is kept when |value - 0.5| <= band. The suite is the first `count` kept candidates.
+* It is kept when |value - fair| <= band, fair being an even share of the win: 1/2 for
+  two players, 1/n for n. The suite is the first `count` kept candidates.
 
 Every line of the file is a position in niwa notation (the format `--openings FILE`
 reads); `#` lines above them record the command, the seed, the search and how many
@@ -125,6 +126,8 @@ def build_suite(game: str, variant: dict, plies: int, count: int, seed: int = 1,
     algo, budget = parse_search(search)
     if not 0 <= band <= 0.5:
         raise TournamentError(f"--band must be between 0 and 0.5, got {band}")
+    fair = 1 / info.new(seed=0, **variant).num_players
+    centre = "0.5" if fair == 0.5 else f"{fair:.3f} (1/{round(1 / fair)})"
     positions: list[str] = []
     values: list[float] = []
     seen: set[str] = set()
@@ -134,7 +137,7 @@ def build_suite(game: str, variant: dict, plies: int, count: int, seed: int = 1,
         if drawn >= limit:
             raise TournamentError(
                 f"only {len(positions)} of {count} openings found in {drawn} candidates "
-                f"({plies} plies, value within 0.5 ± {band:g} by {search}): widen --band, "
+                f"({plies} plies, value within {centre} ± {band:g} by {search}): widen --band, "
                 "change --plies or ask for fewer")
         drawn += 1
         state = candidate(info.name, variant, plies, seed, drawn)
@@ -147,7 +150,7 @@ def build_suite(game: str, variant: dict, plies: int, count: int, seed: int = 1,
             continue
         seen.add(notation)
         value = value_for_mover(state, algo, budget, derive_seed(seed, "opening-value", drawn))
-        if abs(value - 0.5) <= band:
+        if abs(value - fair) <= band:
             positions.append(notation)
             values.append(value)
     header = [
@@ -155,7 +158,7 @@ def build_suite(game: str, variant: dict, plies: int, count: int, seed: int = 1,
         f"# built by: {command or suite_command(info.name, variant, plies, count, seed, search, band)}",
         f"# each line: the position after {plies} random plies of a fresh deal (seed {seed}; "
         "chance events then played on to the next decision),",
-        f"# kept when {search} values it within 0.5 ± {band:g} for the side to move "
+        f"# kept when {search} values it within {centre} ± {band:g} for the side to move "
         f"(seat 0 at a simultaneous choice); {count} kept of {drawn} drawn",
         f"# values: mean {sum(values) / len(values):.3f}, from {min(values):.3f} to "
         f"{max(values):.3f}",

@@ -179,7 +179,8 @@ def load_suite(spec: dict, game: str | None, variant: dict) -> dict:
             try:
                 opening_from_line(line, len(lines) + 1, game, variant)
             except NiwaError as e:
-                raise TournamentError(f"--openings {path} {where} {number}: "
+                name = f"suite:{spec['suite']}" if spec.get("suite") else path
+                raise TournamentError(f"--openings {name} {where} {number}: "
                                       f"{str(e).splitlines()[0]}") from None
         lines.append(line)
     if not lines:
@@ -196,8 +197,10 @@ def opening_from_line(line: str, ident: int, game: str, variant: dict) -> Openin
     if first in games():        # a position (of this game, checked below)
         state = parse_position(line)
         if state.game_name != info.name or dict(state.variant) != dict(variant):
+            wanted = " ".join(f"{k}={v}" for k, v in variant.items())
             raise TournamentError("the position is not one of this tournament's game and "
-                                  "variant")
+                                  f"variant: it is {line.split(';')[0]!r}, the tournament "
+                                  f"plays '{info.name} {wanted}'")
         if state.is_terminal():
             raise TournamentError("the position is already over")
         return Opening(ident, state.to_notation())
