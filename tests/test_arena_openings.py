@@ -120,6 +120,8 @@ def test_bad_opening_file_is_a_one_line_error(tmp_path, content, message):
 @pytest.mark.parametrize("text,message", [
     ("random", "give the number of plies"),
     ("random:plies=0", "plies must be a whole number"),
+    ("random:plies=" + "9" * 5000, "plies must be a whole number"),
+    ("random:plies=4,count=²", "count must be a whole number"),
     ("random:plies=4,order=shuffle", "order must be sequential or random"),
     ("random:plies=4,depth=2", "unknown option 'depth=2'"),
 ])

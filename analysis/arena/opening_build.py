@@ -50,7 +50,8 @@ def parse_search(text: str) -> tuple[str, int]:
     if key is None or name != key or not eq:
         raise TournamentError(f"--search {text!r}: expected alphabeta:depth=D or "
                               "mcts:iters=N")
-    if not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_BUDGET[key]):
+    if not (value.isascii() and value.isdigit() and len(value) <= 9
+            and 1 <= int(value) <= MAX_BUDGET[key]):
         raise TournamentError(f"--search {text!r}: {key} must be a whole number from 1 to "
                               f"{MAX_BUDGET[key]}")
     return algo, int(value)

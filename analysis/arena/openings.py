@@ -145,7 +145,8 @@ def parse_openings(text: str) -> dict:
 
 
 def _whole(text: str, name: str, value: str, high: int) -> int:
-    if not (value.isdigit() and 1 <= int(value) <= high):
+    # ASCII digits, and no number longer than any bound (int() refuses 5,000 digits)
+    if not (value.isascii() and value.isdigit() and len(value) <= 9 and 1 <= int(value) <= high):
         raise TournamentError(f"--openings {text}: {name} must be a whole number from 1 "
                               f"to {high}, got {value!r}")
     return int(value)
