@@ -77,7 +77,7 @@ def register(main: click.Group) -> None:
               help="Continue the experiment in --out (options default to the saved ones; "
                    "given ones must match, except --games, which may grow it). With GAME it "
                    "starts the experiment if --out holds none yet.")
-@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+@click.option("--openings", default=None, metavar="FILE|suite:NAME|random:plies=N[,count=M][,order=...]",
               help="Start each round of every variant from an opening, as `niwa tournament "
                    "--openings` (a FILE's lines must fit every variant).")
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "niwa.cli.records",
     "niwa.cli.score",
     "niwa.cli.tournament",
+    "niwa.cli.openings",
     "niwa.cli.analyse",
     "niwa.cli.engine",
     "niwa.cli.tune",

@@ -17,7 +17,8 @@ from niwa.solver.agent_base import Agent
 from niwa.solver.solve import has_hidden_information
 
 HELP = ("type a move's number or its name; 'moves' lists them again, 'undo' takes back "
-        "your last move, 'quit' (or Ctrl-C) leaves")
+        "your last move, 'quit' (or Ctrl-C) leaves, 'help' shows this (and what the board's "
+        "codes mean)")
 
 
 def register(main: click.Group) -> None:
@@ -102,6 +103,8 @@ class TerminalPerson(Agent):
                 raise UndoRequest()
             if text in ("help", "?", ""):
                 self.echo(HELP)
+                if state.spec.legend:
+                    self.echo(state.spec.legend)
                 continue
             if text in ("moves", "list"):
                 for line in numbered_moves(names):
@@ -127,17 +130,39 @@ def board_for(state, viewer):
 
 
 class TerminalWatcher(Watcher):
-    """Prints the game: the board before each ply (as the people at it may see it),
-    chance events, revealed joint moves, and the bots' moves with their reasoning."""
+    """Prints the game: the board once per turn (as the people at it may see it) and again
+    before a person's decision if it changed since, the game's legend under the first
+    board, chance events, revealed joint moves, and the bots' moves with their reasoning.
+    A chance event (a draw) is one line: its board comes with the next decision."""
 
     def __init__(self, agents, specs, echo, show_board):
         self.agents, self.specs, self.echo, self.show_board = agents, specs, echo, show_board
         self.humans = [q for q, a in enumerate(agents) if isinstance(a, TerminalPerson)]
+        self._plies = 0             # the turn of a game whose every ply is a turn
+        self._shown = None          # (turn, text) of the last board printed
+        self._legend_shown = False
 
     def position(self, state):
-        if self.show_board:
-            self.echo("")
-            self.echo(board_for(state, self._viewer(state)))
+        self._plies += 1
+        if not self.show_board or state.current_player() == PLAYER_CHANCE:
+            return
+        turn = state.spec.turn(state) if state.spec.turn is not None else self._plies
+        board = board_for(state, self._viewer(state))
+        if self._shown is not None and turn == self._shown[0] and \
+                not (self._person_decides(state) and board != self._shown[1]):
+            return
+        self.echo("")
+        self.echo(board)
+        if not self._legend_shown and state.spec.legend:
+            self.echo(state.spec.legend)
+            self._legend_shown = True
+        self._shown = (turn, board)
+
+    def _person_decides(self, state) -> bool:
+        p = state.current_player()
+        if p == PLAYER_SIMULTANEOUS:
+            return any(state.legal_actions(q) for q in self.humans)
+        return p in self.humans
 
     def _viewer(self, state):
         """The person whose eyes the board is shown to (None: no person, show everything)."""
@@ -165,6 +190,8 @@ class TerminalWatcher(Watcher):
 
     def undone(self, done):
         self.echo("undone" if done else "nothing to undo")
+        if done:
+            self._shown = None      # the position taken back to is shown again
 
 
 def _outcome_hidden(before, action, viewer: int) -> bool:

@@ -69,10 +69,11 @@ def register(main: click.Group) -> None:
 @click.option("--time-margin", type=Number(float, 0, MAX_MOVE_SECONDS), default=0.5,
               show_default=True,
               help="Slack (s) over an agent's own time= budget before it forfeits.")
-@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+@click.option("--openings", default=None, metavar="FILE|suite:NAME|random:plies=N[,count=M][,order=...]",
               help="Start each round from an opening, played in every seat order (two "
                    "players: colours swapped): a FILE with one position or move list a "
-                   "line, or random:plies=N (distinct random openings, seeded from --seed); "
+                   "line, a suite shipped with niwa (suite:lotus; `niwa openings list`), "
+                   "or random:plies=N (distinct random openings, seeded from --seed); "
                    "order=sequential|random. See docs/tournament.md.")
 @click.option("--report-every", type=Number(int, 1, MAX_GAME_ID), default=10,
               show_default=True,

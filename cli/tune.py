@@ -64,10 +64,10 @@ class _RecordedCommand(click.Command):
               help="Stop a game after this many plies and score it a draw.")
 @click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default: tune-GAME-DATE-TIME).")
-@click.option("--openings", default=None, metavar="FILE|random:plies=N[,count=M][,order=...]",
+@click.option("--openings", default=None, metavar="FILE|suite:NAME|random:plies=N[,count=M][,order=...]",
               help="Start each deal from an opening (played with the seats swapped), as "
-                   "`niwa tournament --openings`: a FILE of positions or move lists, or "
-                   "random:plies=N.")
+                   "`niwa tournament --openings`: a FILE of positions or move lists, a "
+                   "shipped suite (suite:GAME), or random:plies=N.")
 @click.option("--resume", is_flag=True, help="Finish the run in --out (same options).")
 @click.option("--progress/--no-progress", default=False, help="A progress bar per iteration.")
 @user_errors

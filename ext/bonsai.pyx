@@ -76,13 +76,43 @@ TILES = "WLFR"
 TILE_NAMES = ("wood", "leaf", "flower", "fruit")
 CARDS = ("T", "GW", "GL", "GF", "GR", "MA", "MWW", "MWL", "MWLF", "MWLR", "MLL", "MLF",
          "MLFF", "MLR", "HW", "HL", "HF", "HR", "PW", "PL", "PF", "PR", "PG", "PH", "PM")
+# What each card code means (the render's legend, docs/rules/bonsai.md's table)
 CARD_HELP = {
-    "T": "Tool (+2 capacity)", "GW": "Growth wood", "GL": "Growth leaf", "GF": "Growth flower",
-    "GR": "Growth fruit", "MA": "Master: 1 tile of your choice", "HW": "Helper: any + wood",
-    "HL": "Helper: any + leaf", "HF": "Helper: any + flower", "HR": "Helper: any + fruit",
-    "PW": "Parchment: 1/wood", "PL": "Parchment: 1/leaf", "PF": "Parchment: 2/flower",
-    "PR": "Parchment: 2/fruit", "PG": "Parchment: 2/Growth", "PH": "Parchment: 2/Helper",
-    "PM": "Parchment: 2/Master"}
+    "T": "Tool: +2 supply capacity",
+    "GW": "Growth: +1 wood placement when you cultivate",
+    "GL": "Growth: +1 leaf placement when you cultivate",
+    "GF": "Growth: +1 flower placement when you cultivate",
+    "GR": "Growth: +1 fruit placement when you cultivate",
+    "MA": "Master: take 1 tile of your choice",
+    "MWW": "Master: take wood + wood", "MWL": "Master: take wood + leaf",
+    "MWLF": "Master: take wood + leaf + flower", "MWLR": "Master: take wood + leaf + fruit",
+    "MLL": "Master: take leaf + leaf", "MLF": "Master: take leaf + flower",
+    "MLFF": "Master: take leaf + flower + flower", "MLR": "Master: take leaf + fruit",
+    "HW": "Helper: place 1 tile of any type + 1 wood now",
+    "HL": "Helper: place 1 tile of any type + 1 leaf now",
+    "HF": "Helper: place 1 tile of any type + 1 flower now",
+    "HR": "Helper: place 1 tile of any type + 1 fruit now",
+    "PW": "Parchment: 1 point per wood tile at the end",
+    "PL": "Parchment: 1 point per leaf tile at the end",
+    "PF": "Parchment: 2 points per flower tile at the end",
+    "PR": "Parchment: 2 points per fruit tile at the end",
+    "PG": "Parchment: 2 points per Growth card at the end",
+    "PH": "Parchment: 2 points per Helper card at the end",
+    "PM": "Parchment: 2 points per Master card at the end"}
+# The key `niwa play` prints under the first board and on 'help' (every code of CARDS is in
+# it: tests/test_boards.py)
+LEGEND = """Card codes (market, cards, deck):
+  T       Tool: +2 supply capacity
+  G?      Growth: +1 placement of ? when you cultivate (GW wood, GL leaf, GF flower, GR fruit)
+  MA      Master: take 1 tile of your choice
+  M??[?]  Master: take the tiles named: MWW, MWL, MWLF, MWLR, MLL, MLF, MLFF, MLR
+          (W wood, L leaf, F flower, R fruit; MLFF = leaf + flower + flower)
+  H?      Helper: place 1 tile of any type + 1 of ? now (HW, HL, HF, HR)
+  P?      Parchment, points at the end: PW 1 per wood, PL 1 per leaf, PF 2 per flower,
+          PR 2 per fruit, PG 2 per Growth card, PH 2 per Helper card, PM 2 per Master card
+  X*3     three copies of card X; - none
+Tiles: W wood, L leaf, F flower, R fruit, = pot. Goals: colour.size=points (s small,
+m medium, l large; (pN): claimed by player N)."""
 COLOURS = ("brown", "green", "orange", "pink", "blue")
 SIZES = "sml"
 GOAL_NEED = {"brown": (8, 10, 12), "green": (5, 7, 9), "orange": (3, 4, 5), "pink": (3, 4, 5)}
@@ -1129,6 +1159,12 @@ cdef class BonsaiState(State):
     def phase(self):
         return PHASES[self.d.phase]
 
+    @property
+    def turn(self):
+        """The turn being played, from 1 (a turn is one player's action and all it brings:
+        slot, tiles, goals, discards)."""
+        return self.d.turns + 1
+
     def tiles(self, int p):
         """Player p's tree as [(x, y, 'W'|'L'|'F'|'R')] in placement order, bud first."""
         T = &self.d.tree[p]
@@ -1347,7 +1383,11 @@ cdef class BonsaiState(State):
                         toks.append(f"{goal_name(g)}={GOAL_POINTS[g // 3][g % 3]}{who}")
                 lines.append("Goals: " + "  ".join(toks))
         lines.append("Trees: W wood (the bud at 0,0 is the W in the pot row), L leaf, F flower, "
-                     "R fruit, = pot; rows are y, odd rows sit half a cell left")
+                     "R fruit, = pot;")
+        lines.append("  x labels under the even rows' cells, an odd row's cell sits half a cell "
+                     "left of its x")
+        lines.append("Card codes: 'help' in niwa play prints their key; the Bonsai rules page "
+                     "has the table")
         breakdown = self.score_breakdown()
         for p in range(d.nplayers):
             lines.append("")
@@ -1374,6 +1414,8 @@ cdef class BonsaiState(State):
         return "\n".join(lines)
 
     def _picture(self, int p):
+        """The tree on a grid of 4 characters per x (so an odd row can sit half a cell,
+        2 characters, to the left), y labels on the left and x labels underneath."""
         T = &self.d.tree[p]
         cells = {(T.tx[i], T.ty[i]): TILES[T.tt[i]] for i in range(T.n)}
         for y, xs in ((0, list(range(-2, 4))), (-1, list(range(-1, 4))), (-2, list(range(-1, 3)))):
@@ -1381,15 +1423,26 @@ cdef class BonsaiState(State):
                 if (x, y) != (0, 0):
                     cells[(x, y)] = "="
         ys = [y for _, y in cells]
-        cols = {c: 2 * c[0] - (c[1] & 1) for c in cells}
-        lo = min(cols.values())
-        out = []
+        xs = [x for x, _ in cells]
+        cols = {c: 4 * c[0] - 2 * (c[1] & 1) for c in cells}
+        lo = min(cols.values()) - 2        # room for the leftmost x label ("-3")
+        width = max(cols.values()) - lo + 1
+        out = [f"  {'y':>4} |"]
         for y in range(max(ys), min(ys) - 1, -1):
-            row = [" "] * (max(cols.values()) - lo + 1)
+            row = [" "] * width
             for c, ch in cells.items():
                 if c[1] == y:
                     row[cols[c] - lo] = ch
             out.append(f"  {y:>4} |" + "".join(row).rstrip())
+        axis = [" "] * (width + 3)
+        for x in range(min(xs), max(xs) + 1):
+            label = str(x)
+            end = 4 * x - lo + 1           # labels end under their (even-row) cell
+            for k, ch in enumerate(label):
+                if 0 <= end - len(label) + k < len(axis):
+                    axis[end - len(label) + k] = ch
+        out.append("       +" + "-" * width)
+        out.append(f"  {'x':>4}  " + "".join(axis).rstrip())
         return out
 
     def to_json(self):
@@ -1863,6 +1916,8 @@ SPEC = GameSpec(
     batch_playouts=playouts,
     mcts_defaults=BONSAI_MCTS_DEFAULTS,
     best_agent="mcts:playout=heuristic",   # 71.5% of 400 games vs mcts at 50 ms (README)
+    legend=LEGEND,
+    turn=lambda state: state.turn,
     stats=(StatField("scores", "int", True, "final points"),
            StatField("breakdown", "json", True, "points by source (see score_parts)"),
            StatField("goals_claimed", "json", True, "names of the goals the player claimed"),

@@ -153,6 +153,12 @@ class GameSpec:
     # The weights of the game's c_evaluate (and of its heuristic playout policy) in the
     # order the engine reads them from State.c_weights; () for a game with none.
     eval_weights: tuple[EvalWeight, ...] = ()
+    # What the codes of the game's render mean (card codes, say), printed by `niwa play`
+    # under the first board and on 'help'; "" when the render explains itself.
+    legend: str = ""
+    # Which turn a position is in (any value that changes when a new turn begins), for
+    # displays that show the board once per turn; None: every ply is a turn.
+    turn: Callable[[Any], Any] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "mcts_defaults", MappingProxyType(dict(self.mcts_defaults)))

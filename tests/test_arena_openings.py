@@ -120,6 +120,8 @@ def test_bad_opening_file_is_a_one_line_error(tmp_path, content, message):
 @pytest.mark.parametrize("text,message", [
     ("random", "give the number of plies"),
     ("random:plies=0", "plies must be a whole number"),
+    ("random:plies=" + "9" * 5000, "plies must be a whole number"),
+    ("random:plies=4,count=²", "count must be a whole number"),
     ("random:plies=4,order=shuffle", "order must be sequential or random"),
     ("random:plies=4,depth=2", "unknown option 'depth=2'"),
 ])
@@ -130,19 +132,34 @@ def test_bad_opening_spec(text, message):
 
 # ---- live reports -----------------------------------------------------------------
 def test_live_reports_a_line_per_game_and_status_blocks_on_stdout(tmp_path):
-    result = tournament("lotus", "--agents", "greedy", "random", "--games", 60,
-                        "--openings", "random:plies=2", "--report-every", 20,
-                        "--workers", 1, "--out", tmp_path / "t")
-    lines = result.stdout.splitlines()
+    """As a CI job runs it: stdout to a file (no terminal), the progress bar elsewhere."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "stdout.txt"
+    with open(log, "w", encoding="utf-8") as f:
+        subprocess.run([sys.executable, "-m", "niwa.cli.main", "tournament", "lotus",
+                        "--agents", "greedy", "random", "--games", "60", "--openings",
+                        "random:plies=2", "--report-every", "20", "--workers", "1",
+                        "--out", str(tmp_path / "t")], stdout=f, stderr=subprocess.DEVNULL,
+                       check=True, timeout=600)
+    lines = log.read_text(encoding="utf-8").splitlines()
     game_lines = [x for x in lines if x.startswith("game ")]
     assert len(game_lines) == 60
     assert game_lines[0].startswith("game 1/60: greedy vs random ")
     assert " plies, opening 1" in game_lines[0]
-    blocks = [x for x in lines if x.startswith("--- status after")]
-    assert [b.split()[3] for b in blocks] == ["20", "40", "60"]
-    assert any("Elo" in x and " ± " in x and "LOS" in x for x in lines)
-    assert any(x.startswith("pentanomial") for x in lines)
-    assert any(x.startswith("draw ratio") for x in lines)
+    blocks = [k for k, x in enumerate(lines) if x.startswith("--- status after")]
+    assert [lines[k].split()[3] for k in blocks] == ["20", "40", "60"]
+    for k in blocks:        # one clearly labelled rating per agent, and no second one
+        assert "one Elo per agent" in lines[k] and "mean 0" in lines[k]
+        agents = lines[k + 1:k + 3]
+        assert [x.split(":")[0] for x in agents] == ["1. greedy", "2. random"] or \
+            [x.split(":")[0] for x in agents] == ["1. random", "2. greedy"]
+        assert all(x.count("Elo ") == 1 and " ± " in x for x in agents)
+        assert "LOS" in agents[0]
+        block = lines[k:k + 6]
+        assert not any("Elo difference" in x for x in block)
+        assert block[3].startswith("draw ratio") and block[4].startswith("pentanomial")
     quiet = tournament("lotus", "--agents", "greedy", "random", "--games", 4, "--quiet",
                        "--workers", 1, "--out", tmp_path / "q")
     assert not [x for x in quiet.stdout.splitlines() if x.startswith(("game ", "---"))]
@@ -163,8 +180,11 @@ def test_three_players_status_has_placements(tmp_path):
     result = tournament("lotus", "--agents", "greedy", "random", "random", "--players", 3,
                         "--games", 6, "--report-every", 6, "--workers", 1,
                         "--out", tmp_path / "p")
-    block = [x for x in result.stdout.splitlines() if "Plackett-Luce Elo" in x]
-    assert len(block) == 3 and all("avg place" in x for x in block)
+    lines = result.stdout.splitlines()
+    head = next(k for k, x in enumerate(lines) if x.startswith("--- status after"))
+    assert "one Plackett-Luce Elo per agent" in lines[head]
+    block = lines[head + 1:head + 4]
+    assert all(x.count("Elo ") == 1 and "avg place" in x for x in block)
 
 
 # ---- growing a run ----------------------------------------------------------------

@@ -132,3 +132,33 @@ def test_dask_builds_the_same_endgame_table_as_one_process(cluster, tmp_path):
     finally:
         ex.close()
     assert remote["payload_sha256"] == local["payload_sha256"] and "dask" in remote["build"]["executor"]
+
+
+def test_openings_on_the_cluster_give_the_same_files_as_one_and_two_workers(cluster, tmp_path):
+    """20 distinct games (random openings, seats swapped per opening) are the same games
+    whoever plays them: games.csv equal but for duration_s, games.jsonl equal but for
+    each record's date and each move's time and clock."""
+    import json
+
+    def run(out, *how):
+        result = CliRunner().invoke(main, [
+            "tournament", "lotus", "--agents", "greedy", "alphabeta:depth=2", "--openings",
+            "random:plies=6", "--games", "20", "--seed", "5", "--quiet", "--out", str(out),
+            *how])
+        assert result.exit_code == 0, result.output
+        with open(out / "games.jsonl", encoding="utf-8") as f:
+            records = [json.loads(line) for line in f]
+        for r in records:
+            del r["date"]
+            r["moves"] = [{k: v for k, v in m.items() if k not in ("time", "clock")}
+                          for m in r["moves"]]
+        return games_without_durations(out), records
+
+    runs = {"w1": run(tmp_path / "w1", "--workers", "1"),
+            "w2": run(tmp_path / "w2", "--workers", "2"),
+            "dask": run(tmp_path / "dask", "--executor", f"dask://{cluster}")}
+    rows, records = runs["w1"]
+    assert len({tuple(json.dumps(m["move"]) for m in r["moves"]) for r in records}) == 20
+    for name in ("w2", "dask"):
+        pd.testing.assert_frame_equal(runs[name][0], rows)
+        assert runs[name][1] == records, name

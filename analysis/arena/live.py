@@ -3,9 +3,9 @@ game and, every N games, a status block with the standings so far.
 
 Written to any stream (stdout: a log file or CI sees them too; the progress bar stays on
 stderr). The status block uses the run's own statistics: the standings of
-niwa.analysis.stats.standings (Elo with its 95% interval, LOS against the next agent;
-Plackett-Luce ratings and average places for 3-4 players), the match line of
-niwa.analysis.stats.match for two agents, the pentanomial counts of the game pairs (the
+niwa.analysis.stats.standings (one Elo figure per agent, the field's mean 0, with its 95%
+interval, and LOS against the next agent; Plackett-Luce ratings and average places for
+3-4 players), the draw ratio, the pentanomial counts of the game pairs of two agents (the
 two seat orders of one round) and the SPRT's LLR with its bounds.
 
 >>> result_text(["1.0", "0.0"]), result_text(["0.5", "0.5"]), result_text(["1", "0", "0"])
@@ -101,8 +101,10 @@ class LiveReport:
         done = len(self.rows)
         tables = compute_tables(pd.DataFrame(self.rows), self.labels, self.n)
         pl = self.n > 2
-        lines = [f"--- status after {done} of {self.total} games (ratings: Elo, mean 0, "
-                 f"± the 95% interval{', from finishing order' if pl else ''}) ---"]
+        lines = [f"--- status after {done} of {self.total} games (one "
+                 f"{'Plackett-Luce ' if pl else ''}Elo per agent from "
+                 f"{'the finishing order of ' if pl else ''}the games so far, the field's "
+                 "mean 0, ± its 95% interval) ---"]
         for rank, st in enumerate(tables.standings.to_dict("records"), 1):
             elo, low, high = st["rating"], st["rating_low"], st["rating_high"]
             margin = ((high - low) / 2 if np.isfinite(low) and np.isfinite(high)
@@ -113,17 +115,13 @@ class LiveReport:
             lines.append(
                 f"{rank}. {st['agent']}: {st['games']} games, W-D-L {st['wins']}-"
                 f"{st['draws']}-{st['losses']}, score {st['score_pct']}%, "
-                f"{'Plackett-Luce ' if pl else ''}Elo {elo:+.1f} ± {margin:.1f}{los}{place}")
+                f"Elo {elo:+.1f} ± {margin:.1f}{los}{place}")
         draws = sum(1 for r in self.rows if r["error_seat"] == ""
                     and len({r[f"result_{s}"] for s in range(self.n)}) == 1)
         lines.append(f"draw ratio {100 * draws / done:.1f}% ({draws} of {done} games)")
+        # one rating per agent: the match line of the final summary (its own Elo
+        # difference, from the score alone) is not repeated here
         if len(self.labels) == 2 and self.n == 2:
-            from niwa.analysis.stats.match import match_summary
-
-            first = tables.standings.set_index("agent").loc[self.labels[0]]
-            summary = match_summary(int(first["wins"]), int(first["draws"]),
-                                    int(first["losses"]))
-            lines.append(f"{self.labels[0]} vs {self.labels[1]}: {summary.line()}")
             counts = pentanomial(self.rows, self.labels[0])
             lines.append(f"pentanomial ({self.labels[0]}'s points per game pair "
                          f"0, 1/2, 1, 3/2, 2): {counts}")

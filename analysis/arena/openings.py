@@ -12,6 +12,11 @@ Suites (`--openings`):
                                with the game's name), or a move list in niwa notation
                                from the initial position (spaces or commas between
                                moves); blank lines and lines starting with # are skipped
+    suite:NAME                 a suite shipped with niwa (analysis/arena/suites/NAME.txt):
+                               lotus-balanced, haru-balanced, bonsai-balanced; suite:GAME
+                               means GAME-balanced, and a bare NAME that is no file works
+                               too (`niwa openings list` shows them, `niwa openings build`
+                               makes more)
     random:plies=N             generated: N random plies (chance included) from a fresh
                                deal, every opening a distinct position, seeded from the
                                tournament seed
@@ -29,6 +34,9 @@ length of the run), so a run grown with `--resume --games N` keeps its first gam
 >>> spec = parse_openings("random:plies=6,order=random")
 >>> spec["source"], spec["plies"], spec["order"], spec["count"]
 ('random', 6, 'random', None)
+>>> spec = parse_openings("suite:lotus,order=random")
+>>> spec["source"], spec["suite"], os.path.basename(spec["path"]), spec["order"]
+('file', 'lotus-balanced', 'lotus-balanced.txt', 'random')
 >>> parse_openings("random:plies=x")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -47,6 +55,8 @@ from niwa.ext.game import Rng
 from niwa.ext.registry import games, get_game, parse_position, sample_outcome
 
 ORDERS = ("sequential", "random")
+SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
+SUITE_SUFFIX = ".txt"
 MAX_OPENING_PLIES = 1000
 MAX_TRIES = 200          # random openings drawn in vain before the suite is declared full
 
@@ -69,20 +79,40 @@ class Opening:
         return state
 
 
+def shipped_suites() -> dict[str, str]:
+    """The suites shipped with niwa, name -> path (analysis/arena/suites/NAME.txt)."""
+    try:
+        names = sorted(os.listdir(SUITES_DIR))
+    except OSError:
+        return {}
+    return {n[: -len(SUITE_SUFFIX)]: os.path.join(SUITES_DIR, n) for n in names
+            if n.endswith(SUITE_SUFFIX)}
+
+
+def shipped_suite(name: str) -> str | None:
+    """The shipped suite called `name` (or `name`-balanced: suite:lotus), or None."""
+    suites = shipped_suites()
+    return next((n for n in (name, f"{name}-balanced") if n in suites), None)
+
+
 def parse_openings(text: str) -> dict:
     """The suite of `--openings TEXT` as a JSON-able dict (the run's identity keeps it):
     {"source": "random", "plies", "count", "order"} or {"source": "file", "path",
-    "order"} (the file's lines are added by `load_suite`)."""
+    "order"} (plus "suite": its name for a shipped suite; the file's lines are added by
+    `load_suite`)."""
     text = str(text).strip()
     if not text:
-        raise TournamentError("--openings needs a FILE or random:plies=N")
+        raise TournamentError("--openings needs a FILE, suite:NAME or random:plies=N")
     kind, _, rest = text.partition(":")
+    if kind not in ("random", "file", "suite") and not os.path.exists(text) \
+            and shipped_suite(text) is not None:      # a bare suite name: lotus-balanced
+        kind, rest = "suite", text
     options: dict[str, str] = {}
-    if kind == "random" or (kind == "file" and rest):
+    if kind in ("random", "suite") or (kind == "file" and rest):
         for item in filter(None, (s.strip() for s in rest.split(","))):
             key, eq, value = item.partition("=")
-            if kind == "file" and not eq and "path" not in options:   # file:book.txt
-                options["path"] = item
+            if kind in ("file", "suite") and not eq and "path" not in options:
+                options["path"] = item          # file:book.txt, suite:lotus
                 continue
             if not eq or key not in ("plies", "count", "order", "path"):
                 raise TournamentError(
@@ -93,6 +123,15 @@ def parse_openings(text: str) -> dict:
     if order not in ORDERS:
         raise TournamentError(f"--openings {text}: order must be sequential or random, "
                               f"got {order!r}")
+    if kind == "suite":
+        name = shipped_suite(options.get("path", ""))
+        if name is None:
+            known = ", ".join(shipped_suites()) or "none installed"
+            raise TournamentError(f"--openings {text}: no suite called "
+                                  f"{options.get('path', '')!r} ships with niwa (known: "
+                                  f"{known})")
+        return {"source": "file", "path": shipped_suites()[name], "order": order,
+                "suite": name}
     if kind == "random":
         if "plies" not in options:
             raise TournamentError(f"--openings {text}: give the number of plies, e.g. "
@@ -106,7 +145,8 @@ def parse_openings(text: str) -> dict:
 
 
 def _whole(text: str, name: str, value: str, high: int) -> int:
-    if not (value.isdigit() and 1 <= int(value) <= high):
+    # ASCII digits, and no number longer than any bound (int() refuses 5,000 digits)
+    if not (value.isascii() and value.isdigit() and len(value) <= 9 and 1 <= int(value) <= high):
         raise TournamentError(f"--openings {text}: {name} must be a whole number from 1 "
                               f"to {high}, got {value!r}")
     return int(value)
@@ -140,7 +180,8 @@ def load_suite(spec: dict, game: str | None, variant: dict) -> dict:
             try:
                 opening_from_line(line, len(lines) + 1, game, variant)
             except NiwaError as e:
-                raise TournamentError(f"--openings {path} {where} {number}: "
+                name = f"suite:{spec['suite']}" if spec.get("suite") else path
+                raise TournamentError(f"--openings {name} {where} {number}: "
                                       f"{str(e).splitlines()[0]}") from None
         lines.append(line)
     if not lines:
@@ -157,8 +198,10 @@ def opening_from_line(line: str, ident: int, game: str, variant: dict) -> Openin
     if first in games():        # a position (of this game, checked below)
         state = parse_position(line)
         if state.game_name != info.name or dict(state.variant) != dict(variant):
+            wanted = " ".join(f"{k}={v}" for k, v in variant.items())
             raise TournamentError("the position is not one of this tournament's game and "
-                                  "variant")
+                                  f"variant: it is {line.split(';')[0]!r}, the tournament "
+                                  f"plays '{info.name} {wanted}'")
         if state.is_terminal():
             raise TournamentError("the position is already over")
         return Opening(ident, state.to_notation())
