@@ -98,6 +98,7 @@ def run_with_stuck_players(tmp_path):
         time.sleep(0.5)         # the MCTS worker is deep in its search by now
         workers = children(proc.pid)
         reapers_and_engines = [c for w in workers for c in children(w)]
+        assert len(workers) == 2 and len(reapers_and_engines) >= 3   # a reaper each, an engine
         watched = [*workers, *reapers_and_engines, *noted(folder, "engine"),
                    *noted(folder, "child")]
         assert set(noted(folder, "go")) <= set(reapers_and_engines)
