@@ -298,14 +298,15 @@ class EngineProcess:
         except (OSError, ValueError):
             raise self.died() from None
 
-    def read(self, deadline: float, waiting_for: str) -> str:
-        """The next line; EngineError if the engine exits, says nothing in time (however
-        much else it says) or sends a line over MAX_LINE_BYTES."""
+    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
+        """The next line before `deadline` (`allowed` seconds after the request, for the
+        message); EngineError if the engine exits, does not send `waiting_for` in time
+        (however much else it says) or sends a line over MAX_LINE_BYTES."""
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise EngineError(f"engine {self.label} sent no {waiting_for} in time "
-                                  f"(still waiting after the timeout)", TIME)
+                                  f"(waited {allowed:.3g} s)", TIME)
             try:
                 line = self.lines.get(timeout=min(left, POLL_SECONDS))
                 break
@@ -440,7 +441,7 @@ class EngineAgent(Agent):
         self.engine.send(GREETING)
         info = EngineInfo()
         for _ in range(HANDSHAKE_MAX_LINES):
-            line = self.engine.read(deadline, "handshake (ok)")
+            line = self.engine.read(deadline, "handshake (ok)", self.timeout)
             words = line.split()
             if not words:
                 continue
@@ -532,10 +533,11 @@ class EngineAgent(Agent):
         self.engine.send("legal " + " ".join(encode_move(n) for n in names))
         go = self.go_request(player, state.num_players)
         self.engine.send(go.to_line())
-        deadline = time.monotonic() + self.wait_seconds(go, player)
+        wait = self.wait_seconds(go, player)
+        deadline = time.monotonic() + wait
         info: dict = {}
         while True:
-            line = self.engine.read(deadline, "bestmove")
+            line = self.engine.read(deadline, "bestmove", wait)
             words = line.split()
             if not words:
                 continue
