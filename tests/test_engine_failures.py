@@ -303,6 +303,18 @@ def test_a_move_reply_is_bounded_in_size_and_time(folder, on_go, words, reason):
     assert not all_gone(noted_pids(folder), within=2)
 
 
+def test_endless_stderr_is_read_but_only_its_start_kept(folder):
+    """Stderr is not the protocol: a line without end is drained (the engine never
+    blocks on it) and only its first characters are kept for messages."""
+    flood = 'sys.stderr.write("e" * (1 << 22)); sys.stderr.flush()'
+    agent = EngineAgent(engine(folder, on_go=f"{flood}; {RANDOM_MOVE}"), timeout=5)
+    state = get_game("lotus").new()
+    assert agent.step(state, 0) in state.legal_actions(0)
+    time.sleep(0.2)
+    assert all(len(line) <= 303 for line in agent.engine.stderr_tail)
+    agent.close()
+
+
 def test_capped_lines_cut_a_long_line_and_keep_reading():
     data = b"a\n" + b"y" * 10 + b"\nb\r\n" + b"z" * 7
     assert list(capped_lines(io.BytesIO(data), 4)) == [
