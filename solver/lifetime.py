@@ -15,8 +15,8 @@ engines (solver.protocol):
   that may die by SIGKILL (a worker) starts a `reaper` that ends the mirrored groups
   once it is gone, whoever killed it.
 
->>> set_parent_death_signal is not None
-True
+>>> mirrored_groups([3.0, 0.0, 4242.0, 0.0], offset=1)    # what a parent reads
+[4242]
 """
 
 from __future__ import annotations
