@@ -140,7 +140,16 @@ class _Groups:
             self.mirror[self.offset + i] = kept[i] if i < len(kept) else 0
 
 
+    def forget(self) -> None:
+        """In a forked child: the parent's groups are not ours to kill (no lock taken:
+        another thread may have held it at the fork)."""
+        self.live, self.mirror, self.offset = [], None, 0
+        self.lock = threading.Lock()
+
+
 _GROUPS = _Groups()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_GROUPS.forget)
 
 
 def register_group(pgid: int) -> None:

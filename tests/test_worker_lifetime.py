@@ -193,3 +193,20 @@ def test_a_reaper_kills_the_groups_of_a_process_that_died(tmp_path):
                 os.killpg(int(marker.read_text()), signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_forked_child_does_not_inherit_the_groups_to_kill():
+    """A worker forked while its parent runs an engine must not kill that engine when
+    it ends (its list starts empty)."""
+    lifetime.register_group(2**30)        # no such group: nothing is killed
+    try:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.write(write, str(lifetime.live_groups()).encode())
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(read, 100) == b"[]"
+        assert 2**30 in lifetime.live_groups()
+    finally:
+        lifetime.unregister_group(2**30)
