@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import queue
 import shlex
 import subprocess
@@ -30,17 +31,46 @@ from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS, Rng
 from niwa.solver.agent_base import Agent, AgentError
 from niwa.solver.agent_registry import register_agent
 from niwa.solver.agent_spec import AgentSpec, make_agent
+from niwa.solver.lifetime import (
+    child_dies_with_us,
+    kill_group,
+    register_group,
+    unregister_group,
+)
 from niwa.solver.results import SearchResult
 
 PROTOCOL_VERSION = 1
 GREETING = f"niwa-engine {PROTOCOL_VERSION}"
 ANY_GAME = "*"
-GRACE_SECONDS = 5.0          # how long past its movetime an engine may take to answer
-QUIT_WAIT_SECONDS = 0.5      # how long a polite `quit` may take before the process is killed
+GRACE_SECONDS = 5.0          # how long past its movetime or clock an engine may take to answer
+QUIT_WAIT_SECONDS = 0.5      # how long a polite `quit` may take before the group is killed
+MAX_LINE_BYTES = 64 * 1024   # the longest line an engine may send (a position is < 1 KiB)
+HANDSHAKE_MAX_LINES = 1000   # lines an engine may send before the `ok` of its handshake
+LINES_AHEAD = 256            # lines read ahead of the client; beyond, the engine waits
+STDERR_SHOWN = 300           # characters of an engine's stderr line kept for messages
+POLL_SECONDS = 0.25          # how often a waiting client looks whether the engine died
+
+# Why an engine lost a game, as game records name it (EngineError.forfeit_reason)
+START, CRASH, TIME, ILLEGAL, ERROR = "start", "crash", "time", "illegal", "error"
 
 
 class EngineError(NiwaError):
-    """An external engine failed to start, crashed, fell silent or broke the protocol."""
+    """An external engine failed to start, crashed, fell silent or broke the protocol.
+
+    `forfeit_reason` says which, as a game record names a forfeit: `start` (it could not
+    be started, or its handshake failed), `crash` (the process died or closed its
+    output), `time` (no answer in time), `illegal` (an illegal or unreadable move) or
+    `error` (an `error` reply, or a line over MAX_LINE_BYTES)."""
+
+    def __init__(self, message: str, reason: str = CRASH):
+        super().__init__(message)
+        self.forfeit_reason = reason
+
+    def __reduce__(self):       # keep the reason across processes
+        return type(self), (str(self), self.forfeit_reason)
+
+    def with_reason(self, reason: str) -> EngineError:
+        return type(self)(str(self), reason)
 
 
 # ---- move tokens -----------------------------------------------------------------------
@@ -66,15 +96,30 @@ def decode_joint(token: str) -> list[str]:
 
 
 # ---- go ---------------------------------------------------------------------------------
+NO_CLOCK = "-"      # a seat without a clock in `time` and `inc`
+
+
 @dataclass
 class GoRequest:
     """The arguments of `go`: whose move (`seat`), and a time budget, either fixed
-    (`movetime`, ms) or clocks (remaining `time` and increment `inc` per seat, ms)."""
+    (`movetime`, ms) or clocks (remaining `time` and increment `inc` per seat, ms; None
+    for a seat without a clock, written `-`; `movestogo`: the mover's moves left before
+    its clock's next period, if its time control has periods).
+
+    >>> go = GoRequest(seat=1, time=[60000, 58200], inc=[1000, 1000])
+    >>> go.to_line()
+    'go seat 1 time 60000,58200 inc 1000,1000'
+    >>> GoRequest.parse(go.to_line().split()[1:]) == go
+    True
+    >>> GoRequest(seat=0, time=[5000, None], inc=[0, None], movestogo=12).to_line()
+    'go seat 0 time 5000,- inc 0,- movestogo 12'
+    """
 
     seat: int | None = None
     movetime: int | None = None
-    time: list[int] | None = None
-    inc: list[int] | None = None
+    time: list[int | None] | None = None
+    inc: list[int | None] | None = None
+    movestogo: int | None = None
 
     def to_line(self) -> str:
         words = ["go"]
@@ -82,10 +127,12 @@ class GoRequest:
             words += ["seat", str(self.seat)]
         if self.movetime is not None:
             words += ["movetime", str(self.movetime)]
-        if self.time is not None:
-            words += ["time", ",".join(map(str, self.time))]
-        if self.inc is not None:
-            words += ["inc", ",".join(map(str, self.inc))]
+        for key in ("time", "inc"):
+            values = getattr(self, key)
+            if values is not None:
+                words += [key, ",".join(NO_CLOCK if v is None else str(v) for v in values)]
+        if self.movestogo is not None:
+            words += ["movestogo", str(self.movestogo)]
         return " ".join(words)
 
     @classmethod
@@ -96,115 +143,238 @@ class GoRequest:
             raise ValueError(f"go takes KEY VALUE pairs, got {' '.join(words)!r}")
         for key, value in zip(words[::2], words[1::2], strict=True):
             try:
-                if key == "seat":
-                    request.seat = int(value)
-                elif key == "movetime":
-                    request.movetime = int(value)
+                if key in ("seat", "movetime", "movestogo"):
+                    setattr(request, key, int(value))
                 elif key in ("time", "inc"):
-                    setattr(request, key, [int(v) for v in value.split(",")])
+                    setattr(request, key, [None if v == NO_CLOCK else int(v)
+                                           for v in value.split(",")])
                 # unknown keys are ignored: later versions may add some
             except ValueError:
-                unit = "a seat number" if key == "seat" else "whole milliseconds"
+                unit = {"seat": "a seat number", "movestogo": "a number of moves"}.get(
+                    key, "whole milliseconds")
                 raise ValueError(f"go {key} {value!r} should be {unit}") from None
         return request
+
+    def clock_of(self, seat: int) -> tuple[int, int] | None:
+        """(remaining ms, increment ms) of the seat's clock, or None without one."""
+        if self.time is None or not 0 <= seat < len(self.time) or self.time[seat] is None:
+            return None
+        inc = self.inc[seat] if self.inc is not None and seat < len(self.inc) else None
+        return self.time[seat], inc or 0
 
     def budget_seconds(self, seat: int) -> float | None:
         """Seconds to think: the movetime, else a share of the seat's clock, else None."""
         if self.movetime is not None:
             return max(self.movetime, 1) / 1000
-        if self.time is not None and seat < len(self.time):
-            left = max(self.time[seat], 1)
-            inc = self.inc[seat] if self.inc is not None and seat < len(self.inc) else 0
-            # a classic clock share: 1/30 of what is left plus most of the increment
-            return min(left / 2, left / 30 + 0.8 * inc) / 1000
+        clock = self.clock_of(seat)
+        if clock is not None:
+            left, inc = max(clock[0], 1), clock[1]
+            moves = self.movestogo if self.movestogo else 30
+            # a classic clock share: 1/30 (or 1/movestogo) of what is left plus most of
+            # the increment, never more than half of the clock
+            return min(left / 2, left / moves + 0.8 * inc) / 1000
         return None
 
 
 # ---- the client: an external program as an agent ----------------------------------------
+_TOO_LONG = object()        # the reader's mark of a line over MAX_LINE_BYTES
+
+
+def capped_lines(stream, limit: int):
+    """(line, too_long) for each line of a binary stream, without its newline; a line of
+    more than `limit` bytes is cut to `limit` (too_long True) and the rest of it skipped,
+    so reading never holds more than `limit` bytes of one line. A last line without a
+    newline counts. Reads what is there (no read-ahead that waits for more).
+
+    >>> import io
+    >>> list(capped_lines(io.BytesIO(b"ok\\nxxxxxxx\\nend"), 4))
+    [(b'ok', False), (b'xxxx', True), (b'end', False)]
+    """
+    buffer = bytearray()
+    skipping = False        # inside a line already reported as too long
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            break
+        parts = chunk.split(b"\n")
+        for i, piece in enumerate(parts):
+            ended = i < len(parts) - 1      # every part but the last ends a line
+            if not skipping:
+                buffer += piece
+                if len(buffer) > limit:
+                    yield bytes(buffer[:limit]), True
+                    buffer.clear()
+                    skipping = True
+                elif ended:
+                    yield bytes(buffer), False
+                    buffer.clear()
+            if ended:
+                skipping = False
+    if buffer and not skipping:
+        yield bytes(buffer), False
+
+
 class EngineProcess:
     """A running engine: lines written to its stdin, lines read from its stdout with a
-    deadline (a reader thread feeds a queue, so a silent engine never blocks us)."""
+    deadline (a reader thread feeds a bounded queue, so a silent engine never blocks us
+    and a chatty one never fills the memory).
+
+    The engine runs in its own session and process group, which `kill` ends as a whole
+    (whatever the engine started goes with it); on Linux it also dies with the thread
+    that started it, if that is the main thread (solver.lifetime). Only the reader
+    threads close the engine's output pipes, so closing never waits on a pipe that a
+    child of the engine still holds open."""
 
     def __init__(self, cmd: str, label: str):
         self.label = label
         try:
             argv = shlex.split(cmd)
         except ValueError as e:
-            raise EngineError(f"engine command {cmd!r} cannot be split into words: {e}") from None
+            raise EngineError(f"engine command {cmd!r} cannot be split into words: {e}",
+                              START) from None
         if not argv:
-            raise EngineError("engine command is empty")
+            raise EngineError("engine command is empty", START)
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, bufsize=1, encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise EngineError(f"engine {label}: cannot start {argv[0]!r}: {e.strerror}") from None
-        self.lines: queue.Queue = queue.Queue()
+                bufsize=0, start_new_session=True, preexec_fn=child_dies_with_us())
+        except (OSError, subprocess.SubprocessError) as e:
+            why = getattr(e, "strerror", None) or first_words(e)
+            raise EngineError(f"engine {label} cannot start {argv[0]!r}: {why}", START) from None
+        self.group = self.proc.pid if hasattr(os, "killpg") else 0
+        if self.group:
+            register_group(self.group)
+        self.lines: queue.Queue = queue.Queue(maxsize=LINES_AHEAD)
         self.stderr_tail: collections.deque = collections.deque(maxlen=5)
-        # None marks the end of the output: the engine exited or closed its stdout
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put, None),
-                         daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr_tail.append),
-                         daemon=True).start()
+        self.stopped = threading.Event()
+        out, err = self.proc.stdout, self.proc.stderr
+        self.proc.stdout = self.proc.stderr = None     # the reader threads own them
+        threading.Thread(target=self._read_output, args=(out,), daemon=True).start()
+        self.stderr_reader = threading.Thread(target=self._read_stderr, args=(err,),
+                                              daemon=True)
+        self.stderr_reader.start()
 
-    @staticmethod
-    def _pump(stream, sink, *at_end):
-        with contextlib.suppress(ValueError, OSError):
-            for line in stream:
-                sink(line.rstrip("\r\n"))
-        for item in at_end:
-            sink(item)
+    # -- the reader threads
+    def _put(self, item) -> bool:
+        while not self.stopped.is_set():
+            try:
+                self.lines.put(item, timeout=POLL_SECONDS)
+                return True
+            except queue.Full:
+                continue
+        return False
 
-    def send(self, line: str) -> None:
+    def _read_output(self, stream):
         try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            for line, too_long in capped_lines(stream, MAX_LINE_BYTES):
+                if too_long:
+                    self._put(_TOO_LONG)
+                    return
+                if not self._put(line.decode("utf-8", "replace").rstrip("\r")):
+                    return
+        except (OSError, ValueError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                stream.close()
+            self._put(None)     # None marks the end of the output
+
+    def _read_stderr(self, stream):
+        with contextlib.suppress(OSError, ValueError):
+            for line, too_long in capped_lines(stream, MAX_LINE_BYTES):
+                text = line.decode("utf-8", "replace").rstrip("\r")
+                if too_long or len(text) > STDERR_SHOWN:
+                    text = text[:STDERR_SHOWN] + "..."
+                self.stderr_tail.append(text)
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    # -- the client's side
+    def send(self, line: str) -> None:
+        data = memoryview((line + "\n").encode("utf-8"))
+        try:
+            while data:
+                data = data[self.proc.stdin.write(data):]
+        except (OSError, ValueError):
             raise self.died() from None
 
-    def read(self, deadline: float, waiting_for: str) -> str:
-        """The next line, or EngineError if the engine exits or says nothing in time."""
-        try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineError(f"engine {self.label} sent no {waiting_for} in time "
-                              f"(still silent after the timeout)") from None
+    def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
+        """The next line before `deadline` (`allowed` seconds after the request, for the
+        message); EngineError if the engine exits, does not send `waiting_for` in time
+        (however much else it says) or sends a line over MAX_LINE_BYTES."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EngineError(f"engine {self.label} sent no {waiting_for} in time "
+                                  f"(waited {allowed:.3g} s)", TIME)
+            try:
+                line = self.lines.get(timeout=min(left, POLL_SECONDS))
+                break
+            except queue.Empty:
+                # an engine that died while a child of it holds its output open
+                if self.proc.poll() is not None and self.lines.empty():
+                    time.sleep(0.05)
+                    if self.lines.empty():
+                        raise self.died() from None
         if line is None:
             raise self.died()
+        if line is _TOO_LONG:
+            raise EngineError(f"engine {self.label} sent a line longer than "
+                              f"{MAX_LINE_BYTES} bytes", ERROR)
         return line
+
+    def drain(self) -> None:
+        """Forget lines left over from an earlier command (a second bestmove, late info),
+        so they cannot pass for the answer to the next one."""
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                raise self.died()
+            if line is _TOO_LONG:
+                raise EngineError(f"engine {self.label} sent a line longer than "
+                                  f"{MAX_LINE_BYTES} bytes", ERROR)
 
     def died(self) -> EngineError:
         try:
             code = self.proc.wait(timeout=1)
         except subprocess.TimeoutExpired:
-            return EngineError(f"engine {self.label} closed its output")
-        time.sleep(0.05)    # let the stderr reader catch the last words
+            return EngineError(f"engine {self.label} closed its output", CRASH)
+        self.stderr_reader.join(timeout=0.5)    # its last words (unless a child holds on)
         last = f": {self.stderr_tail[-1]}" if self.stderr_tail else ""
-        return EngineError(f"engine {self.label} exited with code {code}{last}")
+        return EngineError(f"engine {self.label} exited with code {code}{last}", CRASH)
 
     def close(self) -> None:
-        """Ask the engine to quit; kill it if it does not."""
+        """Ask the engine to quit; then end its process group (what it left running)."""
         if self.proc.poll() is None:
             with contextlib.suppress(OSError, ValueError):
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
-            try:
+                os.set_blocking(self.proc.stdin.fileno(), False)   # never wait to say it
+                self.proc.stdin.write(b"quit\n")
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=QUIT_WAIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._close_pipes()
+        self.kill()
 
     def kill(self) -> None:
+        """Kill the engine's whole process group at once."""
+        self.stopped.set()
+        if self.group:
+            kill_group(self.group)
         if self.proc.poll() is None:
-            self.proc.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=2)
-        self._close_pipes()
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
+        if self.group:
+            unregister_group(self.group)
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
 
-    def _close_pipes(self):
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.close()
+
+def first_words(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 @dataclass
@@ -224,14 +394,17 @@ class EngineAgent(Agent):
 
     The program starts at the first move (so building the agent to check a spec costs
     nothing). Each move it gets the mover's information state (never hidden parts), the
-    legal moves and `go`. A crash, closed output, `error` reply, illegal move or silence
-    past the deadline raises EngineError; the process is then killed, and the next move
-    starts it afresh. A healthy engine is kept between games (reset sends `newgame`
-    before the next move) rather than restarted: a launch and handshake per game would
-    cost more than many of the games.
+    legal moves and `go` with its time: `time=` as movetime, and on a clock every seat's
+    clock (the game loop sets `clock` and `all_clocks` before the move). A crash, closed
+    output, `error` reply, illegal move, silence past the deadline or an overlong line
+    raises EngineError (with its `forfeit_reason`); the process group is then killed,
+    and the next move starts it afresh. A healthy engine is kept between games (reset
+    sends `newgame` before the next move) rather than restarted: a launch and handshake
+    per game would cost more than many of the games. `close()` ends it.
     """
 
     name = "engine"
+    all_clocks: tuple | None = None     # every seat's ClockReading (None: no clock)
 
     def __init__(self, cmd: str = "", seed: int | None = None, name: str = "",
                  timeout: float = 30.0, time: float = 0.0, **params):
@@ -239,7 +412,7 @@ class EngineAgent(Agent):
         if not cmd.strip():
             raise AgentError("agent 'engine' needs cmd=COMMAND, "
                              "e.g. engine:cmd=python3 docs/examples/random_engine.py")
-        if timeout <= 0 or time < 0:
+        if not (timeout > 0 and time >= 0):
             raise AgentError("agent 'engine' needs timeout > 0 and time >= 0 (seconds)")
         self.cmd = cmd
         self.label = repr(name or cmd)
@@ -251,14 +424,15 @@ class EngineAgent(Agent):
 
     # -- lifetime
     def start(self) -> EngineInfo:
-        """Start the program and shake hands (EngineError on any failure)."""
+        """Start the program and shake hands (EngineError, reason `start`, on any
+        failure)."""
         self.close()
-        self.engine = EngineProcess(self.cmd, self.label)
         try:
+            self.engine = EngineProcess(self.cmd, self.label)
             self.info = self._handshake()
-        except EngineError:
+        except EngineError as e:
             self.kill()
-            raise
+            raise e.with_reason(START) from None
         self._new_game = True
         return self.info
 
@@ -266,8 +440,8 @@ class EngineAgent(Agent):
         deadline = time.monotonic() + self.timeout
         self.engine.send(GREETING)
         info = EngineInfo()
-        while True:
-            line = self.engine.read(deadline, "handshake (ok)")
+        for _ in range(HANDSHAKE_MAX_LINES):
+            line = self.engine.read(deadline, "handshake (ok)", self.timeout)
             words = line.split()
             if not words:
                 continue
@@ -283,13 +457,17 @@ class EngineAgent(Agent):
                     info.author = value
             elif words[0] == "games":
                 info.games = tuple(w.lower() for w in words[1:])
+        raise EngineError(f"engine {self.label} sent {HANDSHAKE_MAX_LINES} lines without "
+                          "ending its handshake with ok")
 
     def reset(self):
         """A new game: a healthy engine is told `newgame` (at the first move)."""
         self._new_game = True
         self._last = None
+        self.clock = self.all_clocks = None     # the loop tells this game's, if any
 
     def close(self):
+        """End the engine: `quit`, then its process group is killed."""
         if self.engine is not None:
             self.engine.close()
             self.engine = None
@@ -306,42 +484,68 @@ class EngineAgent(Agent):
     # -- playing
     def step(self, state, player):
         if state.current_player() == PLAYER_CHANCE:
-            raise EngineError("an engine is never asked for a chance outcome")
+            raise EngineError("an engine is never asked for a chance outcome", ERROR)
         if self.engine is None:     # first move, or the last engine was killed
             self.start()
         if not self.info.plays(state.game_name):
             self.kill()
             raise EngineError(f"engine {self.label} does not play {state.game_name} "
-                              f"(it plays: {' '.join(self.info.games) or 'nothing'})")
+                              f"(it plays: {' '.join(self.info.games) or 'nothing'})", START)
         try:
             return self._ask(state, player)
         except EngineError:
             self.kill()     # a misbehaving engine is not trusted with the next move
             raise
 
+    def go_request(self, player: int, players: int) -> GoRequest:
+        """The `go` for `player`: movetime from `time=`, clocks from the game loop."""
+        go = GoRequest(seat=player,
+                       movetime=round(self.move_time * 1000) if self.move_time else None)
+        clocks = self.all_clocks
+        if clocks is None and self.clock is not None:   # told only its own clock
+            clocks = [self.clock if q == player else None for q in range(players)]
+        if clocks and any(c is not None for c in clocks):
+            go.time = [None if c is None else max(0, round(c.remaining * 1000))
+                       for c in clocks]
+            go.inc = [None if c is None else round(c.increment * 1000) for c in clocks]
+            own = clocks[player] if player < len(clocks) else None
+            go.movestogo = own.moves_to_go if own is not None else None
+        return go
+
+    def wait_seconds(self, go: GoRequest, player: int) -> float:
+        """How long to wait for `bestmove`: the movetime or the clock (whichever is
+        less) plus GRACE_SECONDS, else `timeout`. A clock's own loss on time is the game
+        loop's to rule; this only stops waiting for an engine that will never answer."""
+        budgets = [go.movetime / 1000] if go.movetime is not None else []
+        clock = go.clock_of(player)
+        if clock is not None:
+            budgets.append(clock[0] / 1000)
+        return min(budgets) + GRACE_SECONDS if budgets else self.timeout
+
     def _ask(self, state, player) -> int:
         legal = state.legal_actions(player)
         names = {state.action_to_string(a, player): a for a in legal}
+        self.engine.drain()
         if self._new_game:
             self.engine.send("newgame")
             self._new_game = False
         self.engine.send("position " + state.information_state(player))
         self.engine.send("legal " + " ".join(encode_move(n) for n in names))
-        go = GoRequest(seat=player,
-                       movetime=round(self.move_time * 1000) if self.move_time else None)
+        go = self.go_request(player, state.num_players)
         self.engine.send(go.to_line())
-        wait = self.move_time + GRACE_SECONDS if self.move_time else self.timeout
+        wait = self.wait_seconds(go, player)
         deadline = time.monotonic() + wait
         info: dict = {}
         while True:
-            line = self.engine.read(deadline, "bestmove")
+            line = self.engine.read(deadline, "bestmove", wait)
             words = line.split()
             if not words:
                 continue
             if words[0] == "info":
                 info.update(parse_info(words[1:]))
             elif words[0] == "error":
-                raise EngineError(f"engine {self.label} reported an error: {line[6:].strip()}")
+                raise EngineError(f"engine {self.label} reported an error: "
+                                  f"{line[6:].strip()}", ERROR)
             elif words[0] == "bestmove":
                 self._last = result_of_info(info, player)
                 return self._action_of(words[1:], names, state, player)
@@ -352,8 +556,45 @@ class EngineAgent(Agent):
         if text in names:
             return names[text]
         shown = ", ".join(list(names)[:12]) + (", ..." if len(names) > 12 else "")
-        raise EngineError(f"engine {self.label} played an illegal move {text!r} for seat "
-                          f"{player} in {state.game_name}; legal: {shown}")
+        what = f"an illegal move {text!r}" if text else "bestmove without a move"
+        raise EngineError(f"engine {self.label} played {what} for seat {player} in "
+                          f"{state.game_name}; legal: {shown}", ILLEGAL)
+
+
+# ---- checking engines before a run -------------------------------------------------------
+_CHECKED: dict[tuple[str, str], str] = {}      # (spec, game) -> its label ("": the spec)
+
+
+def check_engines(specs, game: str) -> dict[str, str]:
+    """Start each distinct `engine:` spec among `specs` (AgentSpec values or their text)
+    once, shake hands, check that it plays `game`, and stop it, as cutechess does before
+    a run: the first that fails raises EngineError `engine 'X' did not start: ...`
+    (reason `start`). Returns {spec text: label} for the engines that have a name: the
+    spec's `name=`, else the name it gave (`id name`). Each spec is checked once per
+    process."""
+    labels = {}
+    for text in dict.fromkeys(str(s) for s in specs):
+        spec = AgentSpec.parse(text)
+        if spec.name != "engine":
+            continue
+        key = (str(spec.without_clock()), game)
+        if key not in _CHECKED:
+            agent = make_agent(spec.without_clock(), seed=0)
+            try:
+                info = agent.start()
+                if not info.plays(game):
+                    raise EngineError(f"engine {agent.label} does not play {game} (it "
+                                      f"plays: {' '.join(info.games) or 'nothing'})")
+            except EngineError as e:
+                detail = str(e).removeprefix(f"engine {agent.label}").lstrip(": ")
+                raise EngineError(f"engine {agent.label} did not start: {detail}",
+                                  START) from None
+            finally:
+                agent.close()
+            _CHECKED[key] = agent.params.get("name") or info.name
+        if _CHECKED[key]:
+            labels[text] = _CHECKED[key]
+    return labels
 
 
 def result_of_info(info: dict, player: int) -> SearchResult:
@@ -570,10 +811,12 @@ def serve(agent_spec: str, stdin=None, stdout=None, seed: int | None = None,
 ENGINE_PARAMS = {
     "cmd": (str, "", "the engine's command line (required), e.g. "
                      "cmd=python3 docs/examples/random_engine.py; no commas"),
-    "name": (str, "", "a label for messages (default: the command)"),
+    "name": (str, "", "its label in tables, records and messages (default: the name it "
+                      "gives in the handshake, else the command)"),
     "timeout": (float, 30.0, "seconds to wait for the handshake, and for a move when "
                              "no time is set"),
-    "time": (float, 0.0, "seconds per move, sent as go movetime (0: the engine decides)"),
+    "time": (float, 0.0, "seconds per move, sent as go movetime (0: the engine decides, "
+                         "from its clock if it has one)"),
 }
 
 

@@ -15,7 +15,6 @@ import multiprocessing as mp
 import os
 import re
 import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -26,6 +25,13 @@ from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.games_csv import game_row, play_task
 from niwa.analysis.arena.schedule import GameTask
 from niwa.ext.errors import NiwaError
+from niwa.solver.lifetime import (
+    die_with_parent,
+    kill_groups,
+    mirror_groups,
+    mirrored_groups,
+    start_reaper,
+)
 
 
 class ExecutorError(NiwaError):
@@ -95,8 +101,10 @@ POLL_S = 0.05               # how often the parent looks at its workers' clocks
 
 # the shared move clock of a worker: [deadline, seat, ply, move_started] (time.monotonic()
 # seconds, which every process on the machine shares; deadline 0 = no limit, move_started
-# 0 = no move in progress)
+# 0 = no move in progress), then the process groups of its running engines (0 = none), so
+# that the parent can end them after killing the worker
 _DEADLINE, _SEAT, _PLY, _STARTED = range(4)
+_GROUPS_AT, ENGINE_SLOTS = 4, 16
 
 
 class SharedMoveClock:
@@ -119,26 +127,25 @@ class SharedMoveClock:
 
 def _worker_main(conn, clock_array, parent_pid: int) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
-    parent (even after its SIGKILL)."""
+    parent, even after its SIGKILL and inside a native search that never returns to
+    Python (solver.lifetime: PR_SET_PDEATHSIG on Linux, a watcher thread elsewhere)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
-
-    def watch():
-        while True:
-            if os.getppid() != parent_pid:
-                os._exit(1)
-            time.sleep(0.5)
-
-    threading.Thread(target=watch, daemon=True).start()
+    mirror_groups(clock_array, _GROUPS_AT)
+    start_reaper(clock_array, _GROUPS_AT)   # ends our engines after our death, any death
+    die_with_parent(parent_pid, before_exit=kill_groups)
     clock = SharedMoveClock(clock_array)
-    while True:
-        try:
-            batch = conn.recv()
-        except (EOFError, OSError):
-            return
-        if batch is None:
-            return
-        for task in batch:
-            conn.send(run_task(task, clock))
+    try:
+        while True:
+            try:
+                batch = conn.recv()
+            except (EOFError, OSError):
+                return
+            if batch is None:
+                return
+            for task in batch:
+                conn.send(run_task(task, clock))
+    finally:
+        kill_groups()       # a forked child skips atexit: end any engine left running
 
 
 FILES_PER_WORKER = 4     # its pipe, its process sentinel, its clock's shared memory, spare
@@ -163,7 +170,7 @@ class _Worker:
     first is being played)."""
 
     def __init__(self, ctx):
-        self.clock = ctx.RawArray("d", 4)
+        self.clock = ctx.RawArray("d", _GROUPS_AT + ENGINE_SLOTS)
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, self.clock, os.getpid()),
                                 daemon=True)
@@ -195,9 +202,11 @@ class _Worker:
         return deadline > 0 and now > deadline + WATCHDOG_GRACE_S
 
     def stop(self) -> None:
+        """Kill the worker, then the engines it was running (their process groups)."""
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(timeout=5)
+        kill_groups(mirrored_groups(self.clock, _GROUPS_AT))
         self.conn.close()
 
 
@@ -313,7 +322,7 @@ class LocalExecutor:
             raise ExecutorError(f"{task!r} crashed the worker process twice "
                                 f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
-                              f"({_exit_reason(code)})", now - w.game_started)
+                              f"({_exit_reason(code)})", now - w.game_started, "crash")
 
 
 def _exit_reason(code: int | None) -> str:

@@ -8,13 +8,18 @@ tells every agent what happened (`observe`), and ends on a terminal state, at `m
 (a capped game, scored as a shared result) or at a forfeit.
 
 Forfeits (with `forfeits=True`, the default): an agent that fails to start, crashes, plays
-an illegal action or overruns its per-move time limit loses the game; everyone else is
-credited the win over it.
+an illegal action, overruns its per-move time limit or answers with an error loses the
+game; everyone else is credited the win over it. The game's termination is then the
+reason (FORFEIT_REASONS): the loop's own finding (an exception in `reset` is `start`, in
+`step` or `observe` `crash`, an action the game refuses `illegal`, a move over its time
+`time`), unless the agent's exception names its own in a `forfeit_reason` attribute (an
+external engine's EngineError: `error` for an `error` reply, `time` for silence...).
 
 Clocks (`clocks`, a TimeControl or None per seat, see arena.clock): each clocked seat's
-agent is told its clock before its move (`agent.clock`, a ClockReading), the move's wall
-time is charged to it, and a clock that goes negative loses the game on time (a forfeit
-with termination "time"). With `forfeits=False` an agent's exception propagates instead
+agent is told its clock before its move (`agent.clock`, a ClockReading) and every seat's
+(`agent.all_clocks`, a ClockReading or None by seat: what an external engine passes on),
+the move's wall time is charged to it, and a clock that goes negative loses the game on
+time (termination "time"). With `forfeits=False` an agent's exception propagates instead
 (an interactive game shows the traceback rather than scoring it).
 
 People: an agent may raise `UndoRequest` at its prompt; the loop then takes back that
@@ -51,7 +56,7 @@ class QuitRequest(PlayerRequest):
 class _Forfeit(Exception):
     """An agent lost the game (internal: ends the loop)."""
 
-    def __init__(self, seat: int, what: str, termination: str = "forfeit"):
+    def __init__(self, seat: int, what: str, termination: str):
         super().__init__(what)
         self.seat, self.what, self.termination = seat, what, termination
 
@@ -62,10 +67,24 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-# How a game ended: by its rules, at the ply cap, left unfinished, lost on time (clock or
-# per-move limit), or forfeited otherwise (crash, illegal action, failure to start). The
-# game records (arena.game_record) say "forfeit" with the reason "time" for the fourth.
-TERMINATIONS = ("normal", "capped", "quit", "time", "forfeit")
+# Why a seat forfeited: it could not be built or started (or its handshake failed), it
+# crashed (an exception, or its process died), it played an illegal or unreadable move,
+# it ran out of time (clock, per-move limit, or silence), or it answered with an error.
+FORFEIT_REASONS = ("start", "crash", "illegal", "time", "error")
+FORFEIT_WORDS = {"start": "failed to start", "crash": "crashed",
+                 "illegal": "played an illegal action", "time": "ran out of time",
+                 "error": "answered with an error"}
+# How a game ended: by its rules, at the ply cap, left unfinished, or forfeited for one of
+# FORFEIT_REASONS ("forfeit": a reason not known, as in logs older than the reasons). The
+# game records (arena.game_record) say "forfeit" with the reason beside it.
+TERMINATIONS = ("normal", "capped", "quit", *FORFEIT_REASONS, "forfeit")
+
+
+def forfeit_reason_of(exc: BaseException, found: str) -> str:
+    """The reason of a forfeit the loop `found` while `exc` was raised: the exception's
+    own `forfeit_reason` when it names one of FORFEIT_REASONS, else `found`."""
+    own = getattr(exc, "forfeit_reason", None)
+    return own if own in FORFEIT_REASONS else found
 
 
 @dataclass
@@ -142,23 +161,30 @@ class _Game:
         self.thinking: dict[int, tuple] = {}   # seat -> (seconds, comment, clock left)
         self.decisions: list[tuple[int, int]] = []   # (ply, seat) of each decision made
 
-    def fail(self, seat: int, what: str, exc: Exception):
+    def fail(self, seat: int, exc: Exception, found: str, what: str | None = None):
+        """Forfeit `seat` over `exc`, for the reason `found` unless the exception names
+        its own; `what` words the loop's finding (default FORFEIT_WORDS)."""
         if not self.forfeits:
             raise exc
-        raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) {what}: {first_line(exc)}")
+        reason = forfeit_reason_of(exc, found)
+        words = what if what is not None and reason == found else FORFEIT_WORDS[reason]
+        raise _Forfeit(seat, f"seat {seat} ({self.labels[seat]}) {words}: {first_line(exc)}",
+                       reason)
 
     def start_agents(self) -> None:
         for seat, agent in enumerate(self.agents):
             try:
                 agent.reset()
             except Exception as e:   # an agent that cannot even start loses
-                self.fail(seat, "failed to start", e)
+                self.fail(seat, e, "start")
 
     def ask(self, seat: int):
         """The seat's action; a crash or a time overrun forfeits."""
         clock = self.clocks[seat]
         if clock is not None:
-            _tell_clock(self.agents[seat], clock.reading(len(self.actions)))
+            plies = len(self.actions)
+            _tell_clock(self.agents[seat], clock.reading(plies),
+                        tuple(None if c is None else c.reading(plies) for c in self.clocks))
         on_clock = clock.remaining if clock is not None else None
         limit = self.move_limit(seat)
         self.watcher.move_started(seat, limit)
@@ -171,7 +197,7 @@ class _Game:
             request.seat = seat
             raise
         except Exception as e:
-            self.fail(seat, "crashed", e)
+            self.fail(seat, e, "crash")
         finally:
             if self.move_clock is not None:
                 self.move_clock.finished()
@@ -207,7 +233,7 @@ class _Game:
                 self.state.apply(action)
         except Exception as e:
             seat = _illegal_seat(self.state, action) if player == SIMULTANEOUS else player
-            self.fail(seat, "played an illegal action", e)
+            self.fail(seat, e, "illegal")
 
     def ply(self) -> None:
         """Play one ply (a chance outcome, a move or a joint move) and tell every agent."""
@@ -230,7 +256,7 @@ class _Game:
             try:
                 self.agents[q].observe(before, action)
             except Exception as e:
-                self.fail(q, "crashed in observe", e)
+                self.fail(q, e, "crash", "crashed in observe")
 
     def note(self, before, player: int, action) -> PlyNote:
         """The record's view of a ply, taken before it is applied (notation depends on
@@ -277,9 +303,10 @@ def _name(before, a, seat=None) -> str:
         return str(a)
 
 
-def _tell_clock(agent, reading) -> None:
+def _tell_clock(agent, reading, every_seat: tuple) -> None:
     try:
         agent.clock = reading
+        agent.all_clocks = every_seat
     except AttributeError:   # an agent object that takes no attributes plays unaware
         pass
 

@@ -19,6 +19,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
+from niwa.analysis.arena.game_loop import FORFEIT_REASONS
 from niwa.ext.errors import IllegalActionError, NiwaError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
 from niwa.ext.registry import get_game, parse_position
@@ -28,7 +29,6 @@ VERSION = 1
 RECORD_FIELD = "_record"     # the games.csv row key that carries a game's record line
 CHANCE, JOINT = "chance", "joint"          # the `by` of a chance outcome / a joint move
 TERMINATIONS = ("normal", "capped", "forfeit", "quit")
-FORFEIT_REASONS = ("start", "crash", "illegal", "time")
 
 
 class RecordError(NiwaError):
@@ -250,6 +250,7 @@ def forfeit_reason(message: str) -> str:
     follows it and may contain anything)."""
     phrases = {"failed to start": "start", "played an illegal action": "illegal",
                "exceeded its time budget": "time", "lost on time": "time",
+               "ran out of time": "time", "answered with an error": "error",
                "crashed": "crash"}
     found = [(message.find(p), reason) for p, reason in phrases.items() if p in message]
     return min(found)[1] if found else "crash"
@@ -267,7 +268,9 @@ def record_of(result, *, seats: list[Seat], deal_seed=None, event=None,
         moves.append(Move(by, note.notation, note.seconds, note.comment, note.clock))
     if result.forfeited:
         termination = "forfeit"
-        forfeit = {"seat": result.error_seat, "reason": forfeit_reason(result.error),
+        reason = (result.termination if result.termination in FORFEIT_REASONS
+                  else forfeit_reason(result.error))
+        forfeit = {"seat": result.error_seat, "reason": reason,
                    "message": result.error}
     else:
         termination = "quit" if result.quit else "capped" if result.capped else "normal"

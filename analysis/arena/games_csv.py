@@ -71,9 +71,12 @@ def play_task(task: GameTask, move_clock=None) -> dict:
         opening_plies = len(task.opening.moves) if task.opening else 0
         max_plies = (None if task.max_plies is None
                      else max(0, task.max_plies - opening_plies))    # counted from the start
-        result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=max_plies,
-                      time_limits=task.time_limits, labels=task.labels,
-                      clocks=task.time_controls or None, move_clock=move_clock)
+        try:
+            result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=max_plies,
+                          time_limits=task.time_limits, labels=task.labels,
+                          clocks=task.time_controls or None, move_clock=move_clock)
+        finally:
+            close_agents(agents)
     # the game's record rides along with its row, for games.jsonl (arena.games_jsonl)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
@@ -89,10 +92,23 @@ def _make_agents(task: GameTask):
         try:
             agents.append(make_agent(spec, seed=task.agent_seeds[seat]))
         except Exception as e:   # an agent that cannot even start loses
+            close_agents(agents)
             return GameResult([0.0 if q == seat else 1.0 for q in range(n)], 0, False, seat,
                               f"seat {seat} ({task.labels[seat]}) failed to start: "
-                              f"{first_line(e)}")
+                              f"{first_line(e)}", termination="start")
     return agents
+
+
+def close_agents(agents) -> None:
+    """End what the agents hold when their game is over (an external engine's process
+    group): agents are made per game, and a process must not outlive its game."""
+    for agent in agents:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:   # the game is over: a failing close costs nothing more
+                pass
 
 
 def game_row(task: GameTask, result: GameResult, seconds: float) -> dict:

@@ -19,7 +19,8 @@ from collections.abc import Callable
 import numpy as np
 
 ENDINGS = {"normal": "end of game", "capped": "ply cap, scored a draw", "time": "on time",
-           "forfeit": "forfeit", "quit": "left unfinished"}
+           "forfeit": "forfeit", "quit": "left unfinished", "start": "failed to start",
+           "crash": "crashed", "illegal": "illegal move", "error": "error reply"}
 KEPT = ("game_id", "round", "error_seat", "termination")
 
 

@@ -77,19 +77,30 @@ class TournamentConfig:
     time_control: str | None = None     # --tc for every agent (a spec's tc= overrides it)
     sprt: dict | None = None            # SprtSpec.as_dict()
     openings: dict | None = None        # the opening suite (arena.openings.load_suite)
+    # spec -> its label when it has a name (an engine's name= or handshake `id name`); found
+    # when the run is set up, not part of the identity
+    names: dict | None = None
 
     def identity(self) -> dict:
         # through JSON, so that a config read back from tournament.json compares equal
-        return json.loads(json.dumps(asdict(self), default=str))
+        data = asdict(self)
+        data.pop("names")
+        return json.loads(json.dumps(data, default=str))
 
     @property
     def labels(self) -> list[str]:
-        """Agent names as shown in tables: the spec, with #2, #3... for repeated specs."""
+        """Agent names as shown in tables: the spec, or its name (`names`) unless another
+        agent has the same; #2, #3... for repeated specs."""
+        names = self.names or {}
+        base = {spec: names.get(spec, spec) for spec in dict.fromkeys(self.agents)}
+        shown = list(base.values())
+        base = {spec: label if shown.count(label) == 1 else spec
+                for spec, label in base.items()}
         seen: dict[str, int] = {}
         out = []
         for spec in self.agents:
             seen[spec] = seen.get(spec, 0) + 1
-            out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+            out.append(base[spec] if seen[spec] == 1 else f"{base[spec]}#{seen[spec]}")
         return out
 
 

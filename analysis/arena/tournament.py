@@ -336,6 +336,7 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
     from niwa.solver.agent_spec import AgentSpec, make_agent
+    from niwa.solver.protocol import check_engines
 
     notes = []
     info = get_game(game)
@@ -380,11 +381,12 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     if openings is not None:
         suite = parse_openings(openings) if isinstance(openings, str) else dict(openings)
         openings = load_suite(suite, info.name, dict(state.variant))
+    names = check_engines(agents, info.name)    # an engine that cannot start stops here
     config = TournamentConfig(
         game=info.name, agents=agents, players=n_players, variant=dict(state.variant),
         format=fmt, rounds=1, seed=int(seed), max_plies=max_plies, move_time=move_time,
         time_margin=float(time_margin), sprt=sprt_spec.as_dict() if sprt_spec else None,
-        time_control=time_control, openings=openings)
+        time_control=time_control, openings=openings, names=names or None)
     tables = tables_for(len(agents), n_players, fmt)
     orders = math.factorial(n_players)
     if rounds is None:

@@ -1,0 +1,212 @@
+"""Workers and engines die with their tournament: killed (even by SIGKILL, even while a
+worker is deep in a native search) or interrupted, a run leaves no process behind
+(niwa.solver.lifetime, analysis.arena.executors)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from niwa.solver import lifetime
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = shlex.quote(sys.executable)
+linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+
+STUCK_ENGINE = """
+import os, subprocess, sys, time
+def note(name):
+    open(os.path.join({folder!r}, name), "w").close()
+note(f"engine-{{os.getpid()}}.pid")
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+note(f"child-{{child.pid}}.pid")
+for line in sys.stdin:
+    if line.startswith("niwa-engine"):
+        print("id name stuck", flush=True); print("games *", flush=True)
+        print("ok", flush=True)
+    elif line.startswith("go"):
+        note(f"go-{{os.getpid()}}.pid")
+        time.sleep(120)
+    elif line.startswith("quit"):
+        break
+"""
+
+
+def stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def alive(pid: int) -> bool:
+    fields = stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = stat(int(entry))
+            if fields is not None and fields[1] == str(pid) and fields[0] not in ("Z", "X"):
+                out.append(int(entry))
+    return out
+
+
+def noted(folder: Path, prefix: str) -> list[int]:
+    return [int(p.name.split("-")[1].split(".")[0]) for p in folder.glob(f"{prefix}-*.pid")]
+
+
+def wait_until(condition, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def run_with_stuck_players(tmp_path):
+    """A `niwa tournament` subprocess whose two workers are stuck: one inside a native
+    MCTS search of a hundred million iterations, one waiting on an engine that sleeps
+    in `go` (and has started a child of its own). Yields (tournament process, every pid
+    that must die with it); kills whatever is left afterwards."""
+    folder = tmp_path / "engines"
+    folder.mkdir()
+    script = tmp_path / "stuck_engine.py"
+    script.write_text(textwrap.dedent(STUCK_ENGINE.format(folder=str(folder))))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa.cli.main", "tournament", "lotus", "--agents",
+         "mcts:iters=100000000", f"engine:cmd={PYTHON} {shlex.quote(str(script))}",
+         "--games", "2", "--workers", "2", "--out", str(tmp_path / "run")],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    watched: list[int] = []
+    try:
+        ready = wait_until(lambda: noted(folder, "go") and len(children(proc.pid)) >= 2, 60)
+        assert ready, "the run never got both workers stuck"
+        time.sleep(0.5)         # the MCTS worker is deep in its search by now
+        workers = children(proc.pid)
+        reapers_and_engines = [c for w in workers for c in children(w)]
+        assert len(workers) == 2 and len(reapers_and_engines) >= 3   # a reaper each, an engine
+        watched = [*workers, *reapers_and_engines, *noted(folder, "engine"),
+                   *noted(folder, "child")]
+        assert set(noted(folder, "go")) <= set(reapers_and_engines)
+        yield proc, watched
+    finally:
+        for pid in [proc.pid, *watched, *noted(folder, "engine"), *noted(folder, "child")]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        proc.wait(timeout=10)
+
+
+@linux_only
+def test_killing_the_tournament_kills_its_workers_and_engines(run_with_stuck_players):
+    proc, watched = run_with_stuck_players
+    proc.kill()
+    proc.wait(timeout=10)
+    assert wait_until(lambda: not any(alive(p) for p in watched), 5), \
+        [p for p in watched if alive(p)]
+
+
+@linux_only
+def test_an_interrupted_tournament_leaves_no_process(run_with_stuck_players):
+    proc, watched = run_with_stuck_players
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130, proc.stderr.read().decode()[-2000:]
+    assert wait_until(lambda: not any(alive(p) for p in watched), 5), \
+        [p for p in watched if alive(p)]
+
+
+def test_without_prctl_a_watcher_thread_ends_the_orphan(monkeypatch, tmp_path):
+    """The portable fallback: a child whose parent dies exits within a second or so."""
+    marker = tmp_path / "child.pid"
+    code = textwrap.dedent(f"""
+        import os, sys, time
+        from niwa.solver import lifetime
+        lifetime._PRCTL = None
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            assert lifetime.die_with_parent(parent) == "watch"
+            open({str(marker)!r}, "w").write(str(os.getpid()))
+            time.sleep(60)
+            os._exit(0)
+        time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        assert wait_until(lambda: marker.exists() and marker.read_text(), 30)
+        child = int(marker.read_text())
+        proc.kill()
+        proc.wait(timeout=10)
+        assert wait_until(lambda: not alive(child), 3 * lifetime.WATCH_INTERVAL_S + 2)
+    finally:
+        proc.kill()
+        if marker.exists() and marker.read_text():
+            try:
+                os.kill(int(marker.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_a_reaper_kills_the_groups_of_a_process_that_died(tmp_path):
+    """A process started an engine group, mirrored it, and was SIGKILLed: its reaper
+    ends the group."""
+    marker = tmp_path / "group.pid"
+    code = textwrap.dedent(f"""
+        import multiprocessing, subprocess, sys, time
+        from niwa.solver import lifetime
+        shared = multiprocessing.RawArray("d", 4)
+        lifetime.mirror_groups(shared)
+        lifetime.start_reaper(shared)
+        engine = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                  start_new_session=True)
+        lifetime.register_group(engine.pid)
+        open({str(marker)!r}, "w").write(str(engine.pid))
+        time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        assert wait_until(lambda: marker.exists() and marker.read_text(), 30)
+        group = int(marker.read_text())
+        assert alive(group)
+        proc.kill()
+        proc.wait(timeout=10)
+        assert wait_until(lambda: not alive(group), 3)
+    finally:
+        proc.kill()
+        if marker.exists() and marker.read_text():
+            try:
+                os.killpg(int(marker.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_a_forked_child_does_not_inherit_the_groups_to_kill():
+    """A worker forked while its parent runs an engine must not kill that engine when
+    it ends (its list starts empty)."""
+    lifetime.register_group(2**30)        # no such group: nothing is killed
+    try:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.write(write, str(lifetime.live_groups()).encode())
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(read, 100) == b"[]"
+        assert 2**30 in lifetime.live_groups()
+    finally:
+        lifetime.unregister_group(2**30)
