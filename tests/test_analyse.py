@@ -525,3 +525,17 @@ def test_each_variant_gets_its_own_elo():
     first = va.rungs_elo(dataclasses.replace(exp, rate_under="first"), cells,
                          pd.DataFrame(rows[:20]), rating[:1])
     assert first["rule=pro"] is first["rule=basic"]
+
+
+def test_a_proof_that_does_not_finish_is_said_not_proven_in_its_time(tmp_path):
+    out = tmp_path / "proof"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--strengths",
+            "testrandom:iters=1,10", "--games", 2, "--rate-games", 2, "--proof-time", 0.05,
+            "--workers", 1, "--out", out)
+    assert r.exit_code == 0, r.output
+    answer = (out / "report.md").read_text().split("## Set-up")[0]
+    proven = pd.read_json(out / "proven.json", typ="series")
+    assert proven.isna().any(), "the full game was proven in 0.05 s?"
+    unproven = ", ".join(label for label, value in proven.items() if value != value)
+    assert f"{unproven}: not proven in 0.05 s" in answer, answer
+    assert "Perfect play:" in answer and "not decided" not in answer

@@ -56,7 +56,7 @@ def advantage_verdict(m: dict, margin: float = vd.DEFAULT_MARGIN) -> tuple[vd.Ve
         return None, f"{m['label']}: no decisive game, nothing to measure."
     v = vd.judge(f"{m['label']}: seat 0 vs fair share", m["first_player_advantage"],
                  m["fpa_low"], m["fpa_high"], d, margin)
-    return v, (f"{m['label']}: {vd.balance_words(v)}; seat 0 wins {_pct(m['win_0'])} of {d} "
+    return v, (f"{m['label']}: {vd.words(v, vd.BALANCE)}; seat 0 wins {_pct(m['win_0'])} of {d} "
                f"decisive games, fair share {_pct(m['fair_share'])}.")
 
 
@@ -117,7 +117,7 @@ def comparison_verdict(c: dict, ma: dict, mb: dict,
     rates = (f"solo wins {_pct(mb['solo_win'])} vs {_pct(ma['solo_win'])}" if solo else
              f"seat 0 wins {_pct(mb['win_0'])} vs {_pct(ma['win_0'])} of {mb['decisive']} and "
              f"{ma['decisive']} decisive games")
-    return v, f"{who}: {what} is {vd.change_words(v)}; {rates}."
+    return v, f"{who}: {what} is {vd.words(v)}; {rates}."
 
 
 def _nan(x) -> bool:
@@ -165,7 +165,7 @@ def strength_trends(cells: list[Cell], metrics: list[dict],
         row["verdict"] = (f"{row['variant']}: from the weakest to the strongest players, "
                           f"seat 0's win rate ({_pct(weak_rate)} with {row['weakest']} -> "
                           f"{_pct(strong_rate)} with {row['strongest']}) is "
-                          f"{vd.change_words(v, 'games per rung')}.")
+                          f"{vd.words(v, vd.RUNG_CHANGE)}.")
     return out
 
 

@@ -89,7 +89,7 @@ def _ladder_text(summary, labels: list[str]) -> tuple[str, list]:
     for label in labels:
         vs = [v for v in by_label.get(label, []) if f", {nxt} -> " in v.subject]
         if vs:
-            parts.append(f"under {label} it is {vd.ladder_words(vs[-1])}")
+            parts.append(f"under {label} it is {vd.words(vs[-1], vd.LADDER)}")
             used.append(vs[-1])
     if not parts:
         return "", []
@@ -107,11 +107,24 @@ def _proof_text(summary, labels: list[str], proof_time: float) -> str:
     decided = [f"{label}: seat {0 if proven[label] == 1.0 else 1} wins" for label in labels
                if proven.get(label) is not None]
     open_ = [label for label in labels if proven.get(label) is None]
-    if open_:
-        decided.append(f"{', '.join(open_)}: not decided (the proof search had "
-                       f"{proof_time:g} s, and searches two-player games without chance "
-                       "or hidden information only)")
+    refused = {label: why for label in open_
+               if (why := _refusal(summary, label)) is not None}
+    tried = [label for label in open_ if label not in refused]
+    if tried:
+        decided.append(f"{', '.join(tried)}: not proven in {proof_time:g} s")
+    decided += [f"{label}: not searched ({why})" for label, why in refused.items()]
     return "Perfect play: " + "; ".join(decided) + "."
+
+
+def _refusal(summary, label: str) -> str | None:
+    """Why the proof search does not try this variant's start (None: it tries)."""
+    from niwa.ext.registry import get_game
+    from niwa.solver.solve import proof_refusal
+
+    cell = next(c for c in summary.cells if c.variant_label == label)
+    if cell.players != 2:
+        return f"the proof search is for two players; this variant has {cell.players}"
+    return proof_refusal(get_game(cell.config.game).new(seed=0, **cell.variant))
 
 
 def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], list]:
@@ -125,7 +138,7 @@ def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], lis
             continue
         sentences.append(f"{c.variant_label}: seat 0 wins {_pct(m['win_0'])} of "
                          f"{m['decisive']} decisive games (fair share "
-                         f"{_pct(m['fair_share'])}): {vd.balance_words(v)}.")
+                         f"{_pct(m['fair_share'])}): {vd.words(v, vd.BALANCE)}.")
         used.append(v)
         labels.append(c.variant_label)
     if used:
@@ -183,7 +196,7 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
                               f"{_pct(base.get('win_0'))} of {base['decisive']} under "
                               f"{key}={values[0]}")
                 sentences.append(f"{at.capitalize()}{where}, {counts}: the change is "
-                                 f"{vd.change_words(v)}.")
+                                 f"{vd.words(v)}.")
                 used.append(v)
             labels = list(dict.fromkeys([summary.cells[c["baseline_cell"]].variant_label
                                          for c in mine]

@@ -144,7 +144,7 @@ def _verdict(label: str, c: dict, has_elo: bool, proven: float | None, top: dict
     # (the slope over the top three rungs stays in strength_ladder.csv: a second interval
     # on a different quantity in the same sentence would read as a second verdict)
     text = (f"{label}: at the top rungs ({c['next']} -> {c['top']}), seat 0's win rate is "
-            f"{vd.ladder_words(c['verdict'])}")
+            f"{vd.words(c['verdict'], vd.LADDER)}")
     if proven is not None:
         who = "seat 0 wins" if proven == 1.0 else "seat 1 wins"
         text += (f"; proven with perfect play: {who}, so the top rung's "
