@@ -15,6 +15,7 @@ decided it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import nan
 
 from niwa.analysis.stats import verdicts as vd
 
@@ -138,7 +139,8 @@ def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], lis
             continue
         sentences.append(f"{c.variant_label}: seat 0 wins {_pct(m['win_0'])} of "
                          f"{m['decisive']} decisive games (fair share "
-                         f"{_pct(m['fair_share'])}): {vd.words(v, vd.BALANCE)}.")
+                         f"{_pct(m['fair_share'])}): {vd.words(v, vd.BALANCE)}"
+                         f"{vd.holm_note(v, m.get('fpa_p_adjusted', nan), m.get('fpa_tests', 0))}.")
         used.append(v)
         labels.append(c.variant_label)
     if used:
@@ -196,7 +198,8 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
                               f"{_pct(base.get('win_0'))} of {base['decisive']} under "
                               f"{key}={values[0]}")
                 sentences.append(f"{at.capitalize()}{where}, {counts}: the change is "
-                                 f"{vd.words(v)}.")
+                                 f"{vd.words(v)}"
+                                 f"{vd.holm_note(v, c.get('p_adjusted', nan), c.get('tests_in_run', 0))}.")
                 used.append(v)
             labels = list(dict.fromkeys([summary.cells[c["baseline_cell"]].variant_label
                                          for c in mine]

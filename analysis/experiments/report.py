@@ -405,6 +405,8 @@ METHOD = """## Method
   would decide it if the estimate held (the interval narrows as 1/sqrt(games)). A
   difference that is not significant is never read as no difference, and no verdict
   rests on a p-value; the intervals are not adjusted for the number of comparisons.
+  Where a *different* does not survive Holm's correction of its p-value (the p (Holm)
+  columns), its sentence says so: such a difference may be chance.
 - Every variant has its own seed, so the samples are independent. In games with a deal,
   each round plays one deal in every seat order (luck of the deal cancels between seats);
   games of one round are then not fully independent, so the intervals are slightly

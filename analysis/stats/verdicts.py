@@ -195,6 +195,22 @@ def words(v: Verdict, wording: Wording = CHANGE) -> str:
             f"({nums}; margin {v.margin_text})")
 
 
+def holm_note(v: Verdict, p_adjusted: float, tests: int) -> str:
+    """What a "different" verdict owes to the number of tests: its interval is not
+    adjusted for them, its p-value is (Holm), and when that p-value is 0.05 or more the
+    sentence says so, so that the verdict and the tables' Holm column never disagree.
+
+    >>> print(holm_note(judge("x", 0.104, 0.031, 0.185, 144), 0.062, 12).strip())
+    (not significant after Holm's correction for 12 tests: adjusted p = 0.062, may be chance)
+    >>> holm_note(judge("x", 0.104, 0.031, 0.185, 144), 0.004, 12)
+    ''
+    """
+    if v.kind != DIFFERENT or tests < 2 or not p_adjusted >= 0.05:
+        return ""
+    return (f" (not significant after Holm's correction for {tests} tests: "
+            f"adjusted p = {p_adjusted:.3f}, may be chance)")
+
+
 # ---- reading a sentence back (for the consistency checks) --------------------------------
 _INTERVAL = re.compile(r"([+-]\d+\.\d) points, 95% CI ([+-]\d+\.\d) to ([+-]\d+\.\d)")
 _MARGIN = re.compile(r"\+-(\d+(?:\.\d+)?) points")
