@@ -182,6 +182,9 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
         at = {(v, s): (elo or {}).get(s, math.nan) for v in variants for s in strengths}
     if elo and all(np.isfinite(x) for x in at.values()):
         xs, xlabel = [at[variants[0], s] for s in strengths], "Elo (weakest strength = 0)"
+        if any(at[v, s] != at[variants[0], s] for v in variants for s in strengths):
+            xlabel = (f"Elo under each variant (weakest strength = 0; names at "
+                      f"{_short(variants[0], 18)}'s)")
     else:
         xs, xlabel = strength_axis(strengths)
         elo = None
