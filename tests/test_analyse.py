@@ -539,3 +539,14 @@ def test_a_proof_that_does_not_finish_is_said_not_proven_in_its_time(tmp_path):
     unproven = ", ".join(label for label, value in proven.items() if value != value)
     assert f"{unproven}: not proven in 0.05 s" in answer, answer
     assert "Perfect play:" in answer and "not decided" not in answer
+
+
+@pytest.mark.parametrize("args, message", [
+    (["lotus", "--rate-under", "first"], "give --strengths too"),
+    (["lotus", "--strengths", "random,testrandom", "--rate-under", "some"], "rate-under"),
+])
+def test_rate_under_errors_are_one_line(args, message, tmp_path):
+    r = run("analyse", *args, "--out", tmp_path / "x")
+    assert r.exit_code == 2 and message in r.output, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in r.output
