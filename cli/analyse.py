@@ -50,6 +50,12 @@ def register(main: click.Group) -> None:
               help="With --strengths: games between each strength and the next (seats "
                    "swapped), to measure each strength's Elo; 0 = none.  [default: half of "
                    "--games, at least 20]")
+@click.option("--rate-under", type=click.Choice(["each", "first"]), default=None,
+              help="With --strengths: play the rating games under each two-player variant, "
+                   "so that every variant has its own Elo per rung (costs --rate-games x "
+                   "(strengths - 1) games per variant), or under the first variant only, "
+                   "whose Elo then stands for every variant. --resume may turn first into "
+                   "each.  [default: each; the saved one on --resume]")
 @click.option("--proof-time", type=Number(float, 0, 3600), default=10.0, show_default=True,
               help="With --strengths: seconds the df-pn proof search gets to decide each "
                    "two-player variant, to show perfect play's result beside the rungs; 0 = "
@@ -85,8 +91,8 @@ def register(main: click.Group) -> None:
               help="On --resume, a games.csv row that is corrupt or contradicts the "
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
-def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_time, margin, games,
-                top_games, players, workers, executor, seed, out_dir, resume, openings,
+def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_under, proof_time,
+                margin, games, top_games, players, workers, executor, seed, out_dir, resume, openings,
                 on_bad_rows):
     """Compare rule variants of GAME by self-play and answer the question of --vary
     ("Does rule=pro change seat 0's win rate, compared with rule=basic?") in one
@@ -124,6 +130,9 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
         raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
     if rate_games is not None and not strengths and not resume:
         raise UserError("--rate-games measures the Elo of --strengths; give --strengths too")
+    if rate_under is not None and not strengths and not resume:
+        raise UserError("--rate-under says where the rating games of --strengths are played; "
+                        "give --strengths too")
     if top_games is not None and not strengths and not resume:
         raise UserError("--top-games sets the games at the strongest of --strengths; give "
                         "--strengths too")
@@ -133,7 +142,8 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, proof_t
     exp = experiment_from_options(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games, top_games=top_games, house=house, openings=openings)
+        rate_games=rate_games, top_games=top_games, house=house, openings=openings,
+        rate_under=rate_under)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)

@@ -1,5 +1,6 @@
 """`niwa analyse` end to end: outputs, plots, report, resume, strength sweeps, errors."""
 
+import dataclasses
 import os
 
 import pandas as pd
@@ -366,12 +367,12 @@ def test_top_games_gives_the_strongest_rung_more_games_and_resume_grows_it(tmp_p
     r = run(*args, "--top-games", 6)
     assert r.exit_code == 0, r.output
     per_cell = pd.read_csv(out / "games.csv")["cell"].value_counts().sort_index().tolist()
-    assert per_cell == [4, 4, 6, 6, 2]      # weak basic/pro, top basic/pro, rating games
+    assert per_cell == [4, 4, 6, 6, 2, 2]   # weak basic/pro, top basic/pro, rating basic/pro
     assert "6 at the strongest rung" in (out / "report.md").read_text()
     r = run("analyse", "--resume", "--out", out, "--top-games", 10, "--workers", 1)
     assert r.exit_code == 0, r.output
     games = pd.read_csv(out / "games.csv")
-    assert games["cell"].value_counts().sort_index().tolist() == [4, 4, 10, 10, 2]
+    assert games["cell"].value_counts().sort_index().tolist() == [4, 4, 10, 10, 2, 2]
     ladder = pd.read_csv(out / "strength_ladder.csv")
     assert ladder.groupby("rung")["games"].max().tolist() == [4, 10]
     # the same games as a run asked for 10 at the top from the start
@@ -411,11 +412,18 @@ def test_report_answers_first_and_its_counts_add_up_to_games_csv(tmp_path):
     assert r.exit_code == 0, r.output
     games = pd.read_csv(out / "games.csv")
     text = (out / "report.md").read_text()
-    # 2 strengths x 2 variants x 4 self-play games + 6 rating games, said and tabled
-    assert len(games) == 22
-    assert "games.csv holds 22 games: 16 self-play games analysed for the verdicts, 6 " \
-           "rating games" in text and "played under rule=basic only" in text
-    assert "| all |  | 22 | 22 |" in text
+    # 2 strengths x 2 variants x 4 self-play games + 6 rating games per variant, said
+    # and tabled: every row of games.csv is in the table under its purpose
+    assert len(games) == 28
+    assert "games.csv holds 28 games: 16 self-play games analysed for the verdicts, 12 " \
+           "rating games" in text
+    assert "played under each variant: 6 under rule=basic, 6 under rule=pro" in text
+    assert "| all |  | 28 | 28 |" in text
+    table = [line.split(" | ") for line in text.split("## Games")[1].splitlines()
+             if line.startswith(("| self-play", "| rating"))]
+    per_cell = games["cell"].value_counts().sort_index().tolist()
+    assert [int(row[3].strip(" |")) for row in table] == per_cell
+    assert sum(row[0] == "| rating" for row in table) == 2
     order = [text.index(h) for h in ("## Answer", "## Set-up", "## Verdicts", "## Method",
                                      "## Appendix: run history")]
     assert order == sorted(order)
@@ -450,3 +458,95 @@ def test_shipped_answers_are_what_the_code_writes(tmp_path):
         shipped = open(os.path.join(folder, "report.md"), encoding="utf-8").read()
         assert (copy / "report.md").read_text() == shipped, folder
         assert shipped.index("## Answer") < shipped.index("## Verdicts")
+
+
+def test_rating_games_under_each_variant_or_the_first_and_first_grows_into_each(tmp_path):
+    """--rate-under first rates the rungs under the first variant only; resuming with
+    --rate-under each adds the other variant's rating games and gives the games a run
+    rated under each variant from the start plays; going back is refused in one line."""
+    import json
+
+    args = ["--vary", "rule=basic,pro", "--strengths", "testrandom:iters=1,10", "--games", 4,
+            "--rate-games", 2, "--proof-time", 0, "--workers", 1]
+    first = tmp_path / "first"
+    r = run("analyse", "lotus", *args, "--rate-under", "first", "--out", first)
+    assert r.exit_code == 0, r.output
+    assert pd.read_csv(first / "games.csv")["cell"].value_counts().sort_index().tolist() \
+        == [4, 4, 4, 4, 2]
+    text = (first / "report.md").read_text()
+    assert "played under rule=basic only, whose Elo stands for every variant" in text
+    assert "from 2 rating games played under rule=basic only" in text
+    ladder = pd.read_csv(first / "strength_ladder.csv")
+    assert ladder.loc[ladder["variant"] == "rule=pro", "elo"].tolist() == \
+        ladder.loc[ladder["variant"] == "rule=basic", "elo"].tolist()
+    # a record written before --rate-under existed resumes as first-only
+    meta = json.loads((first / "analysis.json").read_text())
+    del meta["experiment"]["rate_under"]
+    (first / "analysis.json").write_text(json.dumps(meta))
+    r = run("analyse", "--resume", "--out", first, "--workers", 1)
+    assert r.exit_code == 0, r.output
+    assert len(pd.read_csv(first / "games.csv")) == 18
+    # ... and grows into a run rated under each variant
+    r = run("analyse", "--resume", "--out", first, "--rate-under", "each", "--workers", 1)
+    assert r.exit_code == 0, r.output
+    each = tmp_path / "each"
+    r = run("analyse", "lotus", *args, "--out", each)
+    assert r.exit_code == 0, r.output
+    grown, fresh = pd.read_csv(first / "games.csv"), pd.read_csv(each / "games.csv")
+    pd.testing.assert_frame_equal(comparable(grown), comparable(fresh))
+    assert "under each variant: 2 under rule=basic, 2 under rule=pro" in \
+        (first / "report.md").read_text()
+    r = run("analyse", "--resume", "--out", first, "--rate-under", "first")
+    assert r.exit_code == 2 and "cannot go back to --rate-under first" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_each_variant_gets_its_own_elo():
+    """The rating games of each variant are fitted apart: a rung that wins every rating
+    game under one rule and half under the other gets two different Elo."""
+    exp = va.Experiment("lotus", vary=[["rule", ["basic", "pro"]]],
+                        strengths=["random", "mcts:iters=10"], games=2, rate_games=20)
+    all_cells, _ = va.plan_cells(exp)
+    cells = [c for c in all_cells if not c.rating]
+    rating = [c for c in all_cells if c.rating]
+    assert [c.variant_label for c in rating] == ["rule=basic", "rule=pro"]
+    rows = []
+    for c in rating:
+        for i in range(20):
+            strong_first = i % 2 == 1
+            strong_wins = c.variant_label == "rule=basic" or i % 4 < 2
+            won_0 = strong_wins == strong_first
+            rows.append({"cell": c.index, "agent_0": exp.strengths[strong_first],
+                         "agent_1": exp.strengths[not strong_first], "error_seat": "",
+                         "result_0": float(won_0), "result_1": float(not won_0)})
+    elo = va.rungs_elo(exp, cells, pd.DataFrame(rows), rating)
+    basic, pro = elo["rule=basic"]["elo"].iloc[1], elo["rule=pro"]["elo"].iloc[1]
+    assert basic > 200 and abs(pro) < 1
+    first = va.rungs_elo(dataclasses.replace(exp, rate_under="first"), cells,
+                         pd.DataFrame(rows[:20]), rating[:1])
+    assert first["rule=pro"] is first["rule=basic"]
+
+
+def test_a_proof_that_does_not_finish_is_said_not_proven_in_its_time(tmp_path):
+    out = tmp_path / "proof"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--strengths",
+            "testrandom:iters=1,10", "--games", 2, "--rate-games", 2, "--proof-time", 0.05,
+            "--workers", 1, "--out", out)
+    assert r.exit_code == 0, r.output
+    answer = (out / "report.md").read_text().split("## Set-up")[0]
+    proven = pd.read_json(out / "proven.json", typ="series")
+    assert proven.isna().any(), "the full game was proven in 0.05 s?"
+    unproven = ", ".join(label for label, value in proven.items() if value != value)
+    assert f"{unproven}: not proven in 0.05 s" in answer, answer
+    assert "Perfect play:" in answer and "not decided" not in answer
+
+
+@pytest.mark.parametrize("args, message", [
+    (["lotus", "--rate-under", "first"], "give --strengths too"),
+    (["lotus", "--strengths", "random,testrandom", "--rate-under", "some"], "rate-under"),
+])
+def test_rate_under_errors_are_one_line(args, message, tmp_path):
+    r = run("analyse", *args, "--out", tmp_path / "x")
+    assert r.exit_code == 2 and message in r.output, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in r.output

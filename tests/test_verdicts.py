@@ -177,3 +177,24 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(vd)
     assert result.failed == 0 and result.attempted > 10
+
+
+def test_shipped_reports_open_with_the_answer_and_every_verdict_fits_its_interval():
+    """bench/*/results/report.md: the title, then the answer paragraph; no sentence calls
+    anything "converged" (or equivalent, or fair) whose printed interval leaves the margin."""
+    import glob
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    reports = [p for p in glob.glob(os.path.join(root, "bench", "*", "results", "report.md"))
+               if os.path.exists(os.path.join(os.path.dirname(p), "analysis.json"))]
+    assert len(reports) >= 3
+    for path in reports:
+        lines = open(path, encoding="utf-8").read().splitlines()
+        assert lines[0].startswith("# ") and lines[2] == "## Answer", path
+        assert lines[4].startswith(("At the strongest rung", "**")), path
+        checked = 0
+        for line in lines:
+            for said, shown in vd.claims_in(line):
+                assert said == shown, (path, line)
+                checked += 1
+        assert checked > 10, path

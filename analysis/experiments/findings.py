@@ -56,8 +56,10 @@ def advantage_verdict(m: dict, margin: float = vd.DEFAULT_MARGIN) -> tuple[vd.Ve
         return None, f"{m['label']}: no decisive game, nothing to measure."
     v = vd.judge(f"{m['label']}: seat 0 vs fair share", m["first_player_advantage"],
                  m["fpa_low"], m["fpa_high"], d, margin)
-    return v, (f"{m['label']}: {vd.balance_words(v)}; seat 0 wins {_pct(m['win_0'])} of {d} "
-               f"decisive games, fair share {_pct(m['fair_share'])}.")
+    note = vd.holm_note(v, m.get("fpa_p_adjusted", math.nan), m.get("fpa_tests", 0))
+    return v, (f"{m['label']}: {vd.words(v, vd.BALANCE)}{note}; seat 0 wins "
+               f"{_pct(m['win_0'])} of {d} decisive games, fair share "
+               f"{_pct(m['fair_share'])}.")
 
 
 def _fpa_p(m: dict) -> float:
@@ -117,7 +119,8 @@ def comparison_verdict(c: dict, ma: dict, mb: dict,
     rates = (f"solo wins {_pct(mb['solo_win'])} vs {_pct(ma['solo_win'])}" if solo else
              f"seat 0 wins {_pct(mb['win_0'])} vs {_pct(ma['win_0'])} of {mb['decisive']} and "
              f"{ma['decisive']} decisive games")
-    return v, f"{who}: {what} is {vd.change_words(v)}; {rates}."
+    note = vd.holm_note(v, c.get("p_adjusted", math.nan), c.get("tests_in_run", 0))
+    return v, f"{who}: {what} is {vd.words(v)}{note}; {rates}."
 
 
 def _nan(x) -> bool:
@@ -165,7 +168,8 @@ def strength_trends(cells: list[Cell], metrics: list[dict],
         row["verdict"] = (f"{row['variant']}: from the weakest to the strongest players, "
                           f"seat 0's win rate ({_pct(weak_rate)} with {row['weakest']} -> "
                           f"{_pct(strong_rate)} with {row['strongest']}) is "
-                          f"{vd.change_words(v, 'games per rung')}.")
+                          f"{vd.words(v, vd.RUNG_CHANGE)}"
+                          f"{vd.holm_note(v, p, sum(not math.isnan(q) for q in adjusted))}.")
     return out
 
 

@@ -7,13 +7,15 @@ VARIANT fair between the seats?". The answer is read at the strongest rung of a 
 sweep (the only lineup otherwise) and reuses the verdicts of the sections below
 (stats.verdicts via experiments.findings and experiments.strength): the same Verdict
 objects, so the headline cannot disagree with them. It adds how strong the players were
-(their Elo on the run's ladder), whether each variant has converged with strength, and
-perfect play's result where the proof search decided it.
+(their Elo on the run's ladder, under each variant the answer is about), whether each
+variant has converged with strength, and perfect play's result where the proof search
+decided it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import nan
 
 from niwa.analysis.stats import verdicts as vd
 
@@ -34,8 +36,13 @@ def _top(summary) -> str | None:
     return exp.strengths[-1] if exp.strengths else None
 
 
-def _players_text(summary) -> str:
-    """How strong the players at the answer's rung were."""
+def _elo_text(r: dict) -> str:
+    return f"{r['elo']:+.0f} Elo (95% CI {r['elo_low']:+.0f} to {r['elo_high']:+.0f})"
+
+
+def _players_text(summary, labels: list[str] | None = None) -> str:
+    """How strong the players at the answer's rung were: their Elo under each variant of
+    the answer (`labels`; all when None) that was rated."""
     exp = summary.experiment
     top = _top(summary)
     if top is None:
@@ -43,17 +50,26 @@ def _players_text(summary) -> str:
             return f"The players: `{exp.agents[0]}` in every seat (no strength ladder)."
         return ("The players: the lineup " + ", ".join(f"`{a}`" for a in exp.agents)
                 + " in every seat order (no strength ladder).")
-    rows = [r for r in summary.ladder if r["strength"] == top]
-    elo = rows[0]["elo"] if rows else float("nan")
+    rows = [r for r in summary.ladder if r["strength"] == top
+            and (labels is None or r["variant"] in labels) and r["elo"] == r["elo"]]
     rated = summary.ratings or {}
-    if elo == elo:
-        r = rows[0]
-        return (f"The players at that rung (`{top}`) are rated {r['elo']:+.0f} Elo (95% CI "
-                f"{r['elo_low']:+.0f} to {r['elo_high']:+.0f}) above the weakest rung "
-                f"(`{exp.strengths[0]}`), from {rated.get('games', 0)} rating games played "
-                f"under {rated.get('variant') or 'the first variant'}.")
-    return (f"The players at that rung are `{top}`, the strongest of {len(exp.strengths)} "
-            "rungs (not rated: no rating games).")
+    weakest = f"above the weakest rung (`{exp.strengths[0]}`)"
+    if not rows:
+        return (f"The players at that rung are `{top}`, the strongest of "
+                f"{len(exp.strengths)} rungs (not rated: no rating games).")
+    if rated.get("under") == "first" or len(rows) == 1:
+        under = (rated.get("variants") or [rows[0]["variant"]])[0]
+        return (f"The players at that rung (`{top}`) are rated {_elo_text(rows[0])} "
+                f"{weakest}, from {rated.get('games', 0)} rating games played under "
+                f"{under}{' only' if rated.get('under') == 'first' else ''}.")
+    games = {}
+    for _, label, _, recorded in rated.get("pairs", []):
+        games[label] = games.get(label, 0) + recorded
+    each = " and ".join(f"{_elo_text(r)} under {r['variant']}" for r in rows)
+    played = ", ".join(f"{games[r['variant']]} under {r['variant']}" for r in rows
+                       if r["variant"] in games)
+    return (f"The players at that rung (`{top}`) are rated, {weakest}, {each}, each "
+            f"variant from its own rating games{f' ({played})' if played else ''}.")
 
 
 def _ladder_text(summary, labels: list[str]) -> tuple[str, list]:
@@ -74,7 +90,7 @@ def _ladder_text(summary, labels: list[str]) -> tuple[str, list]:
     for label in labels:
         vs = [v for v in by_label.get(label, []) if f", {nxt} -> " in v.subject]
         if vs:
-            parts.append(f"under {label} it is {vd.ladder_words(vs[-1])}")
+            parts.append(f"under {label} it is {vd.words(vs[-1], vd.LADDER)}")
             used.append(vs[-1])
     if not parts:
         return "", []
@@ -92,11 +108,24 @@ def _proof_text(summary, labels: list[str], proof_time: float) -> str:
     decided = [f"{label}: seat {0 if proven[label] == 1.0 else 1} wins" for label in labels
                if proven.get(label) is not None]
     open_ = [label for label in labels if proven.get(label) is None]
-    if open_:
-        decided.append(f"{', '.join(open_)}: not decided (the proof search had "
-                       f"{proof_time:g} s, and searches two-player games without chance "
-                       "or hidden information only)")
+    refused = {label: why for label in open_
+               if (why := _refusal(summary, label)) is not None}
+    tried = [label for label in open_ if label not in refused]
+    if tried:
+        decided.append(f"{', '.join(tried)}: not proven in {proof_time:g} s")
+    decided += [f"{label}: not searched ({why})" for label, why in refused.items()]
     return "Perfect play: " + "; ".join(decided) + "."
+
+
+def _refusal(summary, label: str) -> str | None:
+    """Why the proof search does not try this variant's start (None: it tries)."""
+    from niwa.ext.registry import get_game
+    from niwa.solver.solve import proof_refusal
+
+    cell = next(c for c in summary.cells if c.variant_label == label)
+    if cell.players != 2:
+        return f"the proof search is for two players; this variant has {cell.players}"
+    return proof_refusal(get_game(cell.config.game).new(seed=0, **cell.variant))
 
 
 def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], list]:
@@ -110,7 +139,8 @@ def _balance(summary, cells, at: str, proof_time: float) -> tuple[list[str], lis
             continue
         sentences.append(f"{c.variant_label}: seat 0 wins {_pct(m['win_0'])} of "
                          f"{m['decisive']} decisive games (fair share "
-                         f"{_pct(m['fair_share'])}): {vd.balance_words(v)}.")
+                         f"{_pct(m['fair_share'])}): {vd.words(v, vd.BALANCE)}"
+                         f"{vd.holm_note(v, m.get('fpa_p_adjusted', nan), m.get('fpa_tests', 0))}.")
         used.append(v)
         labels.append(c.variant_label)
     if used:
@@ -137,7 +167,7 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
             question = (f"Is the game fair between the seats at each of "
                         f"{', '.join(f'{key}={v}' for v in values)}?")
             out.append(Headline(question, " ".join(filter(None, [
-                *sentences, _players_text(summary), ladder,
+                *sentences, _players_text(summary, labels), ladder,
                 _proof_text(summary, labels, proof_time)])), used + ladder_used))
             continue
         for value in values[1:]:
@@ -168,14 +198,15 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
                               f"{_pct(base.get('win_0'))} of {base['decisive']} under "
                               f"{key}={values[0]}")
                 sentences.append(f"{at.capitalize()}{where}, {counts}: the change is "
-                                 f"{vd.change_words(v)}.")
+                                 f"{vd.words(v)}"
+                                 f"{vd.holm_note(v, c.get('p_adjusted', nan), c.get('tests_in_run', 0))}.")
                 used.append(v)
             labels = list(dict.fromkeys([summary.cells[c["baseline_cell"]].variant_label
                                          for c in mine]
                                         + [summary.cells[c["variant_cell"]].variant_label
                                            for c in mine]))
             ladder, ladder_used = _ladder_text(summary, labels)
-            text = " ".join(filter(None, [*sentences, _players_text(summary), ladder,
+            text = " ".join(filter(None, [*sentences, _players_text(summary, labels), ladder,
                                           _proof_text(summary, labels, proof_time)]))
             out.append(Headline(question, text, used + ladder_used))
     if out:
@@ -193,5 +224,5 @@ def headlines(summary, proof_time: float = 0.0) -> list[Headline]:
     question = (f"Is {name} fair between the seats (seat 0's win rate against the fair "
                 f"share {_pct(m.get('fair_share'))})?")
     return [Headline(question, " ".join(filter(None, [
-        *sentences, _players_text(summary), ladder,
+        *sentences, _players_text(summary, labels), ladder,
         _proof_text(summary, labels, proof_time)])), used + ladder_used)]

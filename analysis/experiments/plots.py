@@ -165,7 +165,8 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
                                proven: dict[str, float | None] | None = None,
                                margin: float | None = None) -> bool:
     """One line per variant: first-player advantage with 95% CI against strength (the
-    strengths' measured Elo when `elo` gives it, else their one varying parameter); the
+    strengths' measured Elo when `elo` gives it, per strength or per (variant, strength),
+    else their one varying parameter; the strength names mark the first variant's Elo); the
     perfect-play result of a variant the proof search decided is marked at the right edge
     (an arrow: it is +-50 points, off the scale of self-play), and the margin shaded."""
     sweep = [m for m in metrics if m["strength"] and m["players"] >= 2]
@@ -173,19 +174,28 @@ def plot_advantage_vs_strength(metrics: list[dict], path: str, title: str = "",
         return False
     plt = _pyplot()
     strengths = list(dict.fromkeys(m["strength"] for m in sweep))
-    if elo and all(s in elo and np.isfinite(elo[s]) for s in strengths):
-        xs, xlabel = [elo[s] for s in strengths], "Elo (weakest strength = 0)"
+    variants = list(dict.fromkeys(m["variant"] for m in sweep))
+    # Elo per strength, or per (variant, strength) when each variant was rated apart
+    if elo and all(isinstance(k, tuple) for k in elo):
+        at = {(v, s): elo.get((v, s), math.nan) for v in variants for s in strengths}
+    else:
+        at = {(v, s): (elo or {}).get(s, math.nan) for v in variants for s in strengths}
+    if elo and all(np.isfinite(x) for x in at.values()):
+        xs, xlabel = [at[variants[0], s] for s in strengths], "Elo (weakest strength = 0)"
+        if any(at[v, s] != at[variants[0], s] for v in variants for s in strengths):
+            xlabel = (f"Elo under each variant (weakest strength = 0; names at "
+                      f"{_short(variants[0], 18)}'s)")
     else:
         xs, xlabel = strength_axis(strengths)
         elo = None
-    position = dict(zip(strengths, xs if xs else range(len(strengths)), strict=True))
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    variants = list(dict.fromkeys(m["variant"] for m in sweep))
     for j, v in enumerate(variants):
         rows = [m for m in sweep if m["variant"] == v]
         # nudge the lines apart a little so the interval bars do not hide each other
         nudge = (j - (len(variants) - 1) / 2) * (0.03 if xs else 0.06)
-        x = np.array([position[m["strength"]] for m in rows], dtype=float)
+        x = np.array([at[v, m["strength"]] if elo else
+                      (xs[strengths.index(m["strength"])] if xs
+                       else strengths.index(m["strength"])) for m in rows], dtype=float)
         x = x * (1 + nudge) if xs and not elo else x + nudge * (10 if elo else 1)
         y = np.array([m["first_player_advantage"] for m in rows])
         err = np.array([[m["first_player_advantage"] - m["fpa_low"] for m in rows],
@@ -270,7 +280,7 @@ def write_plots(summary, out_dir: str) -> list[str]:
                for c in summary.cells}
     plot_game_lengths(lengths, os.path.join(out_dir, GAME_LENGTH), f"{exp.game}: game length")
     written.append(GAME_LENGTH)
-    elo = {r["strength"]: r["elo"] for r in summary.ladder}
+    elo = {(r["variant"], r["strength"]): r["elo"] for r in summary.ladder}
     proven = {r["variant"]: r["proven_seat0"] for r in summary.ladder}
     if plot_advantage_vs_strength(metrics, os.path.join(out_dir, ADVANTAGE_VS_STRENGTH),
                                   f"{exp.game}: first-player advantage vs strength", elo,

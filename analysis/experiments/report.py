@@ -16,7 +16,7 @@ import html
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -156,11 +156,14 @@ class GameCounts:
     """Games per purpose, from the schedule and from games.csv, so that they add up.
 
     `rows`: (purpose, what, scheduled, recorded); `file_rows`: the rows of games.csv, which
-    may also hold games a larger earlier run scheduled (kept, not analysed)."""
+    may also hold games a larger earlier run scheduled (kept, not analysed);
+    `rating_under`: rating games recorded per variant they were played under;
+    `first_only`: those of the first variant stand for every variant (--rate-under first)."""
 
     rows: list[tuple[str, str, int, int]]
     file_rows: int
-    rating_variant: str | None = None
+    rating_under: dict[str, int] = field(default_factory=dict)
+    first_only: bool = False
     from_tables: bool = False       # rebuilt without games.csv (not shipped)
 
     @property
@@ -172,26 +175,45 @@ class GameCounts:
         return self.file_rows - self.recorded
 
     @classmethod
+    def of_cells(cls, all_cells, recorded, file_rows: int, first_only: bool) -> GameCounts:
+        """The counts of every cell, `recorded(cell)` giving its games recorded."""
+        rows, under = [], {}
+        for c in all_cells:
+            n = recorded(c)
+            if c.rating:
+                rows.append(("rating", f"{' vs '.join(c.config.agents)} (seats swapped), "
+                             f"under {c.variant_label}", c.games, n))
+                under[c.variant_label] = under.get(c.variant_label, 0) + n
+            else:
+                rows.append(("self-play", c.label, c.games, n))
+        variants = {c.variant_label for c in all_cells if not c.rating}
+        return cls(rows, file_rows, under, first_only and len(variants) > 1)
+
+    @classmethod
     def of_run(cls, summary, all_cells, out_dir: str) -> GameCounts:
         path = os.path.join(out_dir, "games.csv")
         log = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=["game_id", "cell"])
         cell_of = log["cell"].astype(int)
         in_cell = log["game_id"].astype(int) % 1_000_000
-        rows = []
-        for c in all_cells:
-            recorded = int(((cell_of == c.index) & (in_cell < c.games)).sum())
-            if c.rating:
-                rows.append(("rating", f"{' vs '.join(c.config.agents)} (seats swapped), "
-                             f"under {c.variant_label}", c.games, recorded))
-            else:
-                rows.append(("self-play", c.label, c.games, recorded))
-        rating = [c.variant_label for c in all_cells if c.rating]
-        return cls(rows, len(log), rating[0] if rating else None)
+        return cls.of_cells(all_cells,
+                            lambda c: int(((cell_of == c.index) & (in_cell < c.games)).sum()),
+                            len(log), summary.experiment.rate_under == "first")
 
     def table(self) -> str:
         body = [[p, w, s, r] for p, w, s, r in self.rows]
         body.append(["all", "", sum(r[2] for r in self.rows), self.recorded])
         return md_table(["purpose", "cell", "scheduled", "recorded (analysed)"], body)
+
+    def rating_text(self) -> str:
+        """Where the rating games were played, e.g. 'under each variant: 40 under
+        rule=basic, 40 under rule=pro'."""
+        if self.first_only:
+            return (f"under {next(iter(self.rating_under))} only, whose Elo stands for "
+                    "every variant")
+        if len(self.rating_under) == 1:
+            return f"under {next(iter(self.rating_under))}"
+        return "under each variant: " + ", ".join(f"{n} under {label}"
+                                                  for label, n in self.rating_under.items())
 
     def sentence(self) -> str:
         selfplay = sum(r[3] for r in self.rows if r[0] == "self-play")
@@ -200,9 +222,9 @@ class GameCounts:
         text = (f"{log} {self.file_rows} games: {selfplay} self-play games "
                 f"analysed for the verdicts")
         if rating:
-            text += (f", {rating} rating games between neighbouring strengths (played under "
-                     f"{self.rating_variant} only; they place the rungs on the Elo scale and "
-                     "are not part of any win rate)")
+            text += (f", {rating} rating games between neighbouring strengths (played "
+                     f"{self.rating_text()}; they place the rungs on the Elo scale and are "
+                     "not part of any win rate)")
         if self.beyond_schedule:
             text += (f", and {self.beyond_schedule} games an earlier, larger schedule played "
                      "(kept in the log, not analysed)")
@@ -383,6 +405,8 @@ METHOD = """## Method
   would decide it if the estimate held (the interval narrows as 1/sqrt(games)). A
   difference that is not significant is never read as no difference, and no verdict
   rests on a p-value; the intervals are not adjusted for the number of comparisons.
+  Where a *different* does not survive Holm's correction of its p-value (the p (Holm)
+  columns), its sentence says so: such a difference may be chance.
 - Every variant has its own seed, so the samples are independent. In games with a deal,
   each round plays one deal in every seat order (luck of the deal cancels between seats);
   games of one round are then not fully independent, so the intervals are slightly
@@ -396,8 +420,19 @@ def _ladder_section(ladder: list[dict], ratings: dict | None = None) -> list[str
     if not ladder:
         return []
     ratings = ratings or {}
-    where = (f" The rating games were played under {ratings['variant']} only, so every "
-             "variant shows the same Elo for a rung." if ratings.get("variant") else "")
+    rated = ratings.get("variants") or []
+    labels = list(dict.fromkeys(r["variant"] for r in ladder))
+    if ratings.get("under") == "first" and rated and len(labels) > 1:
+        where = (f" The rating games were played under {rated[0]} only (`--rate-under "
+                 "first`), so every variant shows that variant's Elo for a rung.")
+    elif len(rated) > 1:
+        where = (" Each variant's rungs are rated by rating games played under that "
+                 "variant.")
+    else:
+        where = ""
+    unrated = [label for label in labels if label not in rated]
+    if rated and unrated and ratings.get("under") != "first":
+        where += f" Not rated (not two-player): {', '.join(unrated)}."
     elo = lambda r: ("" if r["elo"] != r["elo"]  # noqa: E731  (NaN: not rated)
                      else f"{r['elo']:+.0f} [{r['elo_low']:+.0f}, {r['elo_high']:+.0f}]")
     proven = lambda r: ("" if r["proven_seat0"] is None  # noqa: E731

@@ -3,13 +3,15 @@
 A strength sweep (`niwa analyse --strengths`) plays self-play games at each rung of a
 ladder of agents, weakest first. This module turns those cells into a *ladder*:
 
-- **Elo of each rung.** Rating games between neighbouring rungs (`rate_games` per pair,
-  seats swapped; two-player variants only) are fitted by the Bradley-Terry model of
-  `niwa.analysis.stats.ratings` (a rating per agent, an advantage per seat). Elo is
-  anchored at the weakest rung = 0; the interval of rung i is that of r_i - r_0.
-- **Convergence.** For every variant, any number of players (seat 0's fair share is 1/n;
-  the rungs' Elo, measured in the first variant's two-player games, stands for the rung
-  in every variant). Model: each rung's self-play games are independent Bernoulli trials of
+- **Elo of each rung.** Rating games between neighbouring rungs (`rate_games` per pair
+  and per variant, seats swapped; two-player variants only) are fitted by the
+  Bradley-Terry model of `niwa.analysis.stats.ratings` (a rating per agent, an advantage
+  per seat), one fit per variant: a rule change can change how far apart two agents
+  are. Elo is anchored at the weakest rung = 0; the interval of rung i is that of
+  r_i - r_0. With `--rate-under first` only the first variant is rated and its Elo
+  stands for the rung in every variant.
+- **Convergence.** For every variant, any number of players (seat 0's fair share is
+  1/n). Model: each rung's self-play games are independent Bernoulli trials of
   "seat 0 wins" (decisive games only), with the rung's own probability p_i. The change
   p_top - p_next (95% Newcombe interval) is judged by stats.verdicts against the run's
   margin: *converged* only when the interval lies inside the margin, *still moving* when
@@ -102,18 +104,20 @@ def convergence(rungs: list[dict], margin: float = vd.DEFAULT_MARGIN) -> dict:
             "trend": slope, "trend_low": s_lo, "trend_high": s_hi}
 
 
-def ladder(metrics: list[dict], cells, ratings: pd.DataFrame | None,
+def ladder(metrics: list[dict], cells, ratings: dict[str, pd.DataFrame | None] | None,
            proven: dict[str, float | None], margin: float = vd.DEFAULT_MARGIN,
            ) -> tuple[list[dict], list[tuple[vd.Verdict, str]]]:
-    """One row per (variant, rung) and one (verdict, sentence) per variant."""
-    elo = {} if ratings is None else dict(zip(ratings["strength"], ratings.to_dict("records"),
-                                              strict=True))
+    """One row per (variant, rung) and one (verdict, sentence) per variant. `ratings`
+    maps a variant label to its rungs' Elo (rate_rungs; None or missing: not rated)."""
     groups: dict[str, list[int]] = {}
     for c in cells:
         if c.strength and c.players >= 2:
             groups.setdefault(c.variant_label, []).append(c.index)
     rows, verdicts = [], []
     for label, idx in groups.items():
+        table = (ratings or {}).get(label)
+        elo = {} if table is None else dict(zip(table["strength"], table.to_dict("records"),
+                                                strict=True))
         rungs = []
         for rank, i in enumerate(idx):
             m, r = metrics[i], elo.get(cells[i].strength, {})
@@ -140,7 +144,7 @@ def _verdict(label: str, c: dict, has_elo: bool, proven: float | None, top: dict
     # (the slope over the top three rungs stays in strength_ladder.csv: a second interval
     # on a different quantity in the same sentence would read as a second verdict)
     text = (f"{label}: at the top rungs ({c['next']} -> {c['top']}), seat 0's win rate is "
-            f"{vd.ladder_words(c['verdict'])}")
+            f"{vd.words(c['verdict'], vd.LADDER)}")
     if proven is not None:
         who = "seat 0 wins" if proven == 1.0 else "seat 1 wins"
         text += (f"; proven with perfect play: {who}, so the top rung's "

@@ -52,6 +52,11 @@ from niwa.ext.registry import get_game
 from niwa.solver.agent_spec import AgentSpec, make_agent
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
+# where the rating games of a strength sweep are played: under each (two-player) variant,
+# so that every variant has its own Elo per rung, or under the first variant only
+# (cheaper by a factor of the number of variants; the rungs' Elo then stands for them in
+# every variant, which holds only if the rule change does not change who is stronger)
+RATE_UNDER = ("each", "first")
 GAMES_CSV, META_JSON = "games.csv", "analysis.json"
 VARIANTS_CSV, COMPARISONS_CSV, TRENDS_CSV = "variants.csv", "comparisons.csv", "strengths.csv"
 LADDER_CSV, PROVEN_JSON = "strength_ladder.csv", "proven.json"
@@ -74,18 +79,27 @@ class Experiment:
     games: int = 1000                               # per cell
     top_games: int = 0      # per cell at the strongest rung of a sweep (0: games)
     rate_games: int = 0     # games between neighbouring strengths, to measure their Elo
+    rate_under: str = "each"    # the variants the rating games are played under (RATE_UNDER)
     seed: int = 1
     max_plies: int | None = None
     house: list = field(default_factory=list)       # --house MODULE:CLASS (experiments.house)
     openings: dict | None = None    # an opening suite (arena.openings) for every cell
 
+    @classmethod
+    def from_record(cls, d: dict) -> Experiment:
+        """The experiment of an analysis.json; a record written before rating games were
+        played under every variant rated the rungs under the first variant only."""
+        return cls(**{"rate_under": "first", **d})
+
     def identity(self) -> dict:
         """What must match on --resume (the numbers of games may change: they only extend;
-        top_games is left out too, and house and openings when unused, so records written
-        before they existed still match)."""
+        top_games is left out too, and rate_under, which only adds rating cells after the
+        others (check_out_dir refuses going back to "first"), and house and openings when
+        unused, so records written before they existed still match)."""
         d = dataclasses.asdict(self)
         d.pop("games")
         d.pop("top_games")
+        d.pop("rate_under")
         for unused in ("house", "openings"):
             if not d[unused]:
                 d.pop(unused)
@@ -126,7 +140,7 @@ class Cell:
     @property
     def label(self) -> str:
         if self.rating:
-            return f"rating: {' vs '.join(self.config.agents)}"
+            return f"rating: {' vs '.join(self.config.agents)} under {self.variant_label}"
         return self.variant_label + (f" ({self.strength})" if self.strength else "")
 
 
@@ -269,25 +283,43 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
 
 def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[Cell]:
     """The rating matches of a strength sweep (experiments.strength): each strength
-    against the next, seats swapped, under the first variant; after every analysis cell."""
+    against the next, seats swapped, under each two-player variant (`rate_under` "each")
+    or the first variant only ("first"); after every analysis cell, first variant first.
+
+    The first variant's matches keep the seeds (and cell numbers) they had when only it
+    was rated, so a run rated under the first variant grows into one rated under each."""
     if not exp.rate_games or len(exp.strengths) < 2:
         return []
     if exp.rate_games < 0 or exp.rate_games > STRIDE:
         raise AnalysisError(f"--rate-games must be at least 0 and at most {STRIDE}, "
                             f"got {exp.rate_games}")
-    base = cells[0]
-    if base.players != 2:
-        notes.append("Elo of the strengths not measured: rating games are two-player only; "
-                     "the strengths are placed in the order given")
-        return []
+    if exp.rate_under not in RATE_UNDER:
+        raise AnalysisError(f"--rate-under must be one of {', '.join(RATE_UNDER)}, "
+                            f"got {exp.rate_under!r}")
+    # one cell per variant: the weakest rung's, which carries the game and the variant
+    by_variant: dict[str, Cell] = {}
+    for c in cells:
+        by_variant.setdefault(c.variant_label, c)
+    bases = list(by_variant.values())
+    if exp.rate_under == "first":
+        bases = bases[:1]
+    rated = [b for b in bases if b.players == 2]
+    if len(rated) < len(bases):
+        skipped = ", ".join(b.variant_label for b in bases if b.players != 2)
+        notes.append(f"Elo of the strengths not measured under {skipped}: rating games are "
+                     "two-player only; the strengths are placed in the order given"
+                     + (" there" if rated else ""))
     out = []
-    for a, b in rating_pairs(exp.strengths):
-        seed = derive_seed(exp.seed, "rate", f"{a}|{b}")
-        config, _ = make_config(base.config.game, [a, b], variant=base.variant,
-                                rounds=math.ceil(exp.rate_games / 2), seed=seed,
-                                max_plies=exp.max_plies, openings=exp.openings)
-        out.append(Cell(len(cells) + len(out), base.settings, base.variant, 2, None, config,
-                        2 * math.ceil(exp.rate_games / 2), rating=True))
+    rounds = math.ceil(exp.rate_games / 2)
+    for base in rated:
+        for a, b in rating_pairs(exp.strengths):
+            seed = derive_seed(exp.seed, "rate", f"{a}|{b}" if base is bases[0]
+                               else f"{base.variant_label}|{a}|{b}")
+            config, _ = make_config(base.config.game, [a, b], variant=base.variant,
+                                    rounds=rounds, seed=seed, max_plies=exp.max_plies,
+                                    openings=exp.openings)
+            out.append(Cell(len(cells) + len(out), base.settings, base.variant, 2, None,
+                            config, 2 * rounds, rating=True))
     return out
 
 
@@ -340,7 +372,7 @@ def load_saved(out_dir: str) -> dict | None:
     path = os.path.join(out_dir, META_JSON)
 
     def checked(meta):
-        exp = Experiment(**meta["experiment"])
+        exp = Experiment.from_record(meta["experiment"])
         digest = meta.get("identity_digest")
         if digest is not None and digest != identity_digest(exp.identity()):
             raise AnalysisError(
@@ -353,7 +385,7 @@ def load_saved(out_dir: str) -> dict | None:
 
 def saved_experiment(out_dir: str) -> Experiment | None:
     meta = load_saved(out_dir)
-    return Experiment(**meta["experiment"]) if meta else None
+    return Experiment.from_record(meta["experiment"]) if meta else None
 
 
 def experiment_from_options(game: str | None, *, vary, lineup: list[str], strengths,
@@ -361,7 +393,8 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             out_dir: str | None, resume: bool,
                             rate_games: int | None = None,
                             top_games: int | None = None, house=(),
-                            openings: str | None = None) -> Experiment:
+                            openings: str | None = None,
+                            rate_under: str | None = None) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings."""
     saved = None
@@ -383,6 +416,7 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         openings=(load_suite(parse_openings(openings), None, {}) if openings
                   else saved.openings if saved else None),
         rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0,
+        rate_under=rate_under or (saved.rate_under if saved else "each"),
         house=list(house) if house or not saved else saved.house)
 
 
@@ -398,7 +432,12 @@ def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
                                     f"{os.path.join(out_dir, META_JSON)} does not exist: "
                                     "cannot tell which experiment it is")
             return None
-        old, new = Experiment(**meta["experiment"]).identity(), exp.identity()
+        saved = Experiment.from_record(meta["experiment"])
+        if saved.rate_under == "each" and exp.rate_under == "first" and saved.rate_games:
+            raise AnalysisError(f"{out_dir} rates the strengths under each variant; it cannot "
+                                "go back to --rate-under first (resume without it, or "
+                                "choose another --out)")
+        old, new = saved.identity(), exp.identity()
         for k in old:
             if old[k] != new[k]:
                 raise AnalysisError(f"{out_dir} holds a different experiment: {k} is {old[k]!r} "
@@ -504,18 +543,46 @@ def add_ladder(summary: Summary, rating_games: pd.DataFrame, out_dir: str,
         if proof_time:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(proven, f, indent=1)
-    ratings = rate_rungs(exp.strengths, rating_games)
+    ratings = rungs_elo(exp, summary.cells, rating_games, rating_cells)
     summary.ladder, judged = ladder(summary.metrics, summary.cells, ratings, proven,
                                     summary.margin)
     summary.ladder_verdicts = [text for _, text in judged]
     summary.claims += judged
-    summary.ratings = {
-        "games": len(rating_games), "proof_time": proof_time,
-        "proof_cached": proof_time and os.path.exists(path),
-        "variant": rating_cells[0].variant_label if rating_cells else None,
-        "pairs": [(" vs ".join(c.config.agents), c.games,
-                   int((rating_games["cell"] == c.index).sum()) if len(rating_games) else 0)
-                  for c in rating_cells]}
+    summary.ratings = rating_provenance(
+        exp, rating_cells, proof_time,
+        lambda c: int((rating_games["cell"] == c.index).sum()) if len(rating_games) else 0)
+    summary.ratings["proof_cached"] = proof_time and os.path.exists(path)
+
+
+def rungs_elo(exp: Experiment, cells: list[Cell], rating_games: pd.DataFrame,
+              rating_cells: list[Cell]) -> dict:
+    """Each variant's Elo per rung (variant label -> strength.rate_rungs table or None):
+    from the rating games played under that variant, or, when they were played under the
+    first variant only, that variant's table for every variant."""
+    under: dict[str, list[int]] = {}
+    for c in rating_cells:
+        under.setdefault(c.variant_label, []).append(c.index)
+    tables = {label: rate_rungs(exp.strengths,
+                                rating_games[rating_games["cell"].isin(idx)]
+                                if len(rating_games) else rating_games)
+              for label, idx in under.items()}
+    labels = list(dict.fromkeys(c.variant_label for c in cells))
+    if exp.rate_under == "first" and tables:
+        only = next(iter(tables.values()))
+        return dict.fromkeys(labels, only)
+    return {label: tables.get(label) for label in labels}
+
+
+def rating_provenance(exp: Experiment, rating_cells: list[Cell], proof_time: float,
+                      recorded) -> dict:
+    """How the rungs were rated, for the report: the rating games recorded
+    (`recorded(cell)`), the variants they were played under, whether the first variant's
+    stand for every variant, and the matches (agents, variant, scheduled, recorded)."""
+    return {"games": sum(recorded(c) for c in rating_cells), "proof_time": proof_time,
+            "under": exp.rate_under,
+            "variants": list(dict.fromkeys(c.variant_label for c in rating_cells)),
+            "pairs": [(" vs ".join(c.config.agents), c.variant_label, c.games, recorded(c))
+                      for c in rating_cells]}
 
 
 @dataclass
@@ -594,7 +661,7 @@ def rebuild_report(out_dir: str, margin: float = DEFAULT_MARGIN,
     meta = load_saved(out_dir)
     if meta is None:
         raise AnalysisError(f"{out_dir}: no {META_JSON} to rebuild a report from")
-    exp = Experiment(**meta["experiment"])
+    exp = Experiment.from_record(meta["experiment"])
     all_cells, notes = plan_cells(exp)
     cells = [c for c in all_cells if not c.rating]
     table = pd.read_csv(os.path.join(out_dir, VARIANTS_CSV))
@@ -620,10 +687,12 @@ def rebuild_report(out_dir: str, margin: float = DEFAULT_MARGIN,
     if exp.strengths:
         ladder_path = os.path.join(out_dir, LADDER_CSV)
         rows = pd.read_csv(ladder_path) if os.path.exists(ladder_path) else None
-        ratings = None
-        if rows is not None and rows["elo"].notna().any():
-            first = rows[rows["variant"] == rows["variant"].iloc[0]]
-            ratings = first[["strength", "elo", "elo_low", "elo_high"]].reset_index(drop=True)
+        ratings = {}
+        if rows is not None:
+            for label, part in rows.groupby("variant", sort=False):
+                if part["elo"].notna().any():
+                    ratings[label] = part[["strength", "elo", "elo_low", "elo_high"]] \
+                        .reset_index(drop=True)
         try:
             with open(os.path.join(out_dir, PROVEN_JSON), encoding="utf-8") as f:
                 proven = json.load(f)
@@ -632,18 +701,14 @@ def rebuild_report(out_dir: str, margin: float = DEFAULT_MARGIN,
         summary.ladder, judged = strength.ladder(metrics, cells, ratings, proven, margin)
         summary.ladder_verdicts = [text for _, text in judged]
         summary.claims += judged
-        rating_cells = [c for c in all_cells if c.rating]
-        finished = meta.get("status") == "finished"
-        summary.ratings = {"games": sum(c.games for c in rating_cells) if finished else 0,
-                           "variant": rating_cells[0].variant_label if rating_cells else None,
-                           "proof_time": proof_time}
-    counts = report.GameCounts(
-        [("self-play", c.label, c.games, int(m["games"]))
-         for c, m in zip(cells, metrics, strict=True)]
-        + [("rating", f"{' vs '.join(c.config.agents)} (seats swapped), under "
-            f"{c.variant_label}", c.games, c.games if meta.get("status") == "finished" else 0)
-           for c in all_cells if c.rating], 0,
-        next((c.variant_label for c in all_cells if c.rating), None))
+    # a finished run played every scheduled rating game (games.csv is not shipped)
+    finished = meta.get("status") == "finished"
+    if exp.strengths:
+        summary.ratings = rating_provenance(exp, [c for c in all_cells if c.rating],
+                                            proof_time, lambda c: c.games if finished else 0)
+    counts = report.GameCounts.of_cells(
+        all_cells, lambda c: (c.games if finished else 0) if c.rating
+        else int(metrics[c.index]["games"]), 0, exp.rate_under == "first")
     counts.file_rows = counts.recorded       # games.csv is not shipped with the tables
     counts.from_tables = True
     exact = None
@@ -659,7 +724,7 @@ def rebuild_report(out_dir: str, margin: float = DEFAULT_MARGIN,
     plots.plot_advantage_vs_strength(
         metrics, os.path.join(out_dir, plots.ADVANTAGE_VS_STRENGTH),
         f"{exp.game}: first-player advantage vs strength",
-        {r["strength"]: r["elo"] for r in summary.ladder},
+        {(r["variant"], r["strength"]): r["elo"] for r in summary.ladder},
         {r["variant"]: r["proven_seat0"] for r in summary.ladder}, margin)
     plots_there = [f for f in os.listdir(out_dir) if f.endswith(".png")]
     report.write_report(summary, out_dir, plots=plots_there, notes=notes,

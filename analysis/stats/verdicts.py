@@ -150,66 +150,73 @@ def judge(subject: str, estimate: float, low: float, high: float, games: int,
 
 
 # ---- the words for each kind, per kind of question --------------------------------------
-def change_words(v: Verdict, unit: str = "games per variant") -> str:
-    """A clause for a difference between two samples (variants, or rungs: `unit`).
+@dataclass(frozen=True)
+class Wording:
+    """What the three kinds are called for one kind of question, and what its games are."""
 
-    >>> change_words(judge("x", 0.03, 0.01, 0.049, 900))
+    same: str               # EQUIVALENT: "equivalent", "fair", "converged"
+    small: str              # a real difference inside the margin: "a real but small ..."
+    differ: tuple[str, str]     # DIFFERENT, for a positive and for a negative estimate
+    unit: str               # what games_needed counts
+    reference: str = ""     # what the estimate is measured from, after the interval
+
+
+CHANGE = Wording("equivalent", "change", ("different", "different"), "games per variant")
+RUNG_CHANGE = Wording("equivalent", "change", ("different", "different"), "games per rung")
+BALANCE = Wording("fair", "lean", ("seat 0 has an advantage", "seat 0 has a disadvantage"),
+                  "decisive games", " from the fair share")
+LADDER = Wording("converged", "drift", ("still moving", "still moving"), "games per rung")
+
+
+def words(v: Verdict, wording: Wording = CHANGE) -> str:
+    """The clause for a verdict, in the words of its kind of question.
+
+    >>> words(judge("x", 0.03, 0.01, 0.049, 900))
     'equivalent within +-5 points (a real but small change: +3.0 points, 95% CI +1.0 to +4.9)'
-    >>> change_words(judge("x", 0.2, 0.04, 0.38, 60))
+    >>> words(judge("x", 0.2, 0.04, 0.38, 60))
     'different (+20.0 points, 95% CI +4.0 to +38.0)'
-    """
-    if v.kind == EQUIVALENT:
-        small = "a real but small change: " if excludes_zero(v.low, v.high) else ""
-        return f"equivalent within {v.margin_text} ({small}{v.interval_text})"
-    if v.kind == DIFFERENT:
-        return f"different ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} {unit} in all "
-            f"({v.interval_text}; margin {v.margin_text})")
-
-
-def balance_words(v: Verdict, fair: str = "the fair share") -> str:
-    """A clause for one rate against its fair share (seat balance).
-
-    >>> balance_words(judge("x", 0.134, 0.104, 0.162, 1070))
+    >>> words(judge("x", 0.134, 0.104, 0.162, 1070), BALANCE)
     'seat 0 has an advantage (+13.4 points, 95% CI +10.4 to +16.2 from the fair share)'
-    >>> balance_words(judge("x", 0.0, -0.03, 0.03, 1000))
+    >>> words(judge("x", 0.0, -0.03, 0.03, 1000), BALANCE)
     'fair within +-5 points (+0.0 points, 95% CI -3.0 to +3.0 from the fair share)'
+    >>> clause = words(judge("x", 0.033, -0.029, 0.096, 300), LADDER).split(" (")
+    >>> clause[0]
+    'undecided: more games needed, about 1077 games per rung in all'
+    >>> clause[1]
+    '+3.3 points, 95% CI -2.9 to +9.6; margin +-5 points)'
     """
-    nums = f"{v.interval_text} from {fair}"
+    nums = v.interval_text + wording.reference
     if v.kind == EQUIVALENT:
-        small = "a real but small lean: " if excludes_zero(v.low, v.high) else ""
-        return f"fair within {v.margin_text} ({small}{nums})"
+        small = f"a real but small {wording.small}: " if excludes_zero(v.low, v.high) else ""
+        return f"{wording.same} within {v.margin_text} ({small}{nums})"
     if v.kind == DIFFERENT:
-        side = "an advantage" if v.estimate > 0 else "a disadvantage"
-        return f"seat 0 has {side} ({nums})"
-    return (f"undecided: more games needed, about {v.needed} decisive games in all "
+        return f"{wording.differ[v.estimate < 0]} ({nums})"
+    return (f"undecided: more games needed, about {v.needed} {wording.unit} in all "
             f"({nums}; margin {v.margin_text})")
 
 
-def ladder_words(v: Verdict) -> str:
-    """A clause for the change of a rate between the top two rungs of a strength ladder.
+def holm_note(v: Verdict, p_adjusted: float, tests: int) -> str:
+    """What a "different" verdict owes to the number of tests: its interval is not
+    adjusted for them, its p-value is (Holm), and when that p-value is 0.05 or more the
+    sentence says so, so that the verdict and the tables' Holm column never disagree.
 
-    >>> words = ladder_words(judge("x", 0.033, -0.029, 0.096, 300)).split(" (")
-    >>> words[0]
-    'undecided: more games needed, about 1077 games per rung in all'
-    >>> words[1]
-    '+3.3 points, 95% CI -2.9 to +9.6; margin +-5 points)'
+    >>> print(holm_note(judge("x", 0.104, 0.031, 0.185, 144), 0.062, 12).strip())
+    (not significant after Holm's correction for 12 tests: adjusted p = 0.062, may be chance)
+    >>> holm_note(judge("x", 0.104, 0.031, 0.185, 144), 0.004, 12)
+    ''
     """
-    if v.kind == EQUIVALENT:
-        small = "a real but small drift: " if excludes_zero(v.low, v.high) else ""
-        return f"converged within {v.margin_text} ({small}{v.interval_text})"
-    if v.kind == DIFFERENT:
-        return f"still moving ({v.interval_text})"
-    return (f"undecided: more games needed, about {v.needed} games per rung in all "
-            f"({v.interval_text}; margin {v.margin_text})")
+    if v.kind != DIFFERENT or tests < 2 or not p_adjusted >= 0.05:
+        return ""
+    return (f" (not significant after Holm's correction for {tests} tests: "
+            f"adjusted p = {p_adjusted:.3f}, may be chance)")
 
 
 # ---- reading a sentence back (for the consistency checks) --------------------------------
 _INTERVAL = re.compile(r"([+-]\d+\.\d) points, 95% CI ([+-]\d+\.\d) to ([+-]\d+\.\d)")
 _MARGIN = re.compile(r"\+-(\d+(?:\.\d+)?) points")
-WORDS = {EQUIVALENT: ("equivalent within", "fair within", "converged within"),
-         DIFFERENT: ("different (", "has an advantage", "has a disadvantage",
-                     "still moving"),
+_WORDINGS = (CHANGE, RUNG_CHANGE, BALANCE, LADDER)
+WORDS = {EQUIVALENT: tuple(dict.fromkeys(f"{w.same} within" for w in _WORDINGS)),
+         DIFFERENT: tuple(dict.fromkeys(f"{d} (" for w in _WORDINGS for d in w.differ)),
          UNDECIDED: ("undecided:",)}
 
 
@@ -218,7 +225,7 @@ def claims_in(sentence: str, margin: float = DEFAULT_MARGIN) -> list[tuple[str, 
     of a sentence; a consistent sentence has them equal. Independent of `judge`: it only
     reads the text.
 
-    >>> claims_in("rule=pro: " + change_words(judge("x", 0.2, 0.04, 0.38, 60)))
+    >>> claims_in("rule=pro: " + words(judge("x", 0.2, 0.04, 0.38, 60)))
     [('different', 'different')]
     >>> claims_in("rule=pro: no change (+20.0 points, 95% CI +4.0 to +38.0)")
     [('none', 'different')]
