@@ -120,6 +120,8 @@ def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_f
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tune {game} "
                    f"--resume --out {shlex.quote(out_dir)} (and the same options)", err=True)
         sys.exit(130)
+    for note in outcome.notes:
+        click.echo(note, err=True)
     click.echo(f"wrote trajectory.csv games.csv tune.json trajectory.png in {out_dir}",
                err=True)
     click.echo(outcome.final_spec)

@@ -21,9 +21,9 @@ from collections import deque
 from collections.abc import Collection, Iterator
 from multiprocessing.connection import wait
 
-from niwa.analysis.arena.game_loop import GameResult, first_line
+from niwa.analysis.arena.game_loop import GameResult, Watcher, first_line
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.games_csv import game_row, play_task
+from niwa.analysis.arena.games_csv import game_row, play_task, played_until
 from niwa.analysis.arena.schedule import GameTask
 from niwa.ext.errors import NiwaError
 
@@ -99,25 +99,63 @@ POLL_S = 0.05               # how often the parent looks at its workers' clocks
 _DEADLINE, _SEAT, _PLY, _STARTED = range(4)
 
 
-class SharedMoveClock:
+# the plies of the game in progress, in shared memory beside the move clock, so that a
+# game whose worker is killed keeps its record up to the stop (int64 slots): the game id,
+# the number of ply slots used, then per ply: player, thinking time in microseconds (-1:
+# chance), k, and k action ids (k = the seats at a joint move). The count is written
+# after the ply, so a kill mid-write leaves the plies before it whole. A game longer than
+# the buffer sends the full buffer to the parent through its pipe and starts it again.
+PLY_SLOTS = 1 << 14
+_GAME, _USED, _HEADER = 0, 1, 2
+PLIES_MESSAGE = "plies"
+
+
+class SharedMoveClock(Watcher):
     """The game loop's move clock, written to memory the parent process reads: so a
     watchdog there can stop a move that never returns, without any message from the
-    (possibly stuck) worker."""
+    (possibly stuck) worker. As the loop's watcher it also writes each ply played there,
+    so the record of a stopped game keeps every move before the stop."""
 
-    def __init__(self, array):
-        self.array = array
+    def __init__(self, array, plies=None, conn=None):
+        self.array, self.plies, self.conn = array, plies, conn
+        self.spent = None       # the longest move of the ply in progress (seconds)
+        self.move_start = 0.0
 
     def started(self, seat: int, limit: float | None, ply: int) -> None:
         a, now = self.array, time.monotonic()
         a[_SEAT], a[_PLY], a[_STARTED] = seat, ply, now
         a[_DEADLINE] = now + limit if limit is not None else 0.0
+        self.move_start = now
 
     def finished(self) -> None:
         self.array[_DEADLINE] = 0.0
         self.array[_STARTED] = 0.0
+        spent = time.monotonic() - self.move_start
+        self.spent = spent if self.spent is None else max(self.spent, spent)
+
+    def begin(self, game_id: int) -> None:
+        """A new game: no ply yet."""
+        if self.plies is not None:
+            self.plies[_USED] = 0
+            self.plies[_GAME] = game_id
+        self.spent = None
+
+    def played(self, before, player: int, action) -> None:
+        if self.plies is None:
+            return
+        actions = list(action) if isinstance(action, list | tuple) else [action]
+        micros = -1 if self.spent is None else round(self.spent * 1e6)
+        self.spent = None
+        entry = [player, micros, len(actions), *actions]
+        p, used = self.plies, self.plies[_USED]
+        if _HEADER + used + len(entry) > len(p):      # full: the parent keeps what it held
+            self.conn.send((PLIES_MESSAGE, p[_GAME], p[_HEADER:_HEADER + used]))
+            used = p[_USED] = 0
+        p[_HEADER + used:_HEADER + used + len(entry)] = entry
+        p[_USED] = used + len(entry)
 
 
-def _worker_main(conn, clock_array, parent_pid: int) -> None:
+def _worker_main(conn, clock_array, parent_pid: int, plies_array=None) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
     parent (even after its SIGKILL)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
@@ -129,7 +167,7 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
             time.sleep(0.5)
 
     threading.Thread(target=watch, daemon=True).start()
-    clock = SharedMoveClock(clock_array)
+    clock = SharedMoveClock(clock_array, plies_array, conn)
     while True:
         try:
             batch = conn.recv()
@@ -138,6 +176,8 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
         if batch is None:
             return
         for task in batch:
+            if isinstance(task, GameTask):
+                clock.begin(task.game_id)
             conn.send(run_task(task, clock))
 
 
@@ -164,8 +204,11 @@ class _Worker:
 
     def __init__(self, ctx):
         self.clock = ctx.RawArray("d", 4)
+        self.plies = ctx.RawArray("q", PLY_SLOTS)
+        self.spilled: list[int] = []        # ply slots the game in progress sent early
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.clock, os.getpid()),
+        self.proc = ctx.Process(target=_worker_main,
+                                args=(child, self.clock, os.getpid(), self.plies),
                                 daemon=True)
         self.proc.start()
         child.close()
@@ -186,9 +229,20 @@ class _Worker:
                 row = self.conn.recv()
             except (EOFError, OSError):
                 return
+            if isinstance(row, tuple) and row[0] == PLIES_MESSAGE:
+                self.spilled.extend(row[2])
+                continue
+            self.spilled = []
             self.tasks.popleft()
             self.game_started = time.monotonic()
             yield row
+
+    def plies_played(self, task) -> list[int]:
+        """The ply slots of `task`, the game in progress (none if the worker had not
+        begun it)."""
+        if not isinstance(task, GameTask) or self.plies[_GAME] != task.game_id:
+            return []
+        return self.spilled + self.plies[_HEADER:_HEADER + self.plies[_USED]]
 
     def overdue(self, now: float) -> bool:
         deadline = self.clock[_DEADLINE]
@@ -201,21 +255,23 @@ class _Worker:
         self.conn.close()
 
 
-def _lost_game_row(task: GameTask, clock, what: str, seconds: float,
+def _lost_game_row(task: GameTask, clock, what: str, seconds: float, plies: list[int],
                    termination: str = "forfeit") -> dict:
     """The row of a game its worker could not finish: a forfeit of the seat that was
-    moving, or, if no move was in progress, a game without a winner (1/N each)."""
+    moving, or, if no move was in progress, a game without a winner (1/N each, recorded
+    as left unfinished). Its record keeps every ply the worker played before it was lost
+    (`plies`, the shared ply slots) and the position it stopped at."""
     n = len(task.labels)
-    plies = int(clock[_PLY])
+    start, state, actions, notes = played_until(task, plies)
     if clock[_STARTED] > 0:
         seat = int(clock[_SEAT])
-        result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], plies, False, seat,
-                            f"seat {seat} ({task.labels[seat]}) {what}",
+        result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], len(actions), False,
+                            seat, f"seat {seat} ({task.labels[seat]}) {what}",
                             termination=termination)
     else:
-        result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}",
-                            termination="forfeit")
-    # its record (the moves a lost worker played are unknown: the start position only)
+        result = GameResult([1.0 / n] * n, len(actions), False, None, f"game lost: {what}",
+                            quit=True, termination="forfeit")
+    result.actions, result.notes, result.start, result.state = actions, notes, start, state
     return {**game_row(task, result, seconds), **task_record_line(task, result)}
 
 
@@ -290,11 +346,12 @@ class LocalExecutor:
         task = w.tasks.popleft()
         clock = list(w.clock)
         w.stop()
+        plies = w.plies_played(task)
         replay.extend(w.tasks)          # the rest of its batch was never started
         limit = task.time_limits[int(clock[_SEAT])] or 0.0
         return _lost_game_row(task, clock, f"exceeded its time budget: no move after "
                               f"{now - clock[_STARTED]:.1f}s > {limit:.3f}s per move "
-                              "(stopped)", now - w.game_started, termination="time")
+                              "(stopped)", now - w.game_started, plies, termination="time")
 
     @staticmethod
     def _died(w: _Worker, replay: deque, deaths: dict, now: float) -> dict | None:
@@ -303,6 +360,7 @@ class LocalExecutor:
         clock = list(w.clock)
         code = w.proc.exitcode
         w.stop()
+        plies = w.plies_played(task)
         replay.extend(w.tasks)          # the rest of its batch was never started
         key = task.game_id if isinstance(task, GameTask) else id(task)
         deaths[key] = deaths.get(key, 0) + 1
@@ -313,7 +371,7 @@ class LocalExecutor:
             raise ExecutorError(f"{task!r} crashed the worker process twice "
                                 f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
-                              f"({_exit_reason(code)})", now - w.game_started)
+                              f"({_exit_reason(code)})", now - w.game_started, plies)
 
 
 def _exit_reason(code: int | None) -> str:
