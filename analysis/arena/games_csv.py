@@ -365,7 +365,8 @@ class GameLog:
     def forget(self, game_ids: set[int]) -> None:
         """Drop the rows of these games (atomically, streaming), so that they can be
         logged again."""
-        self.close()
+        if self.file is not None:
+            self.file.close()
         tmp = self.path + ".tmp"
         self.done = IdSet()
         with open(tmp, "w", newline="", encoding="utf-8") as f:
