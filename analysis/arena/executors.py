@@ -141,18 +141,24 @@ class SharedMoveClock(Watcher):
         self.spent = None
 
     def played(self, before, player: int, action) -> None:
-        if self.plies is None:
+        p = self.plies
+        if p is None:
             return
-        actions = list(action) if isinstance(action, list | tuple) else [action]
-        micros = -1 if self.spent is None else round(self.spent * 1e6)
+        micros = -1 if self.spent is None else int(self.spent * 1e6)
         self.spent = None
-        entry = [player, micros, len(actions), *actions]
-        p, used = self.plies, self.plies[_USED]
-        if _HEADER + used + len(entry) > len(p):      # full: the parent keeps what it held
+        joint = isinstance(action, list)
+        size = 3 + (len(action) if joint else 1)
+        used = p[_USED]
+        if _HEADER + used + size > len(p):      # full: the parent keeps what it held
             self.conn.send((PLIES_MESSAGE, p[_GAME], p[_HEADER:_HEADER + used]))
             used = p[_USED] = 0
-        p[_HEADER + used:_HEADER + used + len(entry)] = entry
-        p[_USED] = used + len(entry)
+        at = _HEADER + used
+        p[at], p[at + 1], p[at + 2] = player, micros, size - 3
+        if joint:
+            p[at + 3:at + size] = action
+        else:
+            p[at + 3] = action
+        p[_USED] = used + size
 
 
 def _worker_main(conn, clock_array, parent_pid: int, plies_array=None) -> None:
