@@ -131,7 +131,7 @@ def test_a_stopped_move_keeps_every_move_before_it(tmp_path, faulty, move_time, 
 
 def test_a_game_longer_than_the_ply_buffer_keeps_every_move(tmp_path, monkeypatch):
     """The worker sends its ply buffer to the parent whenever it is full."""
-    monkeypatch.setattr(executors, "PLY_SLOTS", 2 + 4 * 2)     # two plies a buffer
+    monkeypatch.setattr(executors, "PLY_SLOTS", executors._HEADER + 4 * 2)   # two plies
     test_a_stopped_move_keeps_every_move_before_it(tmp_path, "t_hang_later", 0.3, "time",
                                                    "time")
 

@@ -101,12 +101,14 @@ _DEADLINE, _SEAT, _PLY, _STARTED = range(4)
 
 # the plies of the game in progress, in shared memory beside the move clock, so that a
 # game whose worker is killed keeps its record up to the stop (int64 slots): the game id,
-# the number of ply slots used, then per ply: player, thinking time in microseconds (-1:
-# chance), k, and k action ids (k = the seats at a joint move). The count is written
-# after the ply, so a kill mid-write leaves the plies before it whole. A game longer than
-# the buffer sends the full buffer to the parent through its pipe and starts it again.
+# the number of ply slots used, the game's slots before the buffer's first, then per ply:
+# player, thinking time in microseconds (-1: chance), k, and k action ids (k = the seats
+# at a joint move). The count is written after the ply, so a kill mid-write leaves the
+# plies before it whole. A game longer than the buffer sends the full buffer to the
+# parent through its pipe and starts it again (the parent reads the pipe to its end
+# before it reads the buffer, and drops what it already holds: see plies_played).
 PLY_SLOTS = 1 << 14
-_GAME, _USED, _HEADER = 0, 1, 2
+_GAME, _USED, _BASE, _HEADER = 0, 1, 2, 3
 PLIES_MESSAGE = "plies"
 
 
@@ -136,7 +138,7 @@ class SharedMoveClock(Watcher):
     def begin(self, game_id: int) -> None:
         """A new game: no ply yet."""
         if self.plies is not None:
-            self.plies[_USED] = 0
+            self.plies[_USED] = self.plies[_BASE] = 0
             self.plies[_GAME] = game_id
         self.spent = None
 
@@ -151,7 +153,9 @@ class SharedMoveClock(Watcher):
         used = p[_USED]
         if _HEADER + used + size > len(p):      # full: the parent keeps what it held
             self.conn.send((PLIES_MESSAGE, p[_GAME], p[_HEADER:_HEADER + used]))
-            used = p[_USED] = 0
+            p[_USED] = 0        # first: a kill between the two leaves no slot held twice
+            p[_BASE] += used
+            used = 0
         at = _HEADER + used
         p[at], p[at + 1], p[at + 2] = player, micros, size - 3
         if joint:
@@ -245,10 +249,15 @@ class _Worker:
 
     def plies_played(self, task) -> list[int]:
         """The ply slots of `task`, the game in progress (none if the worker had not
-        begun it)."""
-        if not isinstance(task, GameTask) or self.plies[_GAME] != task.game_id:
+        begun it), once the worker is stopped: those it sent, then those of the buffer
+        beyond them."""
+        p = self.plies
+        if not isinstance(task, GameTask) or p[_GAME] != task.game_id:
             return []
-        return self.spilled + self.plies[_HEADER:_HEADER + self.plies[_USED]]
+        sent, base = len(self.spilled), p[_BASE]
+        if base > sent:         # a buffer it sent never arrived: keep the plies before
+            return list(self.spilled)
+        return self.spilled + p[_HEADER + sent - base:_HEADER + p[_USED]]
 
     def overdue(self, now: float) -> bool:
         deadline = self.clock[_DEADLINE]
@@ -258,6 +267,14 @@ class _Worker:
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(timeout=5)
+        if not self.proc.is_alive():    # the plies it sent before it died (plies_played)
+            try:
+                while self.conn.poll():
+                    message = self.conn.recv()
+                    if isinstance(message, tuple) and message[0] == PLIES_MESSAGE:
+                        self.spilled.extend(message[2])
+            except (EOFError, OSError):
+                pass
         self.conn.close()
 
 
