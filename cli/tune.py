@@ -68,7 +68,9 @@ class _RecordedCommand(click.Command):
               help="Start each deal from an opening (played with the seats swapped), as "
                    "`niwa tournament --openings`: a FILE of positions or move lists, or "
                    "random:plies=N.")
-@click.option("--resume", is_flag=True, help="Finish the run in --out (same options).")
+@click.option("--resume", is_flag=True,
+              help="Finish the run in --out (same options); into a folder that holds no "
+                   "run yet, start it, so the same command can be repeated until it ends.")
 @click.option("--progress/--no-progress", default=False, help="A progress bar per iteration.")
 @user_errors
 def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_frac,
