@@ -39,13 +39,13 @@ def _rows(out) -> list[dict]:
 
 
 def _records(out) -> list[dict]:
-    """Each record without what differs between two plays of the same game (its date,
-    checksum and thinking times)."""
+    """Each record without what differs between two plays of the same game (its date and
+    thinking times; its checksum leaves them out)."""
     out_records = []
     with open(os.path.join(out, "games.jsonl"), encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
-            r = {k: v for k, v in r.items() if k not in ("date", "check")}
+            r = {k: v for k, v in r.items() if k != "date"}
             r["moves"] = [{k: v for k, v in m.items() if k != "time"} for m in r["moves"]]
             out_records.append(r)
     return out_records

@@ -23,8 +23,7 @@ from click.testing import CliRunner
 
 from niwa.analysis.arena import executors
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_record import parse_line
-from niwa.analysis.arena.games_jsonl import sealed, unsealed
+from niwa.analysis.arena.game_record import parse_line, record_check, sealed_line
 from niwa.analysis.arena.schedule import identity_digest
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.analysis.experiments import tune as tu
@@ -91,10 +90,15 @@ def records_of(out) -> list[dict]:
 
 def played(record: dict) -> dict:
     """What a record says of the game itself (not when it was written or how long each
-    move took)."""
-    keep = {k: v for k, v in record.items() if k not in ("date", "check", "moves")}
+    move took: its checksum leaves those out too)."""
+    keep = {k: v for k, v in record.items() if k not in ("date", "moves")}
     keep["moves"] = [{k: v for k, v in m.items() if k != "time"} for m in record["moves"]]
     return keep
+
+
+def checked(line: str) -> bool:
+    data = json.loads(line)
+    return data.pop("check") == record_check(data)
 
 
 # ---- 1. a stopped move keeps the record ---------------------------------------------------
@@ -123,7 +127,7 @@ def test_a_stopped_move_keeps_every_move_before_it(tmp_path, faulty, move_time, 
         assert record["forfeit"]["seat"] == seat and record["forfeit"]["reason"] == reason
         assert all(m["time"] >= 0 for m in record["moves"])
         # and the position it stopped at, the faulty seat to move
-        game = parse_line(unsealed(json.dumps(record, separators=(",", ":")))[0])
+        game = parse_line(json.dumps(record))
         stopped = game.replay()
         assert stopped.to_notation() == record["final"] != record["start"]
         assert stopped.current_player() == seat
@@ -184,8 +188,7 @@ def test_resume_restores_a_damaged_games_jsonl(finished, tmp_path, how):
     assert [played(x) for x in records_of(out)] \
         == [played(x) for x in records_of(finished)]
     assert rows_of(out) == rows_of(finished)
-    for line in (out / "games.jsonl").read_text().splitlines():
-        assert unsealed(line)[1] is True
+    assert all(checked(line) for line in (out / "games.jsonl").read_text().splitlines())
     # nothing is thrown away: the damaged lines are set aside
     if how in ("flipped-byte", "garbage-line"):
         assert (out / "games.jsonl.damaged").exists()
@@ -221,12 +224,17 @@ def test_records_written_before_the_check_tag_are_kept_and_sealed(finished, tmp_
     out = tmp_path / "t"
     shutil.copytree(finished, out)
     lines = (out / "games.jsonl").read_text().splitlines()
-    (out / "games.jsonl").write_text("".join(unsealed(x)[0] + "\n" for x in lines))
+
+    def unsealed(line):
+        return json.dumps({k: v for k, v in json.loads(line).items() if k != "check"},
+                          separators=(",", ":"))
+
+    (out / "games.jsonl").write_text("".join(unsealed(x) + "\n" for x in lines))
     r = CliRunner().invoke(main, ["tournament", "--resume", "--out", str(out), "-j", "1",
                                   "--no-progress", "-q"])
     assert r.exit_code == 0 and "restored" not in r.output, r.output
     assert (out / "games.jsonl").read_text().splitlines() == lines
-    assert sealed(unsealed(lines[0])[0]) == lines[0]
+    assert sealed_line(json.loads(unsealed(lines[0]))) == lines[0]
 
 
 def test_analyse_resume_restores_its_records(tmp_path):

@@ -13,6 +13,7 @@ is one NiwaError naming the file's line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -300,7 +301,39 @@ def task_record_line(task, result) -> dict:
                            opening=task.opening)
     except Exception:   # a game without notation (a test's toy): never lose the game over it
         return {}
-    return {RECORD_FIELD: record.to_line()}
+    return {RECORD_FIELD: sealed_line(record.to_json())}
+
+
+# ---- the checksum of a line of games.jsonl ------------------------------------------
+CHECK_TAG = "check"
+_TIMING = ("time", "clock")     # a move's tags that differ between two plays of a game
+
+
+def record_check(data: dict) -> str:
+    """The checksum of a record (its JSON object, without `check`): BLAKE2b (64 bits, hex)
+    of its compact JSON, tags in their order, without `date` and the moves' `time` and
+    `clock`: what differs between two plays of the same game, as games.csv's checksum
+    leaves out duration_s. So the same game gives the same line but for those tags.
+
+    >>> a = {"game": "lotus", "date": "today", "moves": [{"by": 0, "move": "x", "time": 1.5}]}
+    >>> record_check(a) == record_check({**a, "date": "later"}) != record_check({**a, "game": "haru"})
+    True
+    """
+    same = {k: v for k, v in data.items() if k not in ("date", CHECK_TAG)}
+    moves = same.get("moves")
+    if isinstance(moves, list):
+        same["moves"] = [{k: v for k, v in m.items() if k not in _TIMING}
+                         if isinstance(m, dict) else m for m in moves]
+    text = json.dumps(same, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def sealed_line(data: dict) -> str:
+    """A record's line in games.jsonl: its JSON with the `check` tag last (record_check;
+    readers ignore the tag)."""
+    data = {k: v for k, v in data.items() if k != CHECK_TAG}
+    return json.dumps({**data, CHECK_TAG: record_check(data)}, separators=(",", ":"),
+                      default=str)
 
 
 def seats_for(specs, labels, game: str, seeds=None, time_controls=None,

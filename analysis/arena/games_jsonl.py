@@ -4,8 +4,9 @@
 `RecordedGameLog` takes it out, appends it to games.jsonl *before* the row reaches
 games.csv, and flushes. So a kill can leave a record without its row (the game is played
 again on resume and its stale record dropped) but never, by itself, a row without its
-record. Each line ends with a `check` tag, a checksum of the rest of the line, so that
-damage to the file (a flipped byte, a lost line, a truncation) is seen on resume.
+record. Each line ends with a `check` tag, a checksum of the record (game_record.
+record_check: all but the date and the moves' times), so that damage to the file (a
+flipped byte, a lost line, a truncation) is seen on resume.
 
 On resume (when the log is opened) every record is checked: records of games absent from
 games.csv are dropped; a damaged line is set aside in games.jsonl.damaged (one note says
@@ -25,7 +26,6 @@ recorded end (parse_line) and are then sealed with one.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import heapq
 import json
 import os
@@ -33,7 +33,13 @@ import re
 from collections.abc import Iterator
 
 from niwa.analysis.arena import games_csv
-from niwa.analysis.arena.game_record import RECORD_FIELD, parse_line
+from niwa.analysis.arena.game_record import (
+    CHECK_TAG,
+    RECORD_FIELD,
+    GameRecord,
+    record_check,
+    sealed_line,
+)
 from niwa.analysis.arena.games_csv import CHECK_COLUMN, GameLog, GameLogError, IdSet
 from niwa.ext.errors import NiwaError
 
@@ -41,41 +47,11 @@ RECORDS_FILE = "games.jsonl"
 DAMAGED_SUFFIX = ".damaged"     # where damaged lines are set aside (never thrown away)
 MAX_LISTED = 10                 # ids or line numbers a note lists before "..."
 
-_CHECK_OPEN = ',"check":"'      # the last tag of a line: ,"check":"<16 hex digits>"}
-_CHECK_LEN = len(_CHECK_OPEN) + 16 + 2
 _GAME_ID = re.compile(r'"event":\{"game_id":(-?\d+)')
 
 
 def records_path(games_csv: str) -> str:
     return os.path.join(os.path.dirname(games_csv), RECORDS_FILE)
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
-
-
-def sealed(line: str) -> str:
-    """A record line (a JSON object) with its checksum as its last tag, `check`: BLAKE2b
-    (64 bits, hex) of the line without that tag.
-
-    >>> line = sealed('{"a":1}')
-    >>> line.startswith('{"a":1,"check":"'), unsealed(line)
-    (True, ('{"a":1}', True))
-    >>> unsealed(line.replace("1", "2", 1))[1], unsealed('{"a":1}')[1]
-    (False, None)
-    """
-    return f'{line[:-1]}{_CHECK_OPEN}{_digest(line)}"}}'
-
-
-def unsealed(line: str) -> tuple[str, bool | None]:
-    """(the line without its `check` tag, whether the checksum matches); None in place of
-    the verdict for a line that has no such tag (written before it existed, or damaged
-    there)."""
-    tail = line[-_CHECK_LEN:]
-    if len(line) > _CHECK_LEN and tail.startswith(_CHECK_OPEN) and tail.endswith('"}'):
-        body = line[:-_CHECK_LEN] + "}"
-        return body, _digest(body) == tail[len(_CHECK_OPEN):-2]
-    return line, None
 
 
 def _shown(items: list, more: int = 0) -> str:
@@ -202,7 +178,7 @@ class RecordedGameLog(GameLog):
                 if line is None:        # a game without notation has no record to keep
                     unrecordable.append(gid)
                     continue
-                self.records_file.write(sealed(line) + "\n")
+                self.records_file.write(line + "\n")
                 self.records_file.flush()
                 self.recorded.add(gid)
                 restored.append(gid)
@@ -249,7 +225,7 @@ class RecordedGameLog(GameLog):
         line = row.pop(RECORD_FIELD, None)
         gid = int(row["game_id"])
         if line is not None and gid not in self.done:
-            self.records_file.write(sealed(line) + "\n")
+            self.records_file.write(line + "\n")
             self.records_file.flush()
             self.recorded.add(gid)
         super().append(row)
@@ -273,24 +249,25 @@ def _clip(text: str, width: int = 40) -> str:
 
 def _good_record(raw: bytes) -> tuple[int | None, str | None]:
     """(game id, sealed line) of a good record line; (game id or None, None) of a damaged
-    one: not UTF-8, a checksum that does not match, or, without a checksum, not a record
-    that replays to its recorded end."""
+    one: not UTF-8 JSON, a checksum that does not match, or, without a checksum (a line
+    written before it existed), not a record that replays to its recorded end."""
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
     try:
-        text = raw.decode("utf-8").rstrip("\r\n")
-    except UnicodeDecodeError:
-        return _game_id_of(raw.decode("utf-8", "replace")), None
-    body, good = unsealed(text)
-    if good is False:
-        return _game_id_of(body), None
-    gid = _game_id_of(body)
-    if gid is None:
-        return None, None
-    if good is None:            # written before the check tag: kept if it replays
-        try:
-            parse_line(body)
-        except NiwaError:
-            return gid, None
-    return gid, sealed(body)
+        data = json.loads(raw)
+    except ValueError:
+        return _game_id_of(text), None
+    try:
+        gid = int(data["event"]["game_id"])
+    except (KeyError, TypeError, ValueError):
+        return _game_id_of(text), None
+    check = data.pop(CHECK_TAG, None)
+    if check is not None:
+        return gid, (text if check == record_check(data) else None)
+    try:
+        GameRecord.from_json(data).validate()
+    except NiwaError:
+        return gid, None
+    return gid, sealed_line(data)
 
 
 def _game_id_of(text: str) -> int | None:
