@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from niwa.analysis.arena import executors
 from niwa.analysis.arena.executors import LocalExecutor
-from niwa.analysis.arena.game_record import parse_line, record_check, sealed_line
+from niwa.analysis.arena.game_record import parse_line, sealed_line, unsealed
 from niwa.analysis.arena.schedule import identity_digest
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.analysis.experiments import tune as tu
@@ -97,8 +97,7 @@ def played(record: dict) -> dict:
 
 
 def checked(line: str) -> bool:
-    data = json.loads(line)
-    return data.pop("check") == record_check(data)
+    return unsealed(line)[1] is True
 
 
 # ---- 1. a stopped move keeps the record ---------------------------------------------------
@@ -225,16 +224,12 @@ def test_records_written_before_the_check_tag_are_kept_and_sealed(finished, tmp_
     shutil.copytree(finished, out)
     lines = (out / "games.jsonl").read_text().splitlines()
 
-    def unsealed(line):
-        return json.dumps({k: v for k, v in json.loads(line).items() if k != "check"},
-                          separators=(",", ":"))
-
-    (out / "games.jsonl").write_text("".join(unsealed(x) + "\n" for x in lines))
+    (out / "games.jsonl").write_text("".join(unsealed(x)[0] + "\n" for x in lines))
     r = CliRunner().invoke(main, ["tournament", "--resume", "--out", str(out), "-j", "1",
                                   "--no-progress", "-q"])
     assert r.exit_code == 0 and "restored" not in r.output, r.output
     assert (out / "games.jsonl").read_text().splitlines() == lines
-    assert sealed_line(json.loads(unsealed(lines[0]))) == lines[0]
+    assert sealed_line(json.loads(unsealed(lines[0])[0])) == lines[0]
 
 
 def test_analyse_resume_restores_its_records(tmp_path):

@@ -5,8 +5,8 @@
 games.csv, and flushes. So a kill can leave a record without its row (the game is played
 again on resume and its stale record dropped) but never, by itself, a row without its
 record. Each line ends with a `check` tag, a checksum of the record (game_record.
-record_check: all but the date and the moves' times), so that damage to the file (a
-flipped byte, a lost line, a truncation) is seen on resume.
+record_check: all but the date, times and clocks), so that damage to the file (a flipped
+byte, a lost line, a truncation) is seen on resume.
 
 On resume (when the log is opened) every record is checked: records of games absent from
 games.csv are dropped; a damaged line is set aside in games.jsonl.damaged (one note says
@@ -33,13 +33,7 @@ import re
 from collections.abc import Iterator
 
 from niwa.analysis.arena import games_csv
-from niwa.analysis.arena.game_record import (
-    CHECK_TAG,
-    RECORD_FIELD,
-    GameRecord,
-    record_check,
-    sealed_line,
-)
+from niwa.analysis.arena.game_record import RECORD_FIELD, GameRecord, sealed_line, unsealed
 from niwa.analysis.arena.games_csv import CHECK_COLUMN, GameLog, GameLogError, IdSet
 from niwa.ext.errors import NiwaError
 
@@ -249,24 +243,21 @@ def _clip(text: str, width: int = 40) -> str:
 
 def _good_record(raw: bytes) -> tuple[int | None, str | None]:
     """(game id, sealed line) of a good record line; (game id or None, None) of a damaged
-    one: not UTF-8 JSON, a checksum that does not match, or, without a checksum (a line
+    one: not UTF-8, a checksum that does not match, or, without a checksum (a line
     written before it existed), not a record that replays to its recorded end."""
-    text = raw.decode("utf-8", "replace").rstrip("\r\n")
     try:
-        data = json.loads(raw)
-    except ValueError:
-        return _game_id_of(text), None
+        text = raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return _game_id_of(raw.decode("utf-8", "replace")), None
+    body, good = unsealed(text)
+    if good is not None:
+        return _game_id_of(body), (text if good else None)
     try:
+        data = json.loads(body)
         gid = int(data["event"]["game_id"])
-    except (KeyError, TypeError, ValueError):
-        return _game_id_of(text), None
-    check = data.pop(CHECK_TAG, None)
-    if check is not None:
-        return gid, (text if check == record_check(data) else None)
-    try:
         GameRecord.from_json(data).validate()
-    except NiwaError:
-        return gid, None
+    except (ValueError, KeyError, TypeError, NiwaError):
+        return _game_id_of(body), None
     return gid, sealed_line(data)
 
 
