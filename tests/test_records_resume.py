@@ -139,6 +139,25 @@ def test_a_game_longer_than_the_ply_buffer_keeps_every_move(tmp_path, monkeypatc
                                                    "time")
 
 
+@pytest.mark.parametrize("base,used,expected", [
+    (8, 4, "sent + held"),       # the usual case: the buffer goes on where the pipe left
+    (0, 8, "sent"),              # killed after sending the buffer, before emptying it
+    (16, 4, "sent"),             # a buffer sent but never received: the plies before it
+])
+def test_the_plies_of_a_stopped_worker_are_counted_once(base, used, expected):
+    from types import SimpleNamespace
+
+    from niwa.analysis.arena.schedule import build_schedule
+
+    task = build_schedule(make_config("lotus", ["random", "random"], games=2)[0])[0]
+    sent = [0, -1, 1, 5, 1, -1, 1, 6]
+    held = sent if base == 0 else [0, -1, 1, 7]
+    plies = [task.game_id, used, base, *held, *([0] * 16)]
+    worker = SimpleNamespace(plies=plies, spilled=list(sent))
+    got = executors._Worker.plies_played(worker, task)
+    assert got == (sent + held if expected == "sent + held" else sent)
+
+
 # ---- 2. resume restores damaged records ---------------------------------------------------
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):

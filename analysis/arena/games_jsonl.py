@@ -26,6 +26,7 @@ recorded end (parse_line) and are then sealed with one.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import heapq
 import json
 import os
@@ -53,12 +54,18 @@ def _shown(items: list, more: int = 0) -> str:
     return ", ".join(str(x) for x in items[:MAX_LISTED]) + (" ..." if extra > 0 else "")
 
 
+DROP_HINT = "pass --on-bad-rows drop to replace its row by a new game"
+
+
 class RecordedGameLog(GameLog):
-    """A GameLog that also keeps each game's record in games.jsonl (see the module)."""
+    """A GameLog that also keeps each game's record in games.jsonl (see the module).
+    `way_out` ends the error of a record that cannot be restored (what the command
+    offers instead)."""
 
     def __init__(self, path: str, columns: list[str], check_row=None,
-                 on_bad_rows: str = "stop"):
+                 on_bad_rows: str = "stop", way_out: str = DROP_HINT):
         self.records_file = None
+        self.way_out = way_out
         super().__init__(path, columns, check_row, on_bad_rows)
         self.records_path = records_path(path)
         self.recorded = IdSet()             # the logged games whose record is in the file
@@ -112,6 +119,7 @@ class RecordedGameLog(GameLog):
 
     def _note_damage(self, damaged: list) -> None:
         name, aside = RECORDS_FILE, RECORDS_FILE + DAMAGED_SUFFIX
+
         def lacks(gid):
             return gid is not None and gid in self.done and gid not in self.recorded
 
@@ -151,21 +159,22 @@ class RecordedGameLog(GameLog):
         if not ids:
             return
         wanted = set(ids)
-        logged = {int(r["game_id"]): r for r in self.read_rows()
+        # what a replay must reproduce of each row, as a digest (the rows stay on disk)
+        logged = {int(r["game_id"]): self._outcome_digest(r) for r in self.read_rows()
                   if int(r["game_id"]) in wanted}
         restored, unrecordable, replaced = [], [], []
-        stream = executor.run([schedule.task_for(gid) for gid in ids])
+        stream = executor.run(_Tasks(schedule, ids))
         try:
             for row in stream:
                 gid = int(row["game_id"])
-                problem = self.replay_differs(row, logged[gid])
+                problem = (None if self._outcome_digest(row) == logged[gid]
+                           else self.replay_differs(row, self._logged_row(gid)))
                 if problem is not None:
                     if self.on_bad_rows != "drop":
                         raise GameLogError(
                             f"game {gid} has no good record in {self.records_path} and its "
                             f"replay differs from its games.csv row ({problem}), so its "
-                            "record cannot be restored; pass --on-bad-rows drop to replace "
-                            "its row by a new game")
+                            f"record cannot be restored; {self.way_out}")
                     replaced.append(row)
                     continue
                 line = row.get(RECORD_FIELD)
@@ -199,6 +208,20 @@ class RecordedGameLog(GameLog):
                 f"{RECORDS_FILE}: games {_shown(unrecordable)} have no record (their game "
                 "has no notation)")
 
+    def _outcome_digest(self, row: dict) -> bytes:
+        """A digest of what replay_differs compares."""
+        text = "\x1f".join(self._compared(row, column) for column in self.columns
+                           if column not in ("duration_s", CHECK_COLUMN))
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+    def _logged_row(self, game_id: int) -> dict:
+        return next(r for r in self.read_rows() if int(r["game_id"]) == game_id)
+
+    @staticmethod
+    def _compared(row: dict, column: str) -> str:
+        value = str(row.get(column, ""))
+        return _NUMBER.sub("#", value) if column == "error" else value
+
     def replay_differs(self, row: dict, logged: dict) -> str | None:
         """What differs between a replayed game's row and its logged one (None: the same
         game): every column but the duration and the checksum; in the error message, only
@@ -206,9 +229,7 @@ class RecordedGameLog(GameLog):
         for column in self.columns:
             if column in ("duration_s", CHECK_COLUMN):
                 continue
-            new, old = str(row.get(column, "")), logged.get(column, "")
-            if column == "error":
-                new, old = _NUMBER.sub("#", new), _NUMBER.sub("#", old)
+            new, old = self._compared(row, column), self._compared(logged, column)
             if new != old:
                 return f"{column} is {_clip(old)!r} in games.csv, {_clip(new)!r} in the replay"
         return None
@@ -235,6 +256,19 @@ class RecordedGameLog(GameLog):
 
 
 _NUMBER = re.compile(r"\d+(\.\d+)?")
+
+
+class _Tasks:
+    """The scheduled games of `ids`, made as the executor takes them; len() known."""
+
+    def __init__(self, schedule, ids: list[int]):
+        self.schedule, self.ids = schedule, ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self):
+        return (self.schedule.task_for(gid) for gid in self.ids)
 
 
 def _clip(text: str, width: int = 40) -> str:

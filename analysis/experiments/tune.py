@@ -509,9 +509,11 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
                  "versions": versions(isinstance(executor, DaskExecutor))})
     checker = _Checker(config.games_per_iteration)
     games_before = 0
+    notes: list[str] = []       # records restored, damage found (one line each)
     if os.path.exists(games_path):
-        log = RecordedGameLog(games_path, games_columns(), check_row=checker)
+        log = _open_log(games_path, checker)
         games_before = len(log.done)
+        notes += log.record_notes
         log.close()
     run_record = start_run(meta, command, executor, games_before)
     # the run's identity before the first byte of games.csv: a kill at any moment leaves
@@ -522,7 +524,6 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
     trajectory: list[dict] = []
     played = 0
     interrupted = False
-    notes: list[str] = []       # records restored, damage found (one line each)
     try:
         for k in range(config.iterations):
             c_k, a_k, delta = gains.c_k(k), gains.a_k(k), signs(config.seed, k, params)
@@ -530,7 +531,7 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
             sched = IterationSchedule(config, k, spec_with(config.agent, params, plus),
                                       spec_with(config.agent, params, minus))
             checker.schedules[k] = sched
-            log = RecordedGameLog(games_path, games_columns(), check_row=checker)
+            log = _open_log(games_path, checker)
             result = run_schedule(sched, log, _KeepOpen(executor), desc=f"iteration {k}",
                                   progress=progress)
             played += result.played_now
@@ -570,6 +571,12 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
         raise KeyboardInterrupt
     return TuneOutcome(config, out_dir, theta, final_spec, trajectory, played, finished, meta,
                        notes)
+
+
+def _open_log(games_path: str, checker) -> RecordedGameLog:
+    return RecordedGameLog(games_path, games_columns(), check_row=checker,
+                           way_out="start the run again in another --out (a tuning run "
+                                   "replays exactly only without time= budgets)")
 
 
 def _write_trajectory(out_dir: str, params, rows) -> None:
