@@ -24,6 +24,7 @@ from click.testing import CliRunner
 from niwa.analysis.arena import executors
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.game_record import parse_line, sealed_line, unsealed
+from niwa.analysis.arena.games_csv import start_position
 from niwa.analysis.arena.schedule import identity_digest
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.analysis.experiments import tune as tu
@@ -156,6 +157,22 @@ def test_the_plies_of_a_stopped_worker_are_counted_once(base, used, expected):
     worker = SimpleNamespace(plies=plies, spilled=list(sent))
     got = executors._Worker.plies_played(worker, task)
     assert got == (sent + held if expected == "sent + held" else sent)
+
+
+def test_a_game_lost_between_moves_is_recorded_unfinished_with_its_moves():
+    from niwa.analysis.arena.game_record import RECORD_FIELD
+    from niwa.analysis.arena.schedule import build_schedule
+
+    task = build_schedule(make_config("lotus", ["random", "random"], games=2)[0])[0]
+    state = start_position(task)
+    first = state.legal_actions()[0]
+    no_move = [0.0, 0.0, 1.0, 0.0]          # no deadline, no move in progress
+    row = executors._lost_game_row(task, no_move, "crashed the worker process twice", 0.1,
+                                   [0, 1500, 1, first])
+    assert row["plies"] == 1 and row["termination"] == "forfeit" and row["error_seat"] == ""
+    record = parse_line(row[RECORD_FIELD])
+    assert record.termination == "quit" and len(record.moves) == 1
+    assert record.moves[0].time == 0.0015 and record.result == [0.5, 0.5]
 
 
 # ---- 2. resume restores damaged records ---------------------------------------------------
