@@ -83,6 +83,10 @@ def register(main: click.Group) -> None:
               help="Continue the experiment in --out (options default to the saved ones; "
                    "given ones must match, except --games, which may grow it). With GAME it "
                    "starts the experiment if --out holds none yet.")
+@click.option("--trust-engines", is_flag=True,
+              help="On --resume, start the engine agents (engine:cmd=...) and import the "
+                   "house rules that the saved record names without their being typed "
+                   "again: only for a folder you trust.")
 @click.option("--openings", default=None, metavar="FILE|suite:NAME|random:plies=N[,count=M][,order=...]",
               help="Start each round of every variant from an opening, as `niwa tournament "
                    "--openings` (a FILE's lines must fit every variant).")
@@ -92,8 +96,8 @@ def register(main: click.Group) -> None:
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_under, proof_time,
-                margin, games, top_games, players, workers, executor, seed, out_dir, resume, openings,
-                on_bad_rows):
+                margin, games, top_games, players, workers, executor, seed, out_dir, resume,
+                trust_engines, openings, on_bad_rows):
     """Compare rule variants of GAME by self-play and answer the question of --vary
     ("Does rule=pro change seat 0's win rate, compared with rule=basic?") in one
     paragraph: the change at the strongest rung with its 95% interval, the verdict
@@ -143,7 +147,7 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_un
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
         games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
         rate_games=rate_games, top_games=top_games, house=house, openings=openings,
-        rate_under=rate_under)
+        rate_under=rate_under, trust_engines=trust_engines)
     plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
     out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(exp, out_dir, resume)
@@ -164,6 +168,8 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_un
         click.echo(f"interrupted; finished games are saved. Resume with: niwa analyse "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
         sys.exit(130)
+    for note in outcome.run.notes:
+        click.echo(note, err=True)
     summary = outcome.summary
     if summary is None:
         click.echo("no games were played")

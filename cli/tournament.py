@@ -54,6 +54,10 @@ def register(main: click.Group) -> None:
                    "--rounds plays the games a fresh run of that size would add. With GAME "
                    "and --agents it starts the tournament if --out holds none yet, so one "
                    "command can be repeated until the run ends.")
+@click.option("--trust-engines", is_flag=True,
+              help="On --resume, start the engine agents (engine:cmd=...) that the saved "
+                   "record names without their being typed again: only for a folder you "
+                   "trust (it could name any command).")
 @click.option("--sprt", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
               help="Two agents only: stop when the SPRT (first agent stronger?) decides.")
 @click.option("--max-plies", type=Number(int, 1, MAX_PLIES), default=None,
@@ -89,8 +93,9 @@ def register(main: click.Group) -> None:
                    "schedule: stop with its line number, or drop it and replay its game.")
 @user_errors
 def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers, executor,
-                   seed, out_dir, resume, sprt, max_plies, move_time, time_control, time_margin,
-                   openings, report_every, quiet, progress, on_bad_rows):
+                   seed, out_dir, resume, trust_engines, sprt, max_plies, move_time,
+                   time_control, time_margin, openings, report_every, quiet, progress,
+                   on_bad_rows):
     """Play agents against each other on GAME with fair seating and write the results.
 
     \b
@@ -122,8 +127,9 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
              if given_on_command_line(name)}
     config, notes = resume_or_make_config(
         game, agents, given=given, out_dir=out_dir, resume=resume,
-        variant=parse_variant_options(variants), players=players, fmt=fmt, games=games,
-        rounds=rounds, seed=seed, max_plies=max_plies, move_time=move_time,
+        trust_engines=trust_engines, variant=parse_variant_options(variants),
+        players=players, fmt=fmt, games=games, rounds=rounds, seed=seed,
+        max_plies=max_plies, move_time=move_time,
         time_margin=time_margin, sprt=sprt, time_control=time_control, openings=openings)
     out_dir = out_dir or f"tournament-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out_dir(config, out_dir, resume)
@@ -144,6 +150,8 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tournament "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)
         sys.exit(130)
+    for note in outcome.notes:
+        click.echo(note, err=True)
     _report(outcome)
 
 

@@ -68,7 +68,9 @@ class _RecordedCommand(click.Command):
               help="Start each deal from an opening (played with the seats swapped), as "
                    "`niwa tournament --openings`: a FILE of positions or move lists, a "
                    "shipped suite (suite:GAME), or random:plies=N.")
-@click.option("--resume", is_flag=True, help="Finish the run in --out (same options).")
+@click.option("--resume", is_flag=True,
+              help="Finish the run in --out (same options); into a folder that holds no "
+                   "run yet, start it, so the same command can be repeated until it ends.")
 @click.option("--progress/--no-progress", default=False, help="A progress bar per iteration.")
 @user_errors
 def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_frac,
@@ -120,6 +122,8 @@ def tune_cmd(game, agent, params, iterations, games_per_iteration, opponent, c_f
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tune {game} "
                    f"--resume --out {shlex.quote(out_dir)} (and the same options)", err=True)
         sys.exit(130)
+    for note in outcome.notes:
+        click.echo(note, err=True)
     click.echo(f"wrote trajectory.csv games.csv tune.json trajectory.png in {out_dir}",
                err=True)
     click.echo(outcome.final_spec)

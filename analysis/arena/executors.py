@@ -20,9 +20,9 @@ from collections import deque
 from collections.abc import Collection, Iterator
 from multiprocessing.connection import wait
 
-from niwa.analysis.arena.game_loop import GameResult, first_line
+from niwa.analysis.arena.game_loop import GameResult, Watcher, first_line
 from niwa.analysis.arena.game_record import task_record_line
-from niwa.analysis.arena.games_csv import game_row, play_task
+from niwa.analysis.arena.games_csv import game_row, play_task, played_until
 from niwa.analysis.arena.schedule import GameTask
 from niwa.ext.errors import NiwaError
 from niwa.solver.lifetime import (
@@ -107,25 +107,73 @@ _DEADLINE, _SEAT, _PLY, _STARTED = range(4)
 _GROUPS_AT, ENGINE_SLOTS = 4, 16
 
 
-class SharedMoveClock:
+# the plies of the game in progress, in shared memory beside the move clock, so that a
+# game whose worker is killed keeps its record up to the stop (int64 slots): the game id,
+# the number of ply slots used, the game's slots before the buffer's first, then per ply:
+# player, thinking time in microseconds (-1: chance), k, and k action ids (k = the seats
+# at a joint move). The count is written after the ply, so a kill mid-write leaves the
+# plies before it whole. A game longer than the buffer sends the full buffer to the
+# parent through its pipe and starts it again (the parent reads the pipe to its end
+# before it reads the buffer, and drops what it already holds: see plies_played).
+PLY_SLOTS = 1 << 14
+_GAME, _USED, _BASE, _HEADER = 0, 1, 2, 3
+PLIES_MESSAGE = "plies"
+
+
+class SharedMoveClock(Watcher):
     """The game loop's move clock, written to memory the parent process reads: so a
     watchdog there can stop a move that never returns, without any message from the
-    (possibly stuck) worker."""
+    (possibly stuck) worker. As the loop's watcher it also writes each ply played there,
+    so the record of a stopped game keeps every move before the stop."""
 
-    def __init__(self, array):
-        self.array = array
+    def __init__(self, array, plies=None, conn=None):
+        self.array, self.plies, self.conn = array, plies, conn
+        self.spent = None       # the longest move of the ply in progress (seconds)
+        self.move_start = 0.0
 
     def started(self, seat: int, limit: float | None, ply: int) -> None:
         a, now = self.array, time.monotonic()
         a[_SEAT], a[_PLY], a[_STARTED] = seat, ply, now
         a[_DEADLINE] = now + limit if limit is not None else 0.0
+        self.move_start = now
 
     def finished(self) -> None:
         self.array[_DEADLINE] = 0.0
         self.array[_STARTED] = 0.0
+        spent = time.monotonic() - self.move_start
+        self.spent = spent if self.spent is None else max(self.spent, spent)
+
+    def begin(self, game_id: int) -> None:
+        """A new game: no ply yet."""
+        if self.plies is not None:
+            self.plies[_USED] = self.plies[_BASE] = 0
+            self.plies[_GAME] = game_id
+        self.spent = None
+
+    def played(self, before, player: int, action) -> None:
+        p = self.plies
+        if p is None:
+            return
+        micros = -1 if self.spent is None else int(self.spent * 1e6)
+        self.spent = None
+        joint = isinstance(action, list)
+        size = 3 + (len(action) if joint else 1)
+        used = p[_USED]
+        if _HEADER + used + size > len(p):      # full: the parent keeps what it held
+            self.conn.send((PLIES_MESSAGE, p[_GAME], p[_HEADER:_HEADER + used]))
+            p[_USED] = 0        # first: a kill between the two leaves no slot held twice
+            p[_BASE] += used
+            used = 0
+        at = _HEADER + used
+        p[at], p[at + 1], p[at + 2] = player, micros, size - 3
+        if joint:
+            p[at + 3:at + size] = action
+        else:
+            p[at + 3] = action
+        p[_USED] = used + size
 
 
-def _worker_main(conn, clock_array, parent_pid: int) -> None:
+def _worker_main(conn, clock_array, parent_pid: int, plies_array=None) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
     parent, even after its SIGKILL and inside a native search that never returns to
     Python (solver.lifetime: PR_SET_PDEATHSIG on Linux, a watcher thread elsewhere)."""
@@ -133,7 +181,7 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
     mirror_groups(clock_array, _GROUPS_AT)
     start_reaper(clock_array, _GROUPS_AT)   # ends our engines after our death, any death
     die_with_parent(parent_pid, before_exit=kill_groups)
-    clock = SharedMoveClock(clock_array)
+    clock = SharedMoveClock(clock_array, plies_array, conn)
     try:
         while True:
             try:
@@ -143,6 +191,8 @@ def _worker_main(conn, clock_array, parent_pid: int) -> None:
             if batch is None:
                 return
             for task in batch:
+                if isinstance(task, GameTask):
+                    clock.begin(task.game_id)
                 conn.send(run_task(task, clock))
     finally:
         kill_groups()       # a forked child skips atexit: end any engine left running
@@ -171,8 +221,11 @@ class _Worker:
 
     def __init__(self, ctx):
         self.clock = ctx.RawArray("d", _GROUPS_AT + ENGINE_SLOTS)
+        self.plies = ctx.RawArray("q", PLY_SLOTS)
+        self.spilled: list[int] = []        # ply slots the game in progress sent early
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.clock, os.getpid()),
+        self.proc = ctx.Process(target=_worker_main,
+                                args=(child, self.clock, os.getpid(), self.plies),
                                 daemon=True)
         self.proc.start()
         child.close()
@@ -193,9 +246,25 @@ class _Worker:
                 row = self.conn.recv()
             except (EOFError, OSError):
                 return
+            if isinstance(row, tuple) and row[0] == PLIES_MESSAGE:
+                self.spilled.extend(row[2])
+                continue
+            self.spilled = []
             self.tasks.popleft()
             self.game_started = time.monotonic()
             yield row
+
+    def plies_played(self, task) -> list[int]:
+        """The ply slots of `task`, the game in progress (none if the worker had not
+        begun it), once the worker is stopped: those it sent, then those of the buffer
+        beyond them."""
+        p = self.plies
+        if not isinstance(task, GameTask) or p[_GAME] != task.game_id:
+            return []
+        sent, base = len(self.spilled), p[_BASE]
+        if base > sent:         # a buffer it sent never arrived: keep the plies before
+            return list(self.spilled)
+        return self.spilled + p[_HEADER + sent - base:_HEADER + p[_USED]]
 
     def overdue(self, now: float) -> bool:
         deadline = self.clock[_DEADLINE]
@@ -207,24 +276,34 @@ class _Worker:
             self.proc.kill()
         self.proc.join(timeout=5)
         kill_groups(mirrored_groups(self.clock, _GROUPS_AT))
+        if not self.proc.is_alive():    # the plies it sent before it died (plies_played)
+            try:
+                while self.conn.poll():
+                    message = self.conn.recv()
+                    if isinstance(message, tuple) and message[0] == PLIES_MESSAGE:
+                        self.spilled.extend(message[2])
+            except (EOFError, OSError):
+                pass
         self.conn.close()
 
 
-def _lost_game_row(task: GameTask, clock, what: str, seconds: float,
+def _lost_game_row(task: GameTask, clock, what: str, seconds: float, plies: list[int],
                    termination: str = "forfeit") -> dict:
     """The row of a game its worker could not finish: a forfeit of the seat that was
-    moving, or, if no move was in progress, a game without a winner (1/N each)."""
+    moving, or, if no move was in progress, a game without a winner (1/N each, recorded
+    as left unfinished). Its record keeps every ply the worker played before it was lost
+    (`plies`, the shared ply slots) and the position it stopped at."""
     n = len(task.labels)
-    plies = int(clock[_PLY])
+    start, state, actions, notes = played_until(task, plies)
     if clock[_STARTED] > 0:
         seat = int(clock[_SEAT])
-        result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], plies, False, seat,
-                            f"seat {seat} ({task.labels[seat]}) {what}",
+        result = GameResult([0.0 if q == seat else 1.0 for q in range(n)], len(actions), False,
+                            seat, f"seat {seat} ({task.labels[seat]}) {what}",
                             termination=termination)
     else:
-        result = GameResult([1.0 / n] * n, plies, False, None, f"game lost: {what}",
-                            termination="forfeit")
-    # its record (the moves a lost worker played are unknown: the start position only)
+        result = GameResult([1.0 / n] * n, len(actions), False, None, f"game lost: {what}",
+                            quit=True, termination="forfeit")
+    result.actions, result.notes, result.start, result.state = actions, notes, start, state
     return {**game_row(task, result, seconds), **task_record_line(task, result)}
 
 
@@ -299,11 +378,12 @@ class LocalExecutor:
         task = w.tasks.popleft()
         clock = list(w.clock)
         w.stop()
+        plies = w.plies_played(task)
         replay.extend(w.tasks)          # the rest of its batch was never started
         limit = task.time_limits[int(clock[_SEAT])] or 0.0
         return _lost_game_row(task, clock, f"exceeded its time budget: no move after "
                               f"{now - clock[_STARTED]:.1f}s > {limit:.3f}s per move "
-                              "(stopped)", now - w.game_started, termination="time")
+                              "(stopped)", now - w.game_started, plies, termination="time")
 
     @staticmethod
     def _died(w: _Worker, replay: deque, deaths: dict, now: float) -> dict | None:
@@ -312,6 +392,7 @@ class LocalExecutor:
         clock = list(w.clock)
         code = w.proc.exitcode
         w.stop()
+        plies = w.plies_played(task)
         replay.extend(w.tasks)          # the rest of its batch was never started
         key = task.game_id if isinstance(task, GameTask) else id(task)
         deaths[key] = deaths.get(key, 0) + 1
@@ -322,7 +403,8 @@ class LocalExecutor:
             raise ExecutorError(f"{task!r} crashed the worker process twice "
                                 f"({_exit_reason(code)})")
         return _lost_game_row(task, clock, f"crashed the worker process twice "
-                              f"({_exit_reason(code)})", now - w.game_started, "crash")
+                              f"({_exit_reason(code)})", now - w.game_started, plies,
+                              "crash")
 
 
 def _exit_reason(code: int | None) -> str:

@@ -13,8 +13,10 @@ is one NiwaError naming the file's line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -303,7 +305,53 @@ def task_record_line(task, result) -> dict:
                            opening=task.opening)
     except Exception:   # a game without notation (a test's toy): never lose the game over it
         return {}
-    return {RECORD_FIELD: record.to_line()}
+    return {RECORD_FIELD: sealed_line(record.to_json())}
+
+
+# ---- the checksum of a line of games.jsonl ------------------------------------------
+CHECK_TAG = "check"
+_CHECK_OPEN = f',"{CHECK_TAG}":"'       # the last tag: ,"check":"<16 hex digits>"}
+_CHECK_LEN = len(_CHECK_OPEN) + 16 + 2
+# what differs between two plays of the same game: the date and every time and clock tag
+_TIMING = re.compile(r'"date":"[^"]*",|,"(?:time|clock)":(?:\[[^\]]*\]|[^,}\]]+)')
+
+
+def record_check(text: str) -> str:
+    """The checksum of a record line (compact JSON, without its `check` tag): BLAKE2b (64
+    bits, hex) of the line without its `date` and its `time` and `clock` tags (thinking
+    times, clocks, a time= setting), as games.csv's checksum leaves out duration_s: the
+    same game gives the same check.
+
+    >>> a = '{"game":"lotus","date":"x","moves":[{"by":0,"move":"m","time":1.5}]}'
+    >>> record_check(a) == record_check(a.replace("1.5", "2.5").replace("x", "y"))
+    True
+    >>> record_check(a) == record_check(a.replace("lotus", "haru"))
+    False
+    """
+    return hashlib.blake2b(_TIMING.sub("", text).encode("utf-8"), digest_size=8).hexdigest()
+
+
+def sealed_line(data: dict) -> str:
+    """A record's line in games.jsonl: its compact JSON with the `check` tag last
+    (record_check; readers ignore the tag)."""
+    text = json.dumps({k: v for k, v in data.items() if k != CHECK_TAG},
+                      separators=(",", ":"), default=str)
+    return f'{text[:-1]}{_CHECK_OPEN}{record_check(text)}"}}'
+
+
+def unsealed(line: str) -> tuple[str, bool | None]:
+    """(the line without its `check` tag, whether its checksum matches); None for the
+    verdict of a line without the tag (written before it existed, or damaged there).
+
+    >>> line = sealed_line({"a": 1})
+    >>> unsealed(line), unsealed(line.replace("1", "2", 1))[1], unsealed('{"a":1}')[1]
+    (('{"a":1}', True), False, None)
+    """
+    tail = line[-_CHECK_LEN:]
+    if len(line) > _CHECK_LEN and tail.startswith(_CHECK_OPEN) and tail.endswith('"}'):
+        body = line[:-_CHECK_LEN] + "}"
+        return body, record_check(body) == tail[len(_CHECK_OPEN):-2]
+    return line, None
 
 
 def seats_for(specs, labels, game: str, seeds=None, time_controls=None,

@@ -23,11 +23,11 @@ import time
 from collections.abc import Iterator
 
 from niwa.analysis.arena.finish import added_later, finish_column_names, finish_columns
-from niwa.analysis.arena.game_loop import GameResult, first_line, play
+from niwa.analysis.arena.game_loop import GameResult, PlyNote, Watcher, first_line, play
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.schedule import GameTask, variant_text
 from niwa.ext.errors import NiwaError
-from niwa.ext.game import Rng
+from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS, Rng
 from niwa.ext.registry import find_game, get_game
 
 
@@ -58,12 +58,10 @@ def csv_columns(n_players: int) -> list[str]:
 
 def play_task(task: GameTask, move_clock=None) -> dict:
     """Play one scheduled game to the end; agent failures forfeit the game, never raise.
-    `move_clock` is the game loop's (a watchdog's view of the move in progress)."""
+    `move_clock` is the game loop's (a watchdog's view of the move in progress; if it is
+    also a Watcher, it is told every ply, as the executors' is)."""
     t0 = time.perf_counter()
-    if task.opening is not None:
-        state = task.opening.state()
-    else:
-        state = get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
+    state = start_position(task)
     agents = _make_agents(task)
     if isinstance(agents, GameResult):
         result = agents
@@ -74,12 +72,55 @@ def play_task(task: GameTask, move_clock=None) -> dict:
         try:
             result = play(state, agents, chance_rng=Rng(task.deal_seed), max_plies=max_plies,
                           time_limits=task.time_limits, labels=task.labels,
-                          clocks=task.time_controls or None, move_clock=move_clock)
+                          clocks=task.time_controls or None, move_clock=move_clock,
+                          watcher=move_clock if isinstance(move_clock, Watcher) else None)
         finally:
             close_agents(agents)
     # the game's record rides along with its row, for games.jsonl (arena.games_jsonl)
     return {**game_row(task, result, time.perf_counter() - t0),
             **task_record_line(task, result)}
+
+
+def start_position(task: GameTask):
+    """Where a scheduled game starts: its opening's position, else its deal."""
+    if task.opening is not None:
+        return task.opening.state()
+    return get_game(task.game).new(seed=task.deal_seed, **dict(task.variant))
+
+
+def played_until(task: GameTask, slots: list[int]) -> tuple:
+    """(start, state, actions, notes) of a game its worker could not finish, rebuilt from
+    the plies it played (flat slots, arena.executors: player, microseconds or -1, k, then
+    k action ids per ply): the start position, the position reached, and the game loop's
+    (player, action) and PlyNote of each ply (notation and thinking time; comments are
+    not kept). Slots that do not replay end the game there."""
+    start = start_position(task)
+    state = start.clone()
+    actions, notes = [], []
+    i = 0
+    while i + 3 <= len(slots):
+        player, micros, k = slots[i], slots[i + 1], slots[i + 2]
+        picks = list(slots[i + 3:i + 3 + k])
+        i += 3 + k
+        if len(picks) != k or k < 1:
+            break
+        seconds = None if micros < 0 else micros / 1e6
+        try:
+            if player == PLAYER_SIMULTANEOUS:
+                names = [state.action_to_string(a, q) if a >= 0 else ""
+                         for q, a in enumerate(picks)]
+                action = picks
+                state.apply_joint(picks)
+            else:
+                action = picks[0]
+                names = (state.action_to_string(action) if player == PLAYER_CHANCE
+                         else state.action_to_string(action, player))
+                state.apply(action)
+        except Exception:   # slots that do not fit the game: keep what replayed
+            break
+        actions.append((player, action))
+        notes.append(PlyNote(names, seconds))
+    return start, state, actions, notes
 
 
 def _make_agents(task: GameTask):
@@ -222,6 +263,7 @@ class GameLog:
         self.on_bad_rows = on_bad_rows
         self.done = IdSet()
         self.dropped: list[str] = []        # "line N: why" of each bad line dropped
+        self.record_notes: list[str] = []   # what was restored beside the rows (one line each)
         self.file = None
         if os.path.exists(path):
             _drop_torn_last_line(path)
@@ -331,6 +373,29 @@ class GameLog:
     def close(self):
         if self.file is not None:
             self.file.close()
+
+    def restore_records(self, schedule, executor) -> None:
+        """Before a run: restore what the log keeps beside its rows (the game records,
+        arena.games_jsonl); a plain log keeps nothing else."""
+
+    def forget(self, game_ids: set[int]) -> None:
+        """Drop the rows of these games (atomically, streaming), so that they can be
+        logged again."""
+        if self.file is not None:
+            self.file.close()
+        tmp = self.path + ".tmp"
+        self.done = IdSet()
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(self.columns)
+            for row in self.read_rows():
+                gid = int(row["game_id"])
+                if gid not in game_ids:
+                    w.writerow([row[c] for c in self.columns])
+                    self.done.add(gid)
+        os.replace(tmp, self.path)
+        self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        self.writer = csv.writer(self.file, lineterminator="\n")
 
     def rewrite_sorted(self, keep=None) -> None:
         """Final games.csv in schedule order (atomically), only the valid rows, only

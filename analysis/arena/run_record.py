@@ -64,3 +64,44 @@ def versions(uses_dask: bool) -> dict:
         except PackageNotFoundError:
             pass
     return out
+
+
+# ---- what a resume may start --------------------------------------------------------
+TRUST_FLAG = "--trust-engines"
+
+
+def starts_a_program(spec: str) -> bool:
+    """Whether an agent spec runs a command of its own: the `engine` agent (the engine
+    protocol, engine:cmd=...) or any agent whose parameters include `cmd`."""
+    from niwa.solver.agent_spec import AgentSpec
+
+    try:
+        parsed = AgentSpec.parse(spec)
+    except NiwaError:       # refused later anyway; judged by its name meanwhile
+        return str(spec).partition(":")[0].strip().lower() == "engine"
+    return parsed.name == "engine" or "cmd" in parsed.entry.params
+
+
+def refuse_untrusted_programs(record: str, agents=(), house=(), *, again: str,
+                              error: type[NiwaError], trust: bool = False) -> None:
+    """A resume takes what the user did not type from the folder's record (`record`, its
+    path); a folder received from someone else could name any command there. So an agent
+    spec read from it that starts a program (starts_a_program), or a house rule (Python
+    code it would import), is refused in one line naming it and the two ways out: type it
+    again (`again`, the option) or pass --trust-engines."""
+    if trust:
+        return
+    for spec in agents:
+        if starts_a_program(spec):
+            raise error(f"{record} names the agent {_clipped(spec)!r}, which starts a "
+                        f"program; a resume runs no command you did not type: give it "
+                        f"again ({again}) or pass {TRUST_FLAG} if you trust this folder")
+    for text in house:
+        raise error(f"{record} names the house rule {_clipped(text)!r}, Python code a "
+                    f"resume would import; give it again (--house {_clipped(text)}) or pass "
+                    f"{TRUST_FLAG} if you trust this folder")
+
+
+def _clipped(text: str, width: int = 120) -> str:
+    text = str(text).replace("\n", " ")
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from niwa.analysis.arena.games_csv import GameLog, IdSet
@@ -74,6 +74,7 @@ class RunResult:
     finished: bool       # every game played, or the stop rule decided
     stopped: bool        # the stop rule decided
     interrupted: bool
+    notes: list[str] = field(default_factory=list)   # what the log restored (one line each)
 
 
 class _Todo:
@@ -114,8 +115,19 @@ def run_schedule(schedule: RunSchedule, log: GameLog, executor, *, desc: str,
                  status: Status | None = None, reporter: Reporter | None = None) -> RunResult:
     """Play the games of `schedule` missing from `log`, appending each as it ends.
 
-    progress=None shows a bar only on a terminal (tqdm's disable=None).
+    progress=None shows a bar only on a terminal (tqdm's disable=None). First the log
+    restores what it keeps beside its rows (games.jsonl: records lost or damaged are
+    replayed on the executor).
     """
+    try:
+        log.restore_records(schedule, executor)
+    except BaseException as e:     # a replay that differs (GameLogError), Ctrl-C
+        if hasattr(executor, "close"):
+            executor.close()
+        if not isinstance(e, KeyboardInterrupt):
+            log.close()
+            raise
+        return _finish(schedule, log, None, False, True, 0)
     if stop_rule is not None or status is not None or reporter is not None:
         for row in log.read_rows():
             for listener in (stop_rule, status, reporter):
@@ -178,4 +190,5 @@ def _finish(schedule, log: GameLog, stop_rule, stopped: bool, interrupted: bool,
     if keep is not None:
         recorded = sum(1 for row in log.read_rows()
                        if schedule.includes(int(row["game_id"])))
-    return RunResult(len(schedule), recorded, played, finished, stopped, interrupted)
+    return RunResult(len(schedule), recorded, played, finished, stopped, interrupted,
+                     list(log.record_notes))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,7 +20,14 @@ from niwa.analysis.arena.games_csv import csv_columns, holds_games
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
 from niwa.analysis.arena.live import LiveReport
 from niwa.analysis.arena.openings import load_suite, parse_openings
-from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
+from niwa.analysis.arena.run_record import (
+    end_run,
+    read_record,
+    refuse_untrusted_programs,
+    start_run,
+    versions,
+    write_record,
+)
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     FORMATS,
@@ -51,6 +58,7 @@ class TournamentOutcome:
     finished: bool
     sprt: dict | None
     meta: dict
+    notes: list[str] = field(default_factory=list)   # records restored, damage found
 
 
 def load_saved_config(out_dir: str) -> TournamentConfig | None:
@@ -237,12 +245,14 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
     rows = list(log.read_rows())
     tables = write_tables(config, out_dir, rows) if rows else None
     end_run(run_record, result.played_now)
+    if result.notes:
+        run_record["record_notes"] = result.notes
     _summarise(meta, config, rows, result, sprt, tables)
     write_record(meta_path, meta)
     if result.interrupted:
         raise KeyboardInterrupt
     return TournamentOutcome(config, out_dir, tables, result.played_now, len(schedule),
-                             result.finished, meta.get("sprt"), meta)
+                             result.finished, meta.get("sprt"), meta, result.notes)
 
 
 def write_tables(config: TournamentConfig, out_dir: str, rows: list[dict]):
@@ -406,11 +416,14 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
 
 
 def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir: str | None,
-                          resume: bool, variant: dict | None = None, **options
+                          resume: bool, variant: dict | None = None,
+                          trust_engines: bool = False, **options
                           ) -> tuple[TournamentConfig, list[str]]:
     """The configuration of a new tournament (make_config), or, with `resume`, the one
     saved in out_dir with only the options in `given` (typed again) replacing the saved
-    settings; the agents, game and variant replace them when given at all."""
+    settings; the agents, game and variant replace them when given at all. Saved agents
+    that start a program (engine:cmd=...) are refused unless `trust_engines`
+    (run_record.refuse_untrusted_programs)."""
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
     saved = load_saved_config(out_dir)
@@ -420,6 +433,10 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
     if game and get_game(game).name != saved.game:
         raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
+    if not agents:
+        refuse_untrusted_programs(os.path.join(out_dir, META_JSON), saved.agents,
+                                  again="--agents with every agent, as saved",
+                                  error=TournamentError, trust=trust_engines)
     if not ({"games", "rounds"} & given):
         options["rounds"] = saved.rounds
     kept = {"players": None, "fmt": saved.format, "seed": saved.seed,

@@ -51,7 +51,7 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from niwa.analysis.arena.executors import DaskExecutor, LocalExecutor
-from niwa.analysis.arena.games_csv import csv_columns
+from niwa.analysis.arena.games_csv import csv_columns, holds_games
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
 from niwa.analysis.arena.openings import OpeningSuite, load_suite, parse_openings
 from niwa.analysis.arena.run_record import end_run, read_record, start_run, versions, write_record
@@ -449,6 +449,7 @@ class TuneOutcome:
     played_now: int
     finished: bool
     meta: dict
+    notes: list[str] = field(default_factory=list)   # records restored, damage found
 
 
 def load_saved(out_dir: str) -> TuneConfig | None:
@@ -457,18 +458,25 @@ def load_saved(out_dir: str) -> TuneConfig | None:
 
 
 def check_out_dir(config: TuneConfig, out_dir: str, resume: bool) -> None:
+    """Whether the run may go into out_dir (TuneError if not). --resume into a folder
+    without a record (a run killed before it wrote anything, or a new folder) starts the
+    run: the same command can be repeated until the run ends."""
     saved = load_saved(out_dir)
+    games_path = os.path.join(out_dir, GAMES_CSV)
     if resume:
         if saved is None:
-            raise TuneError(f"nothing to resume: {os.path.join(out_dir, META_JSON)} "
-                            "does not exist")
+            if holds_games(games_path):
+                raise TuneError(f"{games_path} holds games but "
+                                f"{os.path.join(out_dir, META_JSON)} does not exist: cannot "
+                                "tell which tuning run it is")
+            return
         a, b = saved.identity(), config.identity()
         diff = [k for k in a if a[k] != b.get(k)]
         if diff:
             k = diff[0]
             raise TuneError(f"{out_dir} holds a different tuning run: {k} is {a[k]!r} there, "
                             f"{b[k]!r} here (resume with the same options, or another --out)")
-    elif saved is not None or os.path.exists(os.path.join(out_dir, GAMES_CSV)):
+    elif saved is not None or holds_games(games_path):
         raise TuneError(f"{out_dir} already holds a tuning run; pass --resume to finish it, "
                         "or choose another --out")
 
@@ -500,9 +508,16 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
                  "gains": asdict(gains), "status": "running",
                  "versions": versions(isinstance(executor, DaskExecutor))})
     checker = _Checker(config.games_per_iteration)
-    log = RecordedGameLog(games_path, games_columns(), check_row=checker)
-    run_record = start_run(meta, command, executor, len(log.done))
-    log.close()
+    games_before = 0
+    notes: list[str] = []       # records restored, damage found (one line each)
+    if os.path.exists(games_path):
+        log = _open_log(games_path, checker)
+        games_before = len(log.done)
+        notes += log.record_notes
+        log.close()
+    run_record = start_run(meta, command, executor, games_before)
+    # the run's identity before the first byte of games.csv: a kill at any moment leaves
+    # a folder that --resume finishes
     write_record(meta_path, meta)
 
     theta = tuple(config.start)
@@ -516,10 +531,11 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
             sched = IterationSchedule(config, k, spec_with(config.agent, params, plus),
                                       spec_with(config.agent, params, minus))
             checker.schedules[k] = sched
-            log = RecordedGameLog(games_path, games_columns(), check_row=checker)
+            log = _open_log(games_path, checker)
             result = run_schedule(sched, log, _KeepOpen(executor), desc=f"iteration {k}",
                                   progress=progress)
             played += result.played_now
+            notes += [note for note in result.notes if note not in notes]
             if result.interrupted:
                 interrupted = True
                 break
@@ -542,6 +558,8 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
     finished = len(trajectory) == config.iterations
     final_spec = spec_with(config.agent, params, theta, digits=3)
     end_run(run_record, played)
+    if notes:
+        run_record["record_notes"] = notes
     meta.update({"status": "finished" if finished else "interrupted",
                  "iterations_done": len(trajectory),
                  "theta": list(theta), "final_spec": final_spec})
@@ -551,7 +569,14 @@ def run_tune(config: TuneConfig, out_dir: str, executor=None, resume: bool = Fal
                         f"{config.game}: SPSA on {config.agent}")
     if interrupted:
         raise KeyboardInterrupt
-    return TuneOutcome(config, out_dir, theta, final_spec, trajectory, played, finished, meta)
+    return TuneOutcome(config, out_dir, theta, final_spec, trajectory, played, finished, meta,
+                       notes)
+
+
+def _open_log(games_path: str, checker) -> RecordedGameLog:
+    return RecordedGameLog(games_path, games_columns(), check_row=checker,
+                           way_out="start the run again in another --out (a tuning run "
+                                   "replays exactly only without time= budgets)")
 
 
 def _write_trajectory(out_dir: str, params, rows) -> None:

@@ -32,7 +32,13 @@ from niwa.analysis.arena.executors import LocalExecutor
 from niwa.analysis.arena.games_csv import csv_columns, holds_games
 from niwa.analysis.arena.games_jsonl import RecordedGameLog
 from niwa.analysis.arena.openings import load_suite, parse_openings
-from niwa.analysis.arena.run_record import end_run, read_record, start_run, write_record
+from niwa.analysis.arena.run_record import (
+    end_run,
+    read_record,
+    refuse_untrusted_programs,
+    start_run,
+    write_record,
+)
 from niwa.analysis.arena.runner import RunResult, run_schedule
 from niwa.analysis.arena.schedule import (
     MAX_SEED,
@@ -394,14 +400,24 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             rate_games: int | None = None,
                             top_games: int | None = None, house=(),
                             openings: str | None = None,
-                            rate_under: str | None = None) -> Experiment:
+                            rate_under: str | None = None,
+                            trust_engines: bool = False) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
-    with the options given again (`given` names the typed ones) replacing its settings."""
+    with the options given again (`given` names the typed ones) replacing its settings.
+    Saved agents that start a program (engine:cmd=...) and saved house rules are refused
+    unless `trust_engines` (run_record.refuse_untrusted_programs)."""
     saved = None
     if resume:
         saved = saved_experiment(out_dir)
         if saved is None and not game:
             raise AnalysisError(f"nothing to resume in {out_dir}: no analysis.json there")
+    if saved is not None:
+        refuse_untrusted_programs(
+            os.path.join(out_dir, META_JSON),
+            [*(saved.agents if not lineup else ()), *(saved.strengths if not strengths else ())],
+            saved.house if not house else (),
+            again="--agent/--agents/--strengths, as saved", error=AnalysisError,
+            trust=trust_engines)
     game = game or saved.game
     return Experiment(
         game=game,
@@ -487,6 +503,8 @@ def run_experiment(exp: Experiment, cells: list[Cell], out_dir: str, executor=No
     log = log or open_log()
     result = run_schedule(schedule, log, executor, desc=exp.game, progress=progress)
     end_run(run, result.played_now)
+    if result.notes:
+        run["record_notes"] = result.notes
     meta["status"] = "finished" if result.recorded == len(schedule) else "interrupted"
     write_record(os.path.join(out_dir, META_JSON), meta)
     if result.interrupted:
