@@ -105,7 +105,7 @@ def checked(line: str) -> bool:
 @pytest.mark.parametrize("faulty,move_time,reason,termination", [
     ("t_hang_later", 0.3, "time", "time"),
     ("t_overrun_later:time=0.2", None, "time", "time"),
-    ("t_segv_later", None, "crash", "forfeit"),
+    ("t_segv_later", None, "crash", "crash"),      # games.csv names the forfeit's reason
 ])
 def test_a_stopped_move_keeps_every_move_before_it(tmp_path, faulty, move_time, reason,
                                                    termination):
@@ -350,10 +350,12 @@ def test_resume_refuses_an_engine_read_from_the_folder(tmp_path):
     assert error.startswith("Error: ") and spec in error
     assert "--agents" in error and "--trust-engines" in error
     assert not marker.exists()
-    # typed again, or trusted: it runs (the "engine" starts, then fails its handshake)
+    # typed again, or trusted: it is started (and, failing its handshake, stops the run
+    # before the first game with one line, as any engine that cannot start does)
     for extra in (["--agents", "random", spec], ["--trust-engines"]):
         r = CliRunner().invoke(main, [*resume, *extra])
-        assert r.exit_code == 0, r.output
+        assert r.exit_code == 2 and "did not start" in r.output.strip().splitlines()[-1], \
+            r.output
         assert marker.exists()
         marker.unlink()
         (out / "games.csv").write_text((out / "games.csv").read_text().splitlines()[0] + "\n")
