@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 
@@ -14,6 +15,43 @@ class UserError(click.ClickException):
     """Printed as 'Error: message' with exit status 2, no traceback."""
 
     exit_code = 2
+
+
+class OneLineErrorsGroup(click.Group):
+    """The `niwa` group: a usage error (an unknown option or command, a value Click's own
+    types refuse, a missing argument) is one 'Error: ...' line naming the command's
+    --help, exit status 2, like every other error of niwa; Click alone would print the
+    usage line and a hint around it. `niwa` with no arguments still shows the help."""
+
+    def make_context(self, *args, **kwargs):
+        with _one_line_usage():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        import warnings
+
+        with _one_line_usage(), warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return super().invoke(ctx)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one 'warning: ...' line on stderr (Python's own format adds the
+    file, the line number and the source line of where it was raised)."""
+    text = (str(message).splitlines() or [category.__name__])[0]
+    click.echo(f"warning: {text}", err=True)
+
+
+@contextlib.contextmanager
+def _one_line_usage():
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as e:
+        lines = e.format_message().splitlines() or [type(e).__name__]
+        where = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+        raise UserError(lines[0] + where) from None
 
 
 def user_errors(fn):
