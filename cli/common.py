@@ -218,6 +218,10 @@ def creatable_file(path, option: str = "--out") -> None:
     from pathlib import Path
 
     file = Path(path).expanduser()
-    if file.is_dir():
+    try:
+        is_dir = file.is_dir()
+    except OSError as e:        # a name too long for the file system
+        raise UserError(f"{option} {path}: {e.strerror or type(e).__name__}") from None
+    if is_dir:
         raise UserError(f"{option} {path} is a folder; give a file name")
     creatable_folder(file.parent if str(file.parent) else ".", option)

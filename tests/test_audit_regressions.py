@@ -159,3 +159,18 @@ def test_a_batch_with_bad_lines_ends_in_one_error_line_naming_them(tmp_path):
     assert_one_error_line(r, "4 of 5 positions could not be solved", "line 1:", "line 2:",
                           "and 1 more")
     assert r.stdout.count("\n") == 2      # the header and the one good position
+
+
+# ---- play --record: a path that cannot be written was a traceback after the game -------
+@pytest.mark.parametrize("where", ["/proc/niwa-no-such/x.jsonl", "/proc/x.jsonl", "x" * 300])
+def test_play_refuses_a_record_path_it_cannot_write_before_the_game(where):
+    r = run("play", "lotus", "--p0", "random", "--p1", "random", "--record", where)
+    assert_one_error_line(r, "--record")
+    assert "final returns" not in r.stdout       # refused before any move
+
+
+def test_play_saves_its_record_where_asked(tmp_path):
+    path = tmp_path / "deep" / "game.jsonl"
+    r = run("play", "lotus", "--p0", "random", "--p1", "random", "--record", path)
+    assert r.exit_code == 0, r.output
+    assert len(path.read_text().splitlines()) == 1

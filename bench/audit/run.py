@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 from runner import FAILURES, OUTCOMES, Runner, judge  # noqa: E402
 
 CLASSES = ("options", "moves", "files", "engines", "kills")
+CONFIRM_EACH = 3    # failures per class and outcome rerun in exec mode (the rest: "fork")
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Context:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a sample of every class (~2 min)")
+    parser.add_argument("--sample", type=float, default=1.0,
+                        help="run this seeded fraction of each class's cases (default: all)")
     parser.add_argument("--classes", default=",".join(CLASSES),
                         help=f"comma-separated subset of {','.join(CLASSES)}")
     parser.add_argument("--out", default=str(HERE / "results"), help="folder of the CSVs")
@@ -116,12 +119,18 @@ def main(argv=None) -> int:
         cases = []
         for cls in classes:
             made = generators.make(cls, ctx, random.Random(f"{args.seed}-{cls}"))
+            if args.sample < 1:
+                made = random.Random(f"{args.seed}-{cls}-sample").sample(
+                    made, max(1, round(len(made) * args.sample)))
             cases += [c for c in made if args.only is None or args.only in c.id]
+        confirmed = Counter()
         bar = tqdm_module.tqdm(cases, unit="case", desc="audit", dynamic_ncols=True)
         for case in bar:
             outcome, detail, command = run_case(ctx, case, args.keep)
-            if outcome in FAILURES and not args.no_confirm and args.mode != "exec" \
-                    and case.run is None:
+            confirm = outcome in FAILURES and not args.no_confirm and args.mode != "exec" \
+                and case.run is None and confirmed[(case.cls, outcome)] < CONFIRM_EACH
+            if confirm:
+                confirmed[(case.cls, outcome)] += 1
                 again, detail2, _ = run_case(ctx, case, args.keep, mode="exec")
                 detail = f"{detail} [exec: {again}]"
                 if again not in FAILURES:
@@ -134,6 +143,7 @@ def main(argv=None) -> int:
                                  "rerun": f"python bench/audit/run.py --only {shlex.quote(case.id)} "
                                           f"--classes {case.cls} --keep"
                                           + (" --quick" if args.quick else "")
+                                          + (f" --sample {args.sample}" if args.sample < 1 else "")
                                           + (f" --seed {args.seed}" if args.seed != 2026 else "")})
                 bar.write(f"{outcome:>20}  {case.id}: {detail[:150]}")
         bar.close()
@@ -206,7 +216,8 @@ def write_results(out: Path, rows, failures, classes, seconds, args) -> None:
         w = csv.DictWriter(f, ["class", "case", "outcome", "detail", "command", "rerun"])
         w.writeheader()
         w.writerows(failures)
-    meta = {"seconds": round(seconds, 1), "quick": args.quick, "seed": args.seed,
+    meta = {"seconds": round(seconds, 1), "quick": args.quick, "sample": args.sample,
+            "seed": args.seed,
             "mode": args.mode, "classes": classes, "cases": len(rows),
             "failures": len(failures)}
     (out / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
