@@ -174,3 +174,8 @@ def test_play_saves_its_record_where_asked(tmp_path):
     r = run("play", "lotus", "--p0", "random", "--p1", "random", "--record", path)
     assert r.exit_code == 0, r.output
     assert len(path.read_text().splitlines()) == 1
+
+
+# ---- book info: a WHERE too long to be a file name was an OSError traceback ------------
+def test_book_info_with_a_name_too_long_is_one_line():
+    assert_one_error_line(run("book", "info", "x" * 5000), "unknown game")
