@@ -200,6 +200,7 @@ def creatable_folder(path, option: str = "--out") -> None:
     """Make the output folder `path` (and its parents) now, so that a folder that cannot
     be created or written is one 'Error:' line before any work, not a traceback after."""
     import os
+    import tempfile
     from pathlib import Path
 
     folder = Path(path).expanduser()
@@ -210,6 +211,13 @@ def creatable_folder(path, option: str = "--out") -> None:
                         f"({e.strerror or type(e).__name__})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(f"{option} {path}: the folder is not writable")
+    try:
+        # os.access says yes to root everywhere, even where no file can be made (/proc)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise UserError(f"{option} {path}: no file can be written in the folder "
+                        f"({e.strerror or type(e).__name__})") from None
 
 
 def creatable_file(path, option: str = "--out") -> None:

@@ -179,3 +179,12 @@ def test_play_saves_its_record_where_asked(tmp_path):
 # ---- book info: a WHERE too long to be a file name was an OSError traceback ------------
 def test_book_info_with_a_name_too_long_is_one_line():
     assert_one_error_line(run("book", "info", "x" * 5000), "unknown game")
+
+
+# ---- an output folder where no file can be made (/proc, even for root) ------------------
+@pytest.mark.parametrize("command", [
+    ["tournament", "lotus", "--agents", "random", "random", "--games", "1", "-o", "/proc"],
+    ["book", "build", "lotus", *TINY, "--plies", "1", "-o", "/proc/book.npz"],
+])
+def test_an_output_folder_that_takes_no_file_is_one_line_before_any_work(command):
+    assert_one_error_line(run(*command), "/proc")
