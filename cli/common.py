@@ -30,16 +30,18 @@ class OneLineErrorsGroup(click.Group):
     def invoke(self, ctx):
         import warnings
 
-        with _one_line_usage(), warnings.catch_warnings():
-            warnings.showwarning = _one_line_warning
-            return super().invoke(ctx)
+        saved, warnings.formatwarning = warnings.formatwarning, _one_line_warning
+        try:
+            with _one_line_usage():
+                return super().invoke(ctx)
+        finally:
+            warnings.formatwarning = saved
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None):
-    """A warning as one 'warning: ...' line on stderr (Python's own format adds the
-    file, the line number and the source line of where it was raised)."""
-    text = (str(message).splitlines() or [category.__name__])[0]
-    click.echo(f"warning: {text}", err=True)
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as one 'warning: ...' line (Python's own format adds the file, the line
+    number and the source line of where it was raised)."""
+    return f"warning: {(str(message).splitlines() or [category.__name__])[0]}\n"
 
 
 @contextlib.contextmanager

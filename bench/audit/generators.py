@@ -243,7 +243,7 @@ BASES = {
     "proof check": (["{case}/none.cert"], []),
     "proof info": (["{case}/none.cert"], []),
     "replay": (["{rec}"], ["--game", "1"]),
-    "review": (["{rec}"], ["--game", "1", "--agent", "random", "--prove-time", "0",
+    "review": (["{rec}"], ["--game", "1", "--agent", "mcts:iters=10", "--prove-time", "0",
                            "--out", "{case}/r"]),
     "score": (["lotus"], []),
     "show": (["lotus"], []),
@@ -969,7 +969,7 @@ def record_cases(ctx, rng) -> list[Case]:
                 if k == 0:
                     cases.append(Case("files", f"{name}-review",
                                       ["review", "{case}/t/games.jsonl", "--game", "2",
-                                       "--agent", "random", "--prove-time", "0",
+                                       "--agent", "mcts:iters=10", "--prove-time", "0",
                                        "--out", "{case}/rev"], setup=setup, timeout=90))
     # run folders: tournament.json, analysis.json, tune.json edited
     runs = [("tournament", "tournament.json", resume, _record_check("tournament_games")),

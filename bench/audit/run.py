@@ -82,8 +82,9 @@ class Context:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a sample of every class (~2 min)")
-    parser.add_argument("--sample", type=float, default=1.0,
-                        help="run this seeded fraction of each class's cases (default: all)")
+    parser.add_argument("--sample", default="1",
+                        help="run this seeded fraction of each class's cases (default: all); "
+                             "CLASS=F overrides it for one class: 0.2,kills=0.5")
     parser.add_argument("--classes", default=",".join(CLASSES),
                         help=f"comma-separated subset of {','.join(CLASSES)}")
     parser.add_argument("--out", default=str(HERE / "results"), help="folder of the CSVs")
@@ -119,31 +120,35 @@ def main(argv=None) -> int:
         cases = []
         for cls in classes:
             made = generators.make(cls, ctx, random.Random(f"{args.seed}-{cls}"))
-            if args.sample < 1:
+            share = sample_share(args.sample, cls)
+            if share < 1:
                 made = random.Random(f"{args.seed}-{cls}-sample").sample(
-                    made, max(1, round(len(made) * args.sample)))
+                    made, max(1, round(len(made) * share)))
             cases += [c for c in made if args.only is None or args.only in c.id]
         confirmed = Counter()
         bar = tqdm_module.tqdm(cases, unit="case", desc="audit", dynamic_ncols=True)
         for case in bar:
             outcome, detail, command = run_case(ctx, case, args.keep)
+            exec_outcome = "exec" if args.mode == "exec" or case.run is not None else "not rerun"
             confirm = outcome in FAILURES and not args.no_confirm and args.mode != "exec" \
                 and case.run is None and confirmed[(case.cls, outcome)] < CONFIRM_EACH
             if confirm:
                 confirmed[(case.cls, outcome)] += 1
                 again, detail2, _ = run_case(ctx, case, args.keep, mode="exec")
                 detail = f"{detail} [exec: {again}]"
+                exec_outcome = again
                 if again not in FAILURES:
                     outcome, detail = "ok", f"only under fork ({outcome}: {detail}); exec: {detail2}"
             rows.append((case.cls, outcome))
             if outcome in FAILURES:
                 failures.append({"class": case.cls, "case": case.id, "outcome": outcome,
+                                 "exec": exec_outcome,
                                  "detail": detail.replace("\n", " ")[:400],
                                  "command": command,
                                  "rerun": f"python bench/audit/run.py --only {shlex.quote(case.id)} "
                                           f"--classes {case.cls} --keep"
                                           + (" --quick" if args.quick else "")
-                                          + (f" --sample {args.sample}" if args.sample < 1 else "")
+                                          + (f" --sample {args.sample}" if args.sample != "1" else "")
                                           + (f" --seed {args.seed}" if args.seed != 2026 else "")})
                 bar.write(f"{outcome:>20}  {case.id}: {detail[:150]}")
         bar.close()
@@ -159,6 +164,16 @@ def main(argv=None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     write_results(Path(args.out), rows, failures, classes, time.monotonic() - t_start, args)
     return 0
+
+
+def sample_share(text: str, cls: str) -> float:
+    """The fraction of class `cls` that --sample asks for ("0.2,kills=0.5")."""
+    share = 1.0
+    for part in text.split(","):
+        key, _, value = part.rpartition("=")
+        if key in ("", cls):
+            share = float(value)
+    return share
 
 
 def hermetic_env(root: Path) -> None:
@@ -213,7 +228,7 @@ def write_results(out: Path, rows, failures, classes, seconds, args) -> None:
             w.writerow([cls, n, *(counts[(cls, o)] for o in OUTCOMES)])
         w.writerow(["all", len(rows), *(sum(counts[(c, o)] for c in classes) for o in OUTCOMES)])
     with open(out / "failures.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, ["class", "case", "outcome", "detail", "command", "rerun"])
+        w = csv.DictWriter(f, ["class", "case", "outcome", "exec", "detail", "command", "rerun"])
         w.writeheader()
         w.writerows(failures)
     meta = {"seconds": round(seconds, 1), "quick": args.quick, "sample": args.sample,
