@@ -3,7 +3,8 @@
 `Error:` line and exit status 2, never a traceback, a hang, a wrong answer, a lost record
 or a process left behind? (README.md beside this file: question, method, results.)
 
-    python bench/audit/run.py                  # every class, ~15 min on one core
+    python bench/audit/run.py                  # a seeded sample of every class, ~15 min
+    python bench/audit/run.py --sample 1       # every one of the ~5,000 cases
     python bench/audit/run.py --quick          # a sample of each class, ~2 min
     python bench/audit/run.py --classes options,moves --out /tmp/audit
     python bench/audit/run.py --only 'files/table-payload-flip-3' --keep   # one case again
@@ -38,6 +39,9 @@ sys.path.insert(0, str(HERE))
 from runner import FAILURES, OUTCOMES, Runner, judge  # noqa: E402
 
 CLASSES = ("options", "moves", "files", "engines", "kills")
+# a fifth of the option, move and file cases (about 1,000 of 5,000) and every engine and
+# kill case: ~15 min on one loaded core; --sample 1 runs all of them
+DEFAULT_SAMPLE = "0.2,engines=1,kills=1"
 CONFIRM_EACH = 3    # failures per class and outcome rerun in exec mode (the rest: "fork")
 
 
@@ -82,9 +86,10 @@ class Context:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a sample of every class (~2 min)")
-    parser.add_argument("--sample", default="1",
-                        help="run this seeded fraction of each class's cases (default: all); "
-                             "CLASS=F overrides it for one class: 0.2,kills=0.5")
+    parser.add_argument("--sample", default=None,
+                        help="run this seeded fraction of each class's cases; CLASS=F "
+                             "overrides it for one class; 1 = every case (default: "
+                             f"{DEFAULT_SAMPLE}; with --quick: 1)")
     parser.add_argument("--classes", default=",".join(CLASSES),
                         help=f"comma-separated subset of {','.join(CLASSES)}")
     parser.add_argument("--out", default=str(HERE / "results"), help="folder of the CSVs")
@@ -97,6 +102,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-confirm", action="store_true",
                         help="do not rerun the failures in exec mode")
     args = parser.parse_args(argv)
+    default_sample = "1" if args.quick else DEFAULT_SAMPLE
+    if args.sample is None:
+        args.sample = default_sample
     classes = [c.strip() for c in args.classes.split(",") if c.strip()]
     unknown = set(classes) - set(CLASSES)
     if unknown:
@@ -148,7 +156,8 @@ def main(argv=None) -> int:
                                  "rerun": f"python bench/audit/run.py --only {shlex.quote(case.id)} "
                                           f"--classes {case.cls} --keep"
                                           + (" --quick" if args.quick else "")
-                                          + (f" --sample {args.sample}" if args.sample != "1" else "")
+                                          + (f" --sample {args.sample}"
+                                             if args.sample != default_sample else "")
                                           + (f" --seed {args.seed}" if args.seed != 2026 else "")})
                 bar.write(f"{outcome:>20}  {case.id}: {detail[:150]}")
         bar.close()
