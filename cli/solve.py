@@ -230,7 +230,7 @@ def json_report(state, r) -> dict:
               help="--checkpoint: df-pn expansions per job (default 2,000,000; a new "
                    "checkpoint only: a resumed one keeps its own).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
-@click.option("--batch", type=click.File("r"), default=None,
+@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
                    "that fails is named in the error at the end ('line N: ...') and the batch goes on.")
 @click.option("--out", type=click.File("w"), default="-", show_default=True,

@@ -158,6 +158,13 @@ def test_a_skipped_table_warns_in_one_line_and_the_search_answers(tiny_table, tm
 
 
 # ---- solve --batch: a line per bad position, then the error ----------------------------
+def test_a_batch_file_that_is_not_utf8_is_one_error_line(tmp_path):
+    batch = tmp_path / "batch.txt"
+    batch.write_bytes(b"lotus\n\xff\xfe bad\n")
+    r = run("solve", "--batch", batch, "--algo", "mcts", "--iters", "5")
+    assert_one_error_line(r, "1 of 2 positions could not be solved", "line 2:")
+
+
 def test_a_batch_with_bad_lines_ends_in_one_error_line_naming_them(tmp_path):
     batch = tmp_path / "batch.txt"
     batch.write_text("lotus; junk\nhurray\nlotus players=\nlotus towers=1\nbonsai;;\n")
@@ -218,3 +225,19 @@ def test_the_audit_harness_runs_a_small_seeded_sample(tmp_path):
     assert int(rows["all"]["cases"]) == int(rows["moves"]["cases"])
     assert (tmp_path / "failures.csv").read_text().startswith("class,case,outcome")
     assert set(Path("/tmp").glob("niwa-audit-*")) <= before
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.one_of(st.text(max_size=40),
+                                st.sampled_from(["lotus", "haru", "lotus; junk", "bonsai;;",
+                                                 "lotus players=3", "# comment", ""])),
+                      min_size=1, max_size=6))
+def test_any_batch_is_solved_or_refused_in_one_line(tmp_path, lines):
+    batch = tmp_path / "batch.txt"
+    batch.write_text("\n".join(line.replace("\n", " ").replace("\r", " ") for line in lines),
+                     encoding="utf-8", errors="surrogatepass")   # lone surrogates: bad UTF-8
+    r = run("solve", "--batch", batch, "--algo", "mcts", "--iters", "5", "--out",
+            tmp_path / "out.csv")
+    if r.exit_code != 0:
+        assert_one_error_line(r, "could not be solved")

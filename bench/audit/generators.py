@@ -543,11 +543,13 @@ def move_cases(ctx, rng) -> list[Case]:
             source = rng.choice(notations)
             lines.append(source if rng.random() < 0.3 else mutate(source, rng, notations)[1])
         if rng.random() < 0.3:
-            lines.insert(rng.randrange(len(lines) + 1), rng.choice(["", "# c", "\x00", "\ufeff"]))
+            lines.insert(rng.randrange(len(lines) + 1),
+                         rng.choice(["", "# c", "\x00", "\ufeff", "\udcff\udcfe not UTF-8"]))
         body = "\n".join(lines) + rng.choice(["\n", "", "\r\n"])
 
         def setup(case_dir, ctx, body=body):
-            (case_dir / "positions.txt").write_text(body, encoding="utf-8")
+            (case_dir / "positions.txt").write_text(body, encoding="utf-8",
+                                                    errors="surrogateescape")
         cases.append(Case("moves", f"batch-{k}", ["solve", "--batch", "{case}/positions.txt",
                                                   "--algo", "mcts", "--iters", "10",
                                                   "--out", "{case}/out.csv"],
