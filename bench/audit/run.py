@@ -133,7 +133,7 @@ def main(argv=None) -> int:
                 made = random.Random(f"{args.seed}-{cls}-sample").sample(
                     made, max(1, round(len(made) * share)))
             cases += [c for c in made if args.only is None or args.only in c.id]
-        confirmed = Counter()
+        confirmed, details = Counter(), []
         bar = tqdm_module.tqdm(cases, unit="case", desc="audit", dynamic_ncols=True)
         for case in bar:
             outcome, detail, command = run_case(ctx, case, args.keep)
@@ -148,6 +148,8 @@ def main(argv=None) -> int:
                 if again not in FAILURES:
                     outcome, detail = "ok", f"only under fork ({outcome}: {detail}); exec: {detail2}"
             rows.append((case.cls, outcome))
+            details.append({"case": case.id, "outcome": outcome,
+                            "detail": detail.replace("\n", " ")[:300]})
             if outcome in FAILURES:
                 failures.append({"class": case.cls, "case": case.id, "outcome": outcome,
                                  "exec": exec_outcome,
@@ -172,6 +174,11 @@ def main(argv=None) -> int:
         else:
             shutil.rmtree(root, ignore_errors=True)
     write_results(Path(args.out), rows, failures, classes, time.monotonic() - t_start, args)
+    if any(c == "kills" for c, _ in rows):     # when each kill came, for the record
+        with open(Path(args.out) / "kills.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, ["case", "outcome", "detail"])
+            w.writeheader()
+            w.writerows(d for d in details if d["case"].startswith("kills/"))
     return 0
 
 
