@@ -117,7 +117,7 @@ def main(argv=None) -> int:
     hermetic_env(root)
     runner = Runner(args.mode, str(root / "scratch"))
     ctx = Context(runner, root, args.quick, args.seed)
-    rows, failures = [], []
+    rows, failures, details = [], [], []
     t_start = time.monotonic()
     try:
         import generators
@@ -133,7 +133,7 @@ def main(argv=None) -> int:
                 made = random.Random(f"{args.seed}-{cls}-sample").sample(
                     made, max(1, round(len(made) * share)))
             cases += [c for c in made if args.only is None or args.only in c.id]
-        confirmed, details = Counter(), []
+        confirmed = Counter()
         bar = tqdm_module.tqdm(cases, unit="case", desc="audit", dynamic_ncols=True)
         for case in bar:
             outcome, detail, command = run_case(ctx, case, args.keep)
