@@ -5,7 +5,7 @@ or a process left behind? (README.md beside this file: question, method, results
 
     python bench/audit/run.py                  # a seeded sample of every class, ~15 min
     python bench/audit/run.py --sample 1       # every one of the ~5,000 cases
-    python bench/audit/run.py --quick          # a sample of each class, ~2 min
+    python bench/audit/run.py --quick          # a small sample of each class, ~3 min
     python bench/audit/run.py --classes options,moves --out /tmp/audit
     python bench/audit/run.py --only 'files/table-payload-flip-3' --keep   # one case again
 
@@ -85,7 +85,7 @@ class Context:
 # ---------------------------------------------------------------------------------------
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a sample of every class (~2 min)")
+    parser.add_argument("--quick", action="store_true", help="a small sample of every class (~3 min)")
     parser.add_argument("--sample", default=None,
                         help="run this seeded fraction of each class's cases; CLASS=F "
                              "overrides it for one class; 1 = every case (default: "
