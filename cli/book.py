@@ -89,7 +89,11 @@ def info_cmd(where, variants, as_json):
 
     from niwa.solver.book import book_name, books_dir, find_book, load_book
 
-    if Path(where).is_file():
+    try:
+        is_file = Path(where).is_file()
+    except OSError:         # a name too long to be a file: then it is taken as a game's
+        is_file = False
+    if is_file:
         path = Path(where)
     else:
         variant = _variant(where, variants)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 
@@ -14,6 +15,45 @@ class UserError(click.ClickException):
     """Printed as 'Error: message' with exit status 2, no traceback."""
 
     exit_code = 2
+
+
+class OneLineErrorsGroup(click.Group):
+    """The `niwa` group: a usage error (an unknown option or command, a value Click's own
+    types refuse, a missing argument) is one 'Error: ...' line naming the command's
+    --help, exit status 2, like every other error of niwa; Click alone would print the
+    usage line and a hint around it. `niwa` with no arguments still shows the help."""
+
+    def make_context(self, *args, **kwargs):
+        with _one_line_usage():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        import warnings
+
+        saved, warnings.formatwarning = warnings.formatwarning, _one_line_warning
+        try:
+            with _one_line_usage():
+                return super().invoke(ctx)
+        finally:
+            warnings.formatwarning = saved
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as one 'warning: ...' line (Python's own format adds the file, the line
+    number and the source line of where it was raised)."""
+    return f"warning: {(str(message).splitlines() or [category.__name__])[0]}\n"
+
+
+@contextlib.contextmanager
+def _one_line_usage():
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as e:
+        lines = e.format_message().splitlines() or [type(e).__name__]
+        where = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+        raise UserError(lines[0] + where) from None
 
 
 def user_errors(fn):
@@ -162,6 +202,7 @@ def creatable_folder(path, option: str = "--out") -> None:
     """Make the output folder `path` (and its parents) now, so that a folder that cannot
     be created or written is one 'Error:' line before any work, not a traceback after."""
     import os
+    import tempfile
     from pathlib import Path
 
     folder = Path(path).expanduser()
@@ -172,6 +213,13 @@ def creatable_folder(path, option: str = "--out") -> None:
                         f"({e.strerror or type(e).__name__})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(f"{option} {path}: the folder is not writable")
+    try:
+        # os.access says yes to root everywhere, even where no file can be made (/proc)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise UserError(f"{option} {path}: no file can be written in the folder "
+                        f"({e.strerror or type(e).__name__})") from None
 
 
 def creatable_file(path, option: str = "--out") -> None:
@@ -180,6 +228,10 @@ def creatable_file(path, option: str = "--out") -> None:
     from pathlib import Path
 
     file = Path(path).expanduser()
-    if file.is_dir():
+    try:
+        is_dir = file.is_dir()
+    except OSError as e:        # a name too long for the file system
+        raise UserError(f"{option} {path}: {e.strerror or type(e).__name__}") from None
+    if is_dir:
         raise UserError(f"{option} {path} is a folder; give a file name")
     creatable_folder(file.parent if str(file.parent) else ".", option)

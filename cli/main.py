@@ -6,6 +6,8 @@ import importlib
 
 import click
 
+from niwa.cli.common import OneLineErrorsGroup
+
 # Each module offers register(main); a new command group is one line here.
 COMMAND_MODULES = [
     "niwa.cli.positions",
@@ -24,7 +26,7 @@ COMMAND_MODULES = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineErrorsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="niwa")
 def main():
     """niwa: engines, solvers, tournaments and rule-variant analysis for Haru Ichiban,

@@ -10,7 +10,7 @@ from niwa.analysis.arena.game_loop import (
     Watcher,
     play,
 )
-from niwa.cli.common import UserError, user_errors, variant_option
+from niwa.cli.common import UserError, creatable_file, user_errors, variant_option
 from niwa.ext.errors import IllegalActionError
 from niwa.ext.game import PLAYER_CHANCE, PLAYER_SIMULTANEOUS
 from niwa.solver.agent_base import Agent
@@ -235,6 +235,25 @@ def save_record(result, specs, seed: int, path: str) -> None:
                                   event={"site": "niwa play"}))
 
 
+def _writable_record(path: str) -> None:
+    """A one-line error now if the record `path` cannot be appended to (its folder is
+    made if need be, as the other commands' output files)."""
+    import os
+    from pathlib import Path
+
+    creatable_file(path, "--record")
+    file = Path(path).expanduser()
+    try:
+        existed = file.exists()
+        with open(file, "a", encoding="utf-8"):
+            pass
+        if not existed:
+            os.unlink(file)
+    except OSError as e:        # no such place, a name too long, not writable...
+        raise UserError(f"--record {path}: cannot write there "
+                        f"({e.strerror or type(e).__name__})") from None
+
+
 @click.command("play")
 @click.argument("game")
 @click.option("--p0", default="human", show_default=True, help="Agent spec of seat 0.")
@@ -273,6 +292,8 @@ def play_cmd(game, p0, p1, p2, p3, position, variants, seed, record_path, no_rec
         if spec is None:
             raise UserError(f"this game has {state.num_players} players: give --p{seat}")
         parse_spec(spec)        # unknown agents fail here, before the board is drawn
+    if record_path and not no_record:
+        _writable_record(record_path)   # before the game: a record nowhere to go is lost
     try:
         result = play_game(state, specs, seed=seed)
     except KeyboardInterrupt:
@@ -282,5 +303,9 @@ def play_cmd(game, p0, p1, p2, p3, position, variants, seed, record_path, no_rec
         import time
 
         path = record_path or f"niwa-play-{info.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-        save_record(result, specs, seed, path)
+        try:
+            save_record(result, specs, seed, path)
+        except OSError as e:
+            raise UserError(f"cannot save the game record to {path}: "
+                            f"{e.strerror or type(e).__name__}") from None
         click.echo(f"game record saved to {path} (niwa replay {path})")

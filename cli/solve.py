@@ -230,9 +230,9 @@ def json_report(state, r) -> dict:
               help="--checkpoint: df-pn expansions per job (default 2,000,000; a new "
                    "checkpoint only: a resumed one keeps its own).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
-@click.option("--batch", type=click.File("r"), default=None,
+@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
-                   "that fails is reported as 'line N: ...' and the batch goes on.")
+                   "that fails is named in the error at the end ('line N: ...') and the batch goes on.")
 @click.option("--out", type=click.File("w"), default="-", show_default=True,
               help="Where --batch writes its CSV.")
 @user_errors
@@ -294,7 +294,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         writer = csv.writer(out)
         writer.writerow(["position", "value", "proven", "best", "pv", "depth", "nodes",
                          "time_s", "nps", "tt_fill"])
-        failed = solved = 0
+        failures, solved = [], 0
         for number, line in enumerate(batch, 1):
             line = line.strip()
             if not line or line.startswith("#"):
@@ -306,8 +306,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             except (NiwaError, click.ClickException) as e:
                 # one bad line should not cost the rest of a long batch: say which, go on
                 message = e.format_message() if isinstance(e, click.ClickException) else str(e)
-                click.echo(f"line {number}: {message.splitlines()[0]}", err=True)
-                failed += 1
+                failures.append(f"line {number}: {(message.splitlines() or ['?'])[0]}")
                 continue
             value = "" if r.value is None else f"{r.value:.6f}"
             writer.writerow([line, value, r.proven, r.best_name or "",
@@ -315,9 +314,12 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                              f"{r.nps:.0f}", f"{r.tt_fill:.6f}"])
             out.flush()
             solved += 1
-        if failed:
-            raise UserError(f"{failed} of {failed + solved} positions could not be solved "
-                            "(their line numbers are above); the others are in the CSV")
+        if failures:
+            # one error line (the first few failures in it), as every other error
+            shown = "; ".join(failures[:3]) + (f"; and {len(failures) - 3} more"
+                                               if len(failures) > 3 else "")
+            raise UserError(f"{len(failures)} of {len(failures) + solved} positions could not "
+                            f"be solved ({shown}); the others are in the CSV")
         return
     state = _recorded_position(record_file, game_number, ply) if record_file else \
         load_position(position)

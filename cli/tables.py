@@ -47,14 +47,27 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
     """
     from niwa.analysis.arena.executors import make_executor
     from niwa.ext.registry import parse_variant_options
-    from niwa.solver.tables import GAMES, build_table, tables_dir
+    from niwa.solver.tables import (
+        GAMES,
+        build_table,
+        make_index,
+        table_name,
+        tables_dir,
+        writable_folder,
+    )
 
     if game.lower() not in GAMES:
         raise UserError(f"endgame tables exist for {', '.join(GAMES)} only, not {game!r}")
     variant = parse_variant_options(variants)
+    # what build_table would refuse, refused before the line below: one error line only
+    index = make_index(variant, stones)
+    folder = tables_dir(directory)
+    writable_folder(folder)
+    existing = folder / f"{table_name(dict(index.variant), stones)}.json"
+    if not force and existing.exists():
+        raise UserError(f"{existing} exists already (--force rebuilds it)")
     local_one = (executor or "local").strip() == "local" and (workers or 1) == 1
     ex = None if local_one else make_executor(executor, workers)
-    folder = tables_dir(directory)
     click.echo(f"lotus k={stones} {variant or 'default variant'}: "
                f"{ex.describe() if ex else 'this process'} -> {folder}", err=True)
     try:
@@ -123,15 +136,23 @@ def info_cmd(directory, verify, as_json):
 def probe_cmd(position, directory, as_json):
     """POSITION's value from the tables: the player to move wins or loses, in how many
     plies, and every move's outcome."""
-    from niwa.solver.tables import find_table, table_move_values, table_value
+    import warnings
+
+    from niwa.solver.tables import TableWarning, find_table, table_move_values, table_value
 
     state = load_position(position)
     if state.is_terminal():
         raise UserError("the position is over: nothing to probe")
-    table = find_table(state, directory)
+    with warnings.catch_warnings(record=True) as skipped:
+        warnings.simplefilter("always", TableWarning)
+        table = find_table(state, directory)
     if table is None:
+        # a damaged table skipped on the way is the likely reason: said in the one line
+        reason = f"; {skipped[0].message}" if skipped else ""
         raise UserError("no table for this game and variant in the tables folder "
-                        "(niwa tables info lists them)")
+                        f"(niwa tables info lists them){reason}")
+    for w in skipped:
+        warnings.warn(w.message, w.category, stacklevel=1)
     root = table_value(table, state)
     if root is None:
         raise UserError(f"the position is outside the table (k={table.k}: at most {table.k} "

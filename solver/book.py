@@ -94,8 +94,11 @@ def find_book(game: str, variant: dict) -> Path | None:
     """The book file of this game and variant: in books_dir() first, then the package's."""
     name = book_name(game, variant)
     for folder in (books_dir(), PACKAGE_BOOKS):
-        if (folder / name).is_file():
-            return folder / name
+        try:
+            if (folder / name).is_file():
+                return folder / name
+        except OSError:     # a $NIWA_BOOKS the file system cannot even look up
+            continue
     return None
 
 

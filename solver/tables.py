@@ -145,9 +145,9 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     full_variant = dict(index.variant)
     folder = tables_dir(directory)
     name = table_name(full_variant, k)
+    writable_folder(folder)     # first: a folder that cannot be made is its own error
     if not force and (folder / f"{name}.json").exists():
         raise TableError(f"{folder / name}.json exists already (--force rebuilds it)")
-    writable_folder(folder)
     classes = index.classes()
     spans = {c["id"]: (c["offset"], c["size"]) for c in classes}
     levels: dict[tuple, list] = {}
@@ -261,6 +261,7 @@ HEADER_FIELDS = {"format": str, "format_version": int, "game": str, "variant": d
                  "stones": int, "index": dict, "positions": int, "counts": dict,
                  "payload": str, "payload_bytes": int, "payload_sha256": str, "sha256": str,
                  "build": dict}
+MAX_STONES = 10             # the largest k `niwa tables build --stones` takes
 HEADER_LIMIT = 1 << 20      # bytes: a header is a few hundred; anything larger is not one
 
 
@@ -294,6 +295,10 @@ def read_header(path) -> dict:
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
             raise TableError(f"{path}: header field {key!r} is missing or not a "
                              f"{kind.__name__}; {rebuild}")
+    if not 1 <= header["stones"] <= MAX_STONES or header["positions"] < 1 or \
+            header["payload_bytes"] < 1:
+        raise TableError(f"{path}: stones {header['stones']}, {header['positions']} positions, "
+                         f"{header['payload_bytes']} bytes: not a table's; {rebuild}")
     if header["payload"] != f"{path.stem}.npy":
         # a header names only its own values file, beside it: never a path elsewhere
         raise TableError(f"{path}: its payload must be {path.stem}.npy in the same folder, "
@@ -311,10 +316,16 @@ def payload_path(header_path, header: dict) -> Path:
 
 
 def payload_check(header_path, header: dict) -> str:
-    """'ok', 'missing' or 'FAILED' (size or sha256 differ, or not a regular file)."""
+    """'ok', 'missing' or 'FAILED' (size or sha256 differ, not a regular file, or the
+    header's variant and stones do not index its number of positions)."""
     payload = payload_path(header_path, header)
     if not payload.exists():
         return "missing"
+    try:
+        if make_index(header["variant"], header["stones"]).size != header["positions"]:
+            return "FAILED"
+    except (TableError, TypeError, ValueError, KeyError, OverflowError):
+        return "FAILED"
     if payload.is_symlink() or not payload.is_file() or \
             payload.stat().st_size != header["payload_bytes"]:
         return "FAILED"
@@ -345,7 +356,7 @@ def load_table(header_path, verify=True):
                              f"rebuild it with niwa tables build ... --force")
     try:
         index = make_index(header["variant"], header["stones"])
-    except (TypeError, ValueError, KeyError) as e:
+    except (TypeError, ValueError, KeyError, OverflowError) as e:
         raise TableError(f"{header_path}: not a table of a Lotus variant ({e})") from None
     try:
         values = np.load(payload, mmap_mode="r", allow_pickle=False)
@@ -362,9 +373,14 @@ def list_tables(directory=None) -> list[tuple[Path, dict | None, str | None]]:
     """Every table header in the folder: (path, header or None, problem or None)."""
     folder = tables_dir(directory)
     out = []
-    if not folder.is_dir():
-        return out
-    for path in sorted(folder.glob("*.json")):
+    try:
+        if not folder.is_dir():
+            return out
+        paths = sorted(folder.glob("*.json"))
+    except OSError as e:        # a name too long, a folder we may not read...
+        raise TableError(f"cannot read the tables folder {folder}: "
+                         f"{e.strerror or type(e).__name__}") from None
+    for path in paths:
         try:
             out.append((path, read_header(path), None))
         except TableError as e:
