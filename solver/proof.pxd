@@ -18,11 +18,12 @@ cdef struct PNEntry:
     int32_t best            # the proving move once pn = 0, else -1
 
 # How an entry lies in the table: three 64-bit words, 24 bytes. The first holds the key
-# xor the other two (Hyatt's lockless hashing), so a slot whose words come from two
-# different writes (processes sharing the table write without locks) fails the check and
-# reads as a miss. An all-zero slot is empty (it decodes to key 0, never a real key).
+# xor the other two (Hyatt's lockless hashing; the third word multiplied by an odd
+# constant), so a slot whose words come from two different writes (processes sharing the
+# table write without locks) fails the check and reads as a miss. An all-zero slot is
+# empty (no real key checks against it but by a 64-bit coincidence).
 cdef struct PNSlot:
-    uint64_t check          # key ^ nums ^ extra
+    uint64_t check          # key ^ nums ^ (extra * odd constant)
     uint64_t nums           # pn | dn << 32
     uint64_t extra          # work | (uint32) best << 32
 

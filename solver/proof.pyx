@@ -117,11 +117,24 @@ cdef extern from *:
        ARM64), so the key check compares exactly the values that are then used. */
     static inline uint64_t niwa_load64(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
     static inline void niwa_store64(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    /* The check word: the key xor the two data words, the second multiplied by an odd
+       constant (a bijection), so that words of two different entries combine to a valid
+       check only by a 64-bit coincidence, not because small numbers happen to xor alike. */
+    static inline uint64_t niwa_check(uint64_t key, uint64_t nums, uint64_t extra) {
+        return key ^ nums ^ (extra * 0x9E3779B97F4A7C15ULL); }
+    /* Slot writes: check = 0 first, the data, the check last; reads take the data first and
+       the check last (a seqlock's order), so a read during a write sees check 0 or the new
+       check, never the old check with new data. Fences: compiler barriers on x86-64. */
+    static inline void niwa_fence_release(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+    static inline void niwa_fence_acquire(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
     static inline uint32_t niwa_load32_acquire(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
     static inline void niwa_store32_release(uint32_t* p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
     """
     uint64_t niwa_load64(const uint64_t* p) noexcept nogil
     void niwa_store64(uint64_t* p, uint64_t v) noexcept nogil
+    uint64_t niwa_check(uint64_t key, uint64_t nums, uint64_t extra) noexcept nogil
+    void niwa_fence_release() noexcept nogil
+    void niwa_fence_acquire() noexcept nogil
     uint32_t niwa_load32_acquire(const uint32_t* p) noexcept nogil
     void niwa_store32_release(uint32_t* p, uint32_t v) noexcept nogil
 
@@ -264,6 +277,11 @@ cdef void* _map(size_t nbytes, double tt_mb, bint huge_pages, bint shared) excep
     if huge_pages:
         madvise(mem, nbytes, MADV_HUGEPAGE)
     return mem
+
+
+def _check_word(uint64_t key, uint64_t nums, uint64_t extra):
+    """The check word a slot holding (key, nums, extra) carries (tests)."""
+    return niwa_check(key, nums, extra)
 
 
 cdef class SharedProofTable:
@@ -534,7 +552,8 @@ cdef class ProofSearch:
         for i in range(PN_BUCKET):
             nums = niwa_load64(&b[i].nums)
             extra = niwa_load64(&b[i].extra)
-            if niwa_load64(&b[i].check) ^ nums ^ extra == key:
+            niwa_fence_acquire()
+            if niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
                 out.key = key
                 out.pn = <uint32_t>nums
                 out.dn = <uint32_t>(nums >> 32)
@@ -554,8 +573,9 @@ cdef class ProofSearch:
         for i in range(PN_BUCKET):
             nums = niwa_load64(&b[i].nums)
             extra = niwa_load64(&b[i].extra)
+            niwa_fence_acquire()
             w = <uint32_t>extra
-            if niwa_load64(&b[i].check) ^ nums ^ extra == key:
+            if niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
                 e = &b[i]
                 work += w
                 break
@@ -584,9 +604,11 @@ cdef class ProofSearch:
         extra = <uint64_t>(<uint32_t>(work if work < WORK_MAX else WORK_MAX)) | \
             (<uint64_t>(<uint32_t>best) << 32)
         niwa_store64(&e.check, 0)       # a reader in between sees a miss, not the old entry
+        niwa_fence_release()
         niwa_store64(&e.nums, nums)
         niwa_store64(&e.extra, extra)
-        niwa_store64(&e.check, key ^ nums ^ extra)
+        niwa_fence_release()
+        niwa_store64(&e.check, niwa_check(key, nums, extra))
 
     # ---- the search ---------------------------------------------------------------------
     cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
@@ -1031,6 +1053,17 @@ cdef class ProofSearch:
         self.set_pass(1)
         self._raise_error()
         return _from_halves(v)
+
+    def _probe_key(self, uint64_t key):
+        """The table's entry of a raw key as (pn, dn, work, best), or None (tests)."""
+        cdef PNEntry e
+        if not self.probe(key, &e):
+            return None
+        return (e.pn, e.dn, e.work, e.best)
+
+    def _store_key(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best):
+        """Store an entry under a raw key (tests)."""
+        self.store(key, pn, dn, work, best)
 
     def subtree_work(self, State state):
         """Expansions the table records below `state` (0 if it has no entry): how much it
