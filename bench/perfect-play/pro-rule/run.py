@@ -6,6 +6,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
     python run.py dask --workers 2                 # the same on a Dask LocalCluster
     python run.py kill --workers 1                 # SIGKILL at a random moment, then resume
     python run.py time --trampoline mandatory      # the quicker pro/mandatory case
+    python run.py speed --trampoline mandatory --baseline /work/main/.venv/bin/python
+                                                   # plain df-pn, this code against another
 
 Each run starts from an empty checkpoint folder under --scratch and appends one row to
 results/runs.csv: case, mode, workers, value for the first player, jobs, nodes, CPU and wall
@@ -181,9 +183,46 @@ def killed(a) -> dict:
     return out
 
 
+SPEED_CHILD = """
+import json, os, sys, time
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof import ProofSearch
+s = LotusState(towers={towers}, rule={rule!r}, trampoline={trampoline!r})
+r = ProofSearch(tt_mb={tt_mb}).solve(s, root_values=False, pv=False, cpu_time=True)
+print(json.dumps({{"value": r.value, "nodes": r.nodes, "cpu_s": r.time_s}}))
+"""
+
+
+def speed(a) -> None:
+    """Plain df-pn (one process, no top tree) timed in CPU seconds, this code's python and
+    a baseline's alternately (`--pairs` times each), so the load hits both alike; one row
+    per run in results/single-process-speed.csv."""
+    out = HERE / "results" / "single-process-speed.csv"
+    new = not out.exists()
+    child = SPEED_CHILD.format(towers=a.towers, rule=a.rule, trampoline=a.trampoline,
+                               tt_mb=a.tt_mb)
+    with open(out, "a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["case", "code", "python", "value", "nodes", "cpu_s", "nodes_per_cpu_s",
+                        "load", "utc"])
+        for _ in range(a.pairs):
+            for label, python in ((code_label(a).split()[0], sys.executable),
+                                  ("baseline", a.baseline)):
+                load = os.getloadavg()[0]
+                r = json.loads(subprocess.run([python, "-c", child], capture_output=True,
+                                              text=True, check=True).stdout)
+                row = [case_name(a), label, python, r["value"], r["nodes"],
+                       round(r["cpu_s"], 2), round(r["nodes"] / r["cpu_s"]), round(load, 2),
+                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
+                w.writerow(row)
+                f.flush()
+                print(row, flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["time", "dask", "kill"])
+    p.add_argument("mode", choices=["time", "dask", "kill", "speed"])
     p.add_argument("--towers", type=int, default=3)
     p.add_argument("--rule", default="pro")
     p.add_argument("--trampoline", default="optional", choices=["optional", "mandatory"])
@@ -199,7 +238,14 @@ def main(argv=None):
     p.add_argument("--scratch", default="/tmp/niwa-pro-rule")
     p.add_argument("--no-share", action="store_true",
                    help="local workers keep private tables (the code before the shared table)")
+    p.add_argument("--baseline", default=None, help="speed: the python of the other code")
+    p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
+    if a.mode == "speed":
+        if not a.baseline:
+            p.error("speed needs --baseline PYTHON")
+        speed(a)
+        return
     if a.mode == "time":
         a.mode = "local"
     write_row(killed(a) if a.mode == "kill" else timed(a))
