@@ -84,23 +84,33 @@ def test_tiny_budgets_grow_the_tree_or_the_budget_and_still_prove():
     assert deep.value == want and deep.peak_tree_nodes > 16
 
 
-@pytest.mark.parametrize("variant", CASES, ids=[tag(v) for v in CASES])
+SHARED_CASES = [dict(BOARDS[0], **r) for r in RULES]
+
+
+@pytest.mark.parametrize("variant", SHARED_CASES, ids=[tag(v) for v in SHARED_CASES])
 def test_two_worker_processes_sharing_a_table_prove_the_same_value(variant, tmp_path):
     """Two local workers write one table at once (tiny, so they overwrite each other's
     entries): the value is the reference rules' on every set-up."""
     state = LotusState(**variant)
-    r = ProofTree(state, job_nodes=40, tt_mb=0.05, checkpoint=tmp_path).run(LocalExecutor(2))
+    r = ProofTree(state, job_nodes=10, tt_mb=0.05, checkpoint=tmp_path).run(LocalExecutor(2))
     assert r.value == reference_value(variant)
-    assert len(r.workers) == 2, "both workers should have taken jobs"
     rows = [json.loads(x) for x in (tmp_path / "jobs.jsonl").read_text().splitlines()]
     assert all(row["shared"] for row in rows), "the workers did not share their table"
 
 
+def test_two_worker_processes_prove_the_same_value():
+    variant = dict(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro", trampoline="optional")
+    state = LotusState(**variant)
+    r = ProofTree(state, job_nodes=40, tt_mb=8).run(LocalExecutor(2))
+    assert r.value == reference_value(variant)
+    assert len(r.workers) == 2, "both workers should have taken jobs"
+
+
 def test_private_tables_on_request_and_in_one_process():
-    state = LotusState(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro")
+    variant = dict(BOARDS[0], rule="pro")
+    state = LotusState(**variant)
     tree = ProofTree(state, job_nodes=40, tt_mb=4, share=False)
-    assert tree.run(LocalExecutor(2)).value == reference_value(dict(
-        towers=2, lane=2, shared=3, trampoline_at=4, rule="pro"))
+    assert tree.run(LocalExecutor(2)).value == reference_value(variant)
     assert tree.shared_mb == 0.0
     one = ProofTree(state, job_nodes=40, tt_mb=4)
     one.run()
