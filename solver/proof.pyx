@@ -55,6 +55,16 @@ expensive ones to redo). Replaced entries that held unfinished work are counted,
 ones (work >= big_work) are reported: that is the sign of a table too small for the
 problem, which df-pn otherwise suffers silently as re-search.
 
+Shared tables (SharedProofTable). Processes forked after the table is mapped can all
+search in it at once, without locks (the parallel workers of niwa.solver.proof_tree). An
+entry is three 64-bit words, each read and written whole; the first is a check word, the
+key xor the second xor the third times an odd constant, and a write goes check = 0, data,
+check while a read takes the data, then the check. A slot that two writes left mixed, or
+that is read while it is written, fails the check and is a miss; so every entry a search
+reads is one some search stored for that key, and every proof in it is sound. On one
+process the layout costs nothing measurable (towers 3..1 pro/mandatory, plain df-pn:
+0.757M against 0.733M nodes per CPU second before, alternating runs, same node count).
+
 Initial numbers (init="mobility"). An unexplored child gets pn 1 (one good move could
 prove it) and dn = its number of legal moves (every one must be refuted), instead of (1, 1):
 the search then prefers moves that leave the opponent few replies.
