@@ -58,8 +58,12 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb,
     if tree.jobs_replayed:
         click.echo(f"resuming {directory}: {tree.jobs_replayed:,} finished jobs replayed",
                    err=True)
+    workers = int(getattr(ex, "workers", 1) or 1)
+    table = (f"one {tt_mb * workers:g} MB table shared by the workers"
+             if getattr(ex, "name", "") == "local" and workers > 1 else
+             f"{tt_mb:g} MB table per worker")
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
-               f"{tt_mb:g} MB table per worker -> {directory}", err=True)
+               f"{table} -> {directory}", err=True)
     last = [0.0]
 
     def progress(t, row):

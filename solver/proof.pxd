@@ -7,14 +7,40 @@ from niwa.ext.game cimport State
 cdef enum:
     PN_BUCKET = 4           # entries per table bucket (probe and replacement stay in it)
 
-# One transposition-table entry: 24 bytes. pn/dn are in the perspective of the player to
-# move at that position (pn = 0: the mover wins; dn = 0: the mover loses).
+# One transposition-table entry as the search reads it (a copy, checked against its key).
+# pn/dn are in the perspective of the player to move at that position (pn = 0: the mover
+# wins; dn = 0: the mover loses).
 cdef struct PNEntry:
-    uint64_t key            # 0 = empty
+    uint64_t key
     uint32_t pn
     uint32_t dn
     uint32_t work           # positions expanded below this one, summed over visits (saturates)
     int32_t best            # the proving move once pn = 0, else -1
+
+# How an entry lies in the table: three 64-bit words, 24 bytes. The first holds the key
+# xor the other two (Hyatt's lockless hashing; the third word multiplied by an odd
+# constant), so a slot whose words come from two different writes (processes sharing the
+# table write without locks) fails the check and reads as a miss. An all-zero slot is
+# empty (no real key checks against it but by a 64-bit coincidence).
+cdef struct PNSlot:
+    uint64_t check          # key ^ nums ^ (extra * odd constant)
+    uint64_t nums           # pn | dn << 32
+    uint64_t extra          # work | (uint32) best << 32
+
+# A table several processes map (MAP_SHARED): a header page, then the buckets. Made by the
+# parent before it forks its workers; each worker's ProofSearch works in it.
+cdef struct SharedHeader:
+    uint64_t magic
+    uint64_t nbuckets
+    uint32_t draws_seen     # some worker met a draw (pass-1 proofs then need pass 0 too)
+
+cdef class SharedProofTable:
+    cdef void* mem
+    cdef size_t mem_bytes
+    cdef SharedHeader* header
+    cdef PNSlot* slots
+    cdef readonly uint64_t nbuckets
+    cdef readonly double tt_mb
 
 # Maps a position to the 64-bit value its table key is made from. The default is the game's
 # own hash; a hook may fold symmetric positions onto one key (SymmetricKeys uses the game's
@@ -25,7 +51,8 @@ cdef class KeyHook:
 
 cdef class ProofSearch:
     cdef KeyHook hook
-    cdef PNEntry* tt
+    cdef PNSlot* tt
+    cdef readonly SharedProofTable shared     # None: a private table (mapped by this object)
     cdef uint64_t nbuckets
     cdef size_t tt_bytes
     cdef readonly long long capacity, used
@@ -66,7 +93,9 @@ cdef class ProofSearch:
     cdef uint64_t pass_salt
     cdef readonly bint draws_seen
 
-    cdef PNEntry* probe(self, uint64_t key) noexcept
+    cdef bint probe(self, uint64_t key, PNEntry* out) noexcept
+    cdef bint draws_anywhere(self) noexcept
+    cdef void note_draw(self) noexcept
     cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept
     cdef uint64_t key_of(self, State s, int mover) noexcept
     cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,

@@ -25,9 +25,18 @@ skipped when the next most-proving leaf is chosen (a node with every open child 
 busy). When every leaf is busy, the most-proving busy leaf is expanded in the top tree and
 one of its children is sent; the busy job's answer still counts when it arrives.
 
-Sharing. Each worker process keeps one ProofSearch (its table) across jobs, so the
-subtrees it proved answer its later jobs at once. Between workers, results are shared only
-through the top tree (a proven leaf is never sent again); their tables are private.
+Sharing. Each worker process keeps one ProofSearch across jobs, so the subtrees it proved
+answer its later jobs at once. Local worker processes (LocalExecutor, more than one) also
+share one table: the coordinator maps a SharedProofTable (niwa.solver.proof) of `tt_mb`
+times the number of workers before they are forked, and every worker's df-pn reads and
+writes it without locks (entries are checked against their key word by word, so a torn
+write is a miss, never a wrong proof). The subtrees of different first moves transpose
+into each other heavily, so what one worker proved the other then finds in the table
+instead of proving it again (with private tables, two workers spent twice the nodes of
+one). Workers the coordinator did not fork (a Dask cluster) keep private tables and share
+only through the top tree (a proven leaf is never sent again). The executors take proof
+jobs one per worker at a time (`_Stream.one_per_worker`): a job is chosen when a worker
+is free, so it goes to the leaf that is most-proving at that moment.
 
 The value is exact whatever the number of workers or the order in which jobs end: every
 leaf value is a df-pn proof and the top tree only combines proven values by min and sum.
@@ -66,11 +75,15 @@ class CheckpointError(NiwaError):
 
 # ---- the job a worker runs ----------------------------------------------------------------
 _WORKER = threading.local()     # one ProofSearch per worker thread/process, kept across jobs
+# run id -> the SharedProofTable of that session, mapped by the coordinator before it forks
+# its local workers (who find it here, inherited); absent in any other process
+_SHARED_TABLES: dict = {}
 
 
 def _worker_search(tt_mb: float, tables: str | None, state, run: str):
     """This worker's ProofSearch (made on first use; its table is kept across the jobs of
-    one proof tree's session, `run`: another tree starts from an empty table)."""
+    one proof tree's session, `run`: another tree starts from an empty table). It works in
+    the session's shared table when this process inherited one, else in its own."""
     from niwa.solver.proof import ProofSearch
 
     key = (os.getpid(), tt_mb, tables, run)
@@ -83,7 +96,7 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str):
         from niwa.solver.tables import resolve_tables
 
         table = resolve_tables(state, tables)
-    search = ProofSearch(tt_mb=tt_mb, tables=table)
+    search = ProofSearch(tt_mb=tt_mb, tables=table, shared=_SHARED_TABLES.get(run))
     _WORKER.search = (key, search)
     return search
 
@@ -118,7 +131,7 @@ class ProofJob:
         search = _worker_search(self.tt_mb, self.tables, state, self.run)
         r = search.solve(state, max_nodes=self.max_nodes, root_values=False, pv=False)
         row = {"job": self.job_id, "path": list(self.path), "budget": self.max_nodes,
-               "player": r.player, "nodes": r.nodes}
+               "player": r.player, "nodes": r.nodes, "shared": search.shared is not None}
         row["pn"], row["dn"] = _numbers(r)
         if not r.proven:
             # what this worker's table knows of each child: the numbers the top tree's
@@ -237,7 +250,8 @@ class ProofTree:
 
     def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
                  tables: str | None = None, checkpoint: str | Path | None = None,
-                 max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False):
+                 max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
+                 share: bool = True):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -250,6 +264,8 @@ class ProofTree:
         self.tables = None if tables is None else str(tables)
         self.max_tree_nodes = max_tree_nodes
         self.max_depth = max_depth
+        self.share = share          # local workers share one table (see the module docstring)
+        self.shared_mb = 0.0        # the size of the table shared in the last session, if any
         self.root = self._new_node((), None, state)
         self.by_path: dict[tuple, Node] = {(): self.root}
         self.jobs_done = self.nodes = 0
@@ -446,6 +462,19 @@ class ProofTree:
             self._update(node)
 
     # -- running
+    def _share_table(self, executor) -> float:
+        """Map the table the local workers of this session will share (before the executor
+        forks them): `tt_mb` per worker, in one table. 0 when the workers keep their own
+        (one worker, this process, or workers not forked from here, such as Dask's)."""
+        from niwa.solver.proof import SharedProofTable
+
+        workers = int(getattr(executor, "workers", 1) or 1)
+        if not self.share or getattr(executor, "name", "") != "local" or workers < 2:
+            return 0.0
+        mb = self.tt_mb * workers
+        _SHARED_TABLES[self.run_id] = SharedProofTable(mb)
+        return mb
+
     def run(self, executor=None, time_limit: float = 0.0, max_jobs: int = 0,
             progress=None) -> ProofTreeResult:
         """Prove the root (or stop after `time_limit` wall seconds or `max_jobs` jobs of this
@@ -463,6 +492,7 @@ class ProofTree:
 
         status = "proven"
         if not self.root.proven:
+            self.shared_mb = self._share_table(executor)
             rows = executor.run(_Stream(self._jobs(stop)))
             try:
                 for row in rows:
@@ -484,6 +514,8 @@ class ProofTree:
                 close = getattr(rows, "close", None)
                 if close is not None:
                     close()
+                # the workers have ended with the stream: this process's mapping goes
+                _SHARED_TABLES.pop(self.run_id, None)
             if not self.root.proven and status == "proven":
                 status = "stopped"
         for n in self.by_path.values():
@@ -603,7 +635,12 @@ class ProofTree:
 
 class _Stream:
     """A job stream the arena's executors can take from: sized (as far as they need to
-    know: 'many') and generated lazily, so each job is chosen when a worker is free."""
+    know: 'many') and generated lazily, so each job is chosen when a worker is free.
+    `one_per_worker`: the executors send these jobs one at a time and keep no more than one
+    per worker in flight (no batches, no prefetch): a job taken early would be chosen on a
+    tree that is stale by the time it runs."""
+
+    one_per_worker = True
 
     def __init__(self, jobs):
         self.jobs = jobs

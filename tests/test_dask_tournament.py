@@ -162,3 +162,28 @@ def test_openings_on_the_cluster_give_the_same_files_as_one_and_two_workers(clus
     for name in ("w2", "dask"):
         pd.testing.assert_frame_equal(runs[name][0], rows)
         assert runs[name][1] == records, name
+
+
+def test_a_two_level_proof_on_the_cluster_keeps_one_job_per_worker(cluster):
+    """Proof jobs go one per worker (no second batch in flight, which the tree would choose
+    from a stale state): the value is the plain df-pn value."""
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_tree import ProofTree
+
+    class Counting(ProofTree):
+        most = 0
+
+        def _job_for(self, node):
+            job = super()._job_for(node)
+            Counting.most = max(Counting.most, sum(n.busy for n in self.by_path.values()))
+            return job
+
+    state = LotusState(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro")
+    ex = DaskExecutor(f"dask://{cluster}")
+    try:
+        r = Counting(state, job_nodes=40, tt_mb=8).run(ex)
+    finally:
+        ex.close()
+    assert r.value == ProofSearch(tt_mb=8).solve(state, pv=False).value
+    assert r.jobs > 3 and 1 <= Counting.most <= ex.workers == 2

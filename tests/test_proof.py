@@ -9,12 +9,14 @@ import random
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from niwa.ext.errors import NiwaError
 from niwa.ext.lotus import LotusState
 from niwa.ext.toys import ChanceNimState, KuhnState, MatrixGameState
 from niwa.solver.alphabeta import AlphaBeta
-from niwa.solver.proof import ProofSearch
+from niwa.solver.proof import ProofSearch, SharedProofTable, _check_word
 
 RULES = [dict(rule=r, trampoline=t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
 
@@ -266,3 +268,95 @@ def test_refuses_what_it_cannot_prove():
         ProofSearch(tt_mb=0)
     with pytest.raises(MemoryError, match="does not fit"):
         ProofSearch(tt_mb=300_000)      # 300 GB: refused up front, not killed when it fills
+
+
+# ---- the table shared by several processes (SharedProofTable) -------------------------------
+INF32 = 0xFFFFFFFF
+NUMBERS = st.one_of(st.sampled_from([0, 1, 2, 3, 0xFFFFFFFE, INF32]), st.integers(0, INF32))
+
+
+def entry(pn, dn, work, best):
+    """The (nums, extra) words of an entry, as proof.pyx lays them out."""
+    return pn | dn << 32, work | (best & INF32) << 32
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 2**64 - 1), st.integers(1, 2**64 - 1),
+       st.tuples(NUMBERS, NUMBERS, NUMBERS, st.integers(-1, 300)),
+       st.tuples(NUMBERS, NUMBERS, NUMBERS, st.integers(-1, 300)))
+def test_a_slot_mixed_from_two_writes_reads_as_a_miss_or_one_whole_entry(ka, kb, a, b):
+    """What two processes writing one slot at once can leave: each of its three words from
+    either write (the check word also 0, as a write starts). A probe then finds nothing,
+    or an entry exactly as one write of that key stored it, never numbers written for
+    another key."""
+    table = SharedProofTable(1e-4)              # one bucket: every key lands in it
+    assert table.nbuckets == 1
+    ps = ProofSearch(shared=table)
+    writes = {}
+    for key, nums_extra in ((ka, a), (kb, b)):
+        writes.setdefault(key, []).append(nums_extra)
+    words = []
+    for key, (pn, dn, work, best) in ((ka, a), (kb, b)):
+        nums, extra = entry(pn, dn, work, best)
+        words.append((_check_word(key, nums, extra), nums, extra))
+    for check in (words[0][0], words[1][0], 0):
+        for nums in (words[0][1], words[1][1]):
+            for extra in (words[0][2], words[1][2]):
+                table._write_raw(0, check, nums, extra)
+                for key in {ka, kb}:
+                    got = ps._probe_key(key)
+                    assert got is None or got in writes[key], (check, nums, extra, key)
+
+
+def test_a_shared_table_is_read_and_written_by_every_process_that_maps_it():
+    table = SharedProofTable(1)
+    one, two = ProofSearch(shared=table), ProofSearch(shared=table)
+    assert one.tt_mb == two.tt_mb == 1.0 and one.shared is table
+    one._store_key(12345, 0, INF32, 7, 3)
+    assert two._probe_key(12345) == (0, INF32, 7, 3)
+    assert ProofSearch(tt_mb=1)._probe_key(12345) is None        # a private table
+    two._store_key(12345, 5, 6, 1, -1)      # the same key again: numbers replaced, work summed
+    assert one._probe_key(12345) == (5, 6, 8, -1)
+    one.clear()
+    assert two._probe_key(12345) is None
+    with pytest.raises(ValueError):
+        SharedProofTable(0)
+
+
+def _solve_all(table, states, seed, out):
+    """A worker process: prove every state (in its own order) in the shared table."""
+    order = list(range(len(states)))
+    random.Random(seed).shuffle(order)
+    ps = ProofSearch(shared=table)
+    out.put([(i, ps.solve(states[i], root_values=False, pv=False).value) for i in order])
+
+
+SHARED_SETUPS = [dict(towers=2, lane=2, shared=5, trampoline_at=5, **r) for r in RULES]
+
+
+@pytest.mark.parametrize("variant", SHARED_SETUPS, ids=tag)
+def test_processes_racing_on_a_tiny_shared_table_prove_the_minimax_values(variant):
+    """Three processes prove the same positions at the same time in one table far too small
+    for them (about 2,000 entries for tens of thousands of expansions), so they overwrite
+    each other's entries all the time: every value is still the minimax value."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    states = random_positions(8, seed=len(tag(variant)), **variant)
+    truth = [minimax(s) for s in states]
+    table = SharedProofTable(0.05)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_solve_all, args=(table, states, seed, out)) for seed in range(3)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    for rows in results:
+        assert len(rows) == len(states)
+        for i, value in rows:
+            assert value == truth[i], states[i].to_notation()
+    # and what they left in the table proves the same here
+    ps = ProofSearch(shared=table)
+    assert [ps.solve(s, root_values=False, pv=False).value for s in states] == truth

@@ -84,12 +84,50 @@ def test_tiny_budgets_grow_the_tree_or_the_budget_and_still_prove():
     assert deep.value == want and deep.peak_tree_nodes > 16
 
 
+SHARED_CASES = [dict(BOARDS[0], **r) for r in RULES]
+
+
+@pytest.mark.parametrize("variant", SHARED_CASES, ids=[tag(v) for v in SHARED_CASES])
+def test_two_worker_processes_sharing_a_table_prove_the_same_value(variant, tmp_path):
+    """Two local workers write one table at once (tiny, so they overwrite each other's
+    entries): the value is the reference rules' on every set-up."""
+    state = LotusState(**variant)
+    r = ProofTree(state, job_nodes=10, tt_mb=0.05, checkpoint=tmp_path).run(LocalExecutor(2))
+    assert r.value == reference_value(variant)
+    rows = [json.loads(x) for x in (tmp_path / "jobs.jsonl").read_text().splitlines()]
+    assert all(row["shared"] for row in rows), "the workers did not share their table"
+
+
 def test_two_worker_processes_prove_the_same_value():
     variant = dict(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro", trampoline="optional")
     state = LotusState(**variant)
     r = ProofTree(state, job_nodes=40, tt_mb=8).run(LocalExecutor(2))
     assert r.value == reference_value(variant)
     assert len(r.workers) == 2, "both workers should have taken jobs"
+
+
+def test_private_tables_on_request_and_in_one_process():
+    variant = dict(BOARDS[0], rule="pro")
+    state = LotusState(**variant)
+    tree = ProofTree(state, job_nodes=40, tt_mb=4, share=False)
+    assert tree.run(LocalExecutor(2)).value == reference_value(variant)
+    assert tree.shared_mb == 0.0
+    one = ProofTree(state, job_nodes=40, tt_mb=4)
+    one.run()
+    assert one.shared_mb == 0.0             # this process alone: nothing to share
+
+
+def test_proof_jobs_are_sent_one_at_a_time():
+    """The executors batch short games, but a proof job is chosen from the tree when a
+    worker is free: a stream of them is taken one job at a time."""
+    from niwa.analysis.arena.executors import BatchSizer, _Pending
+    from niwa.solver.proof_tree import _Stream
+
+    sizer = BatchSizer(2)
+    for _ in range(10):
+        sizer.record({"duration_s": 0.001})     # short: games would go 250 to a batch
+    assert _Pending(range(1000)).batch_size(sizer) > 1
+    assert _Pending(_Stream(iter(range(1000)))).batch_size(sizer) == 1
 
 
 def test_an_interrupted_checkpoint_resumes_and_proves_the_same(tmp_path):

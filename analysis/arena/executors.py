@@ -76,11 +76,17 @@ class BatchSizer:
 
 class _Pending:
     """The tasks still to send: taken lazily from an iterator, with a count of what is
-    left (for batch sizing) known without materialising them."""
+    left (for batch sizing) known without materialising them. A stream that says
+    `one_per_worker` (proof jobs, each chosen from the state of the run when it is taken)
+    is sent one task at a time, one per worker in flight."""
 
     def __init__(self, tasks: Collection[GameTask]):
         self.count = len(tasks)
         self.tasks = iter(tasks)
+        self.one_per_worker = bool(getattr(tasks, "one_per_worker", False))
+
+    def batch_size(self, sizer: BatchSizer) -> int:
+        return 1 if self.one_per_worker else sizer.next_size(self.count)
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -349,7 +355,7 @@ class LocalExecutor:
                             w.stop()
                             workers[i] = w = _Worker(ctx)
                         w.send([replay.popleft()] if replay
-                               else pending.take(sizer.next_size(pending.count)))
+                               else pending.take(pending.batch_size(sizer)))
                 busy = [w for w in workers if w.tasks]
                 wait_for([x for w in busy for x in (w.conn, w.proc.sentinel)], POLL_S)
                 for i, w in enumerate(workers):
@@ -456,12 +462,15 @@ class DaskExecutor:
         tasks_of = {}
 
         def submit():
-            batch = pending.take(sizer.next_size(pending.count))
+            batch = pending.take(pending.batch_size(sizer))
             fut = self.client.submit(run_batch, batch, pure=False)
             tasks_of[fut] = batch
             return fut
 
-        stream = as_completed([submit() for _ in range(min(2 * self.workers, pending.count))])
+        # two batches per worker keep it busy while the next is on its way; a stream of
+        # one_per_worker jobs (long ones) gains nothing from that and loses the choice
+        in_flight = (1 if pending.one_per_worker else 2) * self.workers
+        stream = as_completed([submit() for _ in range(min(in_flight, pending.count))])
         try:
             for fut in stream:
                 batch = tasks_of.pop(fut, [])

@@ -6,6 +6,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
     python run.py dask --workers 2                 # the same on a Dask LocalCluster
     python run.py kill --workers 1                 # SIGKILL at a random moment, then resume
     python run.py time --trampoline mandatory      # the quicker pro/mandatory case
+    python run.py speed --trampoline mandatory --baseline /work/main/.venv/bin/python
+                                                   # plain df-pn, this code against another
 
 Each run starts from an empty checkpoint folder under --scratch and appends one row to
 results/runs.csv: case, mode, workers, value for the first player, jobs, nodes, CPU and wall
@@ -35,7 +37,9 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
            "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
            "jobs_before_kill", "proven_jobs_before_kill", "jobs_replayed", "proven_jobs_resent",
-           "torn_lines", "root_pn", "root_dn", "utc"]
+           "torn_lines", "root_pn", "root_dn", "utc", "code", "shared_mb", "cpu_total_s"]
+# what the `code` column says of rows written before it existed
+OLD_CODE = "4e6079b private tables"
 
 
 def case_name(a) -> str:
@@ -70,16 +74,41 @@ def fresh(folder: Path) -> Path:
     return folder
 
 
+def code_label(a) -> str:
+    """Which code made a row: the commit, and whether local workers shared their table."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
+                              capture_output=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        head = "?"
+    return f"{head} {'private tables' if a.no_share else 'shared table'}"
+
+
 def write_row(row: dict) -> None:
     out = HERE / "results" / "runs.csv"
     out.parent.mkdir(exist_ok=True)
-    new = not out.exists()
-    with open(out, "a", newline="") as f:
+    rows = []
+    if out.exists():
+        with open(out, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for old in rows:
+            if not old.get("code"):
+                old["code"] = OLD_CODE
+    rows.append(row)
+    with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
-        if new:
-            w.writeheader()
-        w.writerow({k: row.get(k, "") for k in COLUMNS})
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k, "") if r.get(k) is not None else "" for k in COLUMNS})
     print(json.dumps(row))
+
+
+def cpu_total() -> float:
+    """CPU seconds of this process and of its children that have ended (the workers)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def timed(a) -> dict:
@@ -87,8 +116,9 @@ def timed(a) -> dict:
     folder = fresh(Path(a.scratch) / f"{case_name(a)}-{a.mode}-{a.workers}")
     ex, cluster = executor_of(a.mode, a.workers)
     load0 = os.getloadavg()[0]
+    cpu0 = cpu_total()
     tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
-                     checkpoint=folder)
+                     checkpoint=folder, share=not a.no_share)
     try:
         r = tree.run(ex, time_limit=a.time_limit)
     finally:
@@ -97,7 +127,11 @@ def timed(a) -> dict:
             ex.close()
         if cluster is not None:
             cluster.close()
-    return row_of(a, r, load0)
+    row = row_of(a, r, load0)
+    # Dask's workers are not our children: their CPU is only in the jobs' own figures
+    row.update(shared_mb=tree.shared_mb, cpu_total_s=round(cpu_total() - cpu0, 1)
+               if a.mode != "dask" else "")
+    return row
 
 
 def row_of(a, r, load0) -> dict:
@@ -108,7 +142,7 @@ def row_of(a, r, load0) -> dict:
             "wall_s": round(r.wall_s, 1), "tree_nodes": r.tree_nodes,
             "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),
             "root_pn": r.root_pn, "root_dn": r.root_dn,
-            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "code": code_label(a)}
 
 
 def killed(a) -> dict:
@@ -149,9 +183,46 @@ def killed(a) -> dict:
     return out
 
 
+SPEED_CHILD = """
+import json, os, sys, time
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof import ProofSearch
+s = LotusState(towers={towers}, rule={rule!r}, trampoline={trampoline!r})
+r = ProofSearch(tt_mb={tt_mb}).solve(s, root_values=False, pv=False, cpu_time=True)
+print(json.dumps({{"value": r.value, "nodes": r.nodes, "cpu_s": r.time_s}}))
+"""
+
+
+def speed(a) -> None:
+    """Plain df-pn (one process, no top tree) timed in CPU seconds, this code's python and
+    a baseline's alternately (`--pairs` times each), so the load hits both alike; one row
+    per run in results/single-process-speed.csv."""
+    out = HERE / "results" / "single-process-speed.csv"
+    new = not out.exists()
+    child = SPEED_CHILD.format(towers=a.towers, rule=a.rule, trampoline=a.trampoline,
+                               tt_mb=a.tt_mb)
+    with open(out, "a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["case", "code", "python", "value", "nodes", "cpu_s", "nodes_per_cpu_s",
+                        "load", "utc"])
+        for _ in range(a.pairs):
+            for label, python in ((code_label(a).split()[0], sys.executable),
+                                  ("baseline", a.baseline)):
+                load = os.getloadavg()[0]
+                r = json.loads(subprocess.run([python, "-c", child], capture_output=True,
+                                              text=True, check=True).stdout)
+                row = [case_name(a), label, python, r["value"], r["nodes"],
+                       round(r["cpu_s"], 2), round(r["nodes"] / r["cpu_s"]), round(load, 2),
+                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
+                w.writerow(row)
+                f.flush()
+                print(row, flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["time", "dask", "kill"])
+    p.add_argument("mode", choices=["time", "dask", "kill", "speed"])
     p.add_argument("--towers", type=int, default=3)
     p.add_argument("--rule", default="pro")
     p.add_argument("--trampoline", default="optional", choices=["optional", "mandatory"])
@@ -165,7 +236,16 @@ def main(argv=None):
     p.add_argument("--time-limit", type=float, default=0.0,
                    help="time/dask: stop after this many seconds (the row says how far it got)")
     p.add_argument("--scratch", default="/tmp/niwa-pro-rule")
+    p.add_argument("--no-share", action="store_true",
+                   help="local workers keep private tables (the code before the shared table)")
+    p.add_argument("--baseline", default=None, help="speed: the python of the other code")
+    p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
+    if a.mode == "speed":
+        if not a.baseline:
+            p.error("speed needs --baseline PYTHON")
+        speed(a)
+        return
     if a.mode == "time":
         a.mode = "local"
     write_row(killed(a) if a.mode == "kill" else timed(a))
