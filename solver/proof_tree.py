@@ -101,9 +101,19 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str):
     return search
 
 
+class DrawInProofTree(NiwaError):
+    """The top tree combines wins and losses only: a proven draw cannot enter it."""
+
+
 def _numbers(result) -> tuple[int, int]:
-    """A ProofResult's root numbers in the mover's perspective (proven: 0 or INF)."""
+    """A ProofResult's root numbers in the mover's perspective (proven: 0 or INF). A draw
+    has no place in a win/loss tree: refused rather than read as a loss."""
     if result.proven:
+        if result.value not in (0.0, 1.0):
+            raise DrawInProofTree(
+                f"the two-level proof search decides win/loss games only, and a position "
+                f"below the root is a proven draw (value {result.value}); solve it "
+                f"without --checkpoint (df-pn proves draws)")
         return (0, INF) if result.value == 1.0 else (INF, 0)
     return int(result.root_pn), int(result.root_dn)
 

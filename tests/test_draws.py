@@ -172,3 +172,13 @@ def test_one_searcher_keeps_two_plain_python_games_with_equal_variants_apart(ttt
         twin = PythonGameState(twin)
         r = search.solve(twin, root_values=False, pv=False)
         assert r.value == minimax(twin, twin.current_player()), state.to_notation()
+
+
+def test_the_two_level_search_refuses_a_draw_instead_of_calling_it_a_loss(ttt, tmp_path):
+    """Its top tree combines wins and losses only: a drawn position must stop it with one
+    line, never come back as a proven loss."""
+    r = run("solve", "tictactoe", "--checkpoint", tmp_path / "c", "--job-nodes", 50)
+    assert r.exit_code == 2, r.output
+    last = r.output.strip().splitlines()[-1]
+    assert last.startswith("Error: ") and "draw" in last and "Traceback" not in r.output
+    assert "proven loss" not in r.output and "proven win" not in r.output
