@@ -243,6 +243,17 @@ def make_agent(spec, seed: int | None = None) -> Agent:
     return agent
 
 
+def check_for_game(spec, state) -> None:
+    """Check a spec against the game it will play, before any game starts: its evaluation
+    weights (`w_NAME=`) must be ones the game declares (AgentError otherwise), so a typo
+    is one line at start-up instead of a forfeit in every game."""
+    from niwa.solver.agent_base import EvalWeights, split_weights
+
+    parsed = AgentSpec.parse(spec)
+    if split_weights(parsed.params)[1]:
+        EvalWeights(parsed.name, parsed.params).check_spec(state.spec, state.game_name)
+
+
 def best_agent_spec(game: str, overrides: dict | None = None) -> AgentSpec:
     """The spec `best` plays on `game`: the game's published `best_agent` (plain `mcts` for
     a game outside the registry) with `overrides` (parameter -> value) replacing or adding

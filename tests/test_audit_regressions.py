@@ -241,3 +241,20 @@ def test_any_batch_is_solved_or_refused_in_one_line(tmp_path, lines):
             tmp_path / "out.csv")
     if r.exit_code != 0:
         assert_one_error_line(r, "could not be solved")
+
+
+@pytest.mark.parametrize("command", [
+    ["tournament", "lotus", "--agents", "greedy:w_bogus=1", "random", "--games", "2"],
+    ["analyse", "lotus", "--vary", "rule=basic,pro", "--games", "2", "--agent", "greedy:w_bogus=1"],
+    ["tune", "lotus", "--agent", "mcts:iters=5", "--opponent", "greedy:w_bogus=1",
+     "--param", "c=0.5:2", "--iterations", "1"],
+])
+def test_an_evaluation_weight_the_game_lacks_is_one_line_before_any_game(command, tmp_path):
+    """It used to pass the start-up checks and forfeit every game (analyse then failed
+    drawing game lengths from no game)."""
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, [*command, "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1].startswith("Error: ")
+    assert "w_bogus" in r.output and "Traceback" not in r.output
+    assert not (out / "games.csv").exists()

@@ -345,7 +345,7 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 ) -> tuple[TournamentConfig, list[str]]:
     """Validate the options (NiwaError with one line on any problem); returns the config
     and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
-    from niwa.solver.agent_spec import AgentSpec, make_agent
+    from niwa.solver.agent_spec import AgentSpec, check_for_game, make_agent
     from niwa.solver.protocol import check_engines
 
     notes = []
@@ -367,6 +367,7 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
     for text in agents:
         spec = AgentSpec.parse(text)    # unknown agent, bad parameter or tc=: one line here
         make_agent(spec.without_clock(), seed=0)     # an agent that cannot start fails here
+        check_for_game(spec, state)     # and one whose w_NAME= the game does not know
         if spec.name == "human":
             raise TournamentError("the human agent cannot sit in a tournament; "
                                   "play it with `niwa play`")

@@ -116,7 +116,9 @@ def plot_game_lengths(lengths: dict[str, np.ndarray], path: str, title: str = ""
     labels = list(lengths)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5),
                                       gridspec_kw={"width_ratios": [3, 2]})
-    allv = np.concatenate([np.asarray(v, dtype=float) for v in lengths.values()])
+    allv = np.concatenate([np.asarray(v, dtype=float) for v in lengths.values()] or [[]])
+    if not allv.size:       # no finished game has a length (every game forfeited): no bins
+        allv = np.zeros(1)
     # integer lengths: bin edges on half-integers, so no bin gets an extra value by aliasing
     lo, hi = float(allv.min()), float(allv.max())
     step = max(1, math.ceil((hi - lo + 1) / 60))

@@ -61,7 +61,7 @@ from niwa.ext.errors import NiwaError
 from niwa.ext.registry import get_game
 from niwa.solver.agent_base import WEIGHT_PREFIX
 from niwa.solver.agent_registry import REGISTRY, load_agent_plugins
-from niwa.solver.agent_spec import AgentSpec, agent_settings, best_agent_spec, make_agent
+from niwa.solver.agent_spec import AgentSpec, agent_settings, best_agent_spec, check_for_game, make_agent
 
 ALPHA, GAMMA = 0.602, 0.101
 A_FRACTION = 0.1
@@ -305,6 +305,7 @@ def make_tune_config(game: str, agent: str, params: list[str], *, iterations: in
     if opponent:
         opponent = opponent.strip()
         make_agent(opponent, seed=0)
+        check_for_game(opponent, state)
     settings = agent_settings(agent, info.name)
     start = clip(plist, [start_value(settings, p, info.name) for p in plist])
     for p, x in zip(plist, start, strict=True):   # the clipped start must still be valid

@@ -55,7 +55,7 @@ from niwa.analysis.experiments.strength import ladder, proven_values, rate_rungs
 from niwa.analysis.stats.verdicts import DEFAULT_MARGIN
 from niwa.ext.errors import NiwaError
 from niwa.ext.registry import get_game
-from niwa.solver.agent_spec import AgentSpec, make_agent
+from niwa.solver.agent_spec import AgentSpec, check_for_game, make_agent
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
 # where the rating games of a strength sweep are played: under each (two-player) variant,
@@ -267,6 +267,7 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 if len(specs) != 1:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
                 make_agent(specs[0], seed=0)
+                check_for_game(specs[0], state)
                 per_round, rounds = 1, wanted
                 config = TournamentConfig(game=plays.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
