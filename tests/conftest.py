@@ -32,3 +32,19 @@ def _hermetic_environment(tmp_path_factory):
     yield home
     os.environ.clear()
     os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def engine_agent_registered():
+    """The `engine` spec for one test module (installed niwa registers it through the
+    niwa.agents entry point), leaving the registry as other tests expect it afterwards."""
+    from niwa.solver.agents import REGISTRY
+    from niwa.solver.protocol import register_agents
+
+    had = REGISTRY.get("engine")
+    register_agents()
+    yield
+    if had is None:
+        REGISTRY.pop("engine", None)
+    else:
+        REGISTRY["engine"] = had

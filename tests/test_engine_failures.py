@@ -29,7 +29,7 @@ from niwa.analysis.arena.game_loop import play
 from niwa.analysis.arena.tournament import make_config, run_tournament
 from niwa.ext.game import Rng
 from niwa.ext.registry import get_game
-from niwa.solver.agents import REGISTRY, make_agent
+from niwa.solver.agents import make_agent
 from niwa.solver.protocol import (
     MAX_LINE_BYTES,
     EngineAgent,
@@ -37,7 +37,6 @@ from niwa.solver.protocol import (
     GoRequest,
     capped_lines,
     check_engines,
-    register_agents,
     serve,
 )
 
@@ -45,16 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = shlex.quote(sys.executable)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def engine_agent_registered():
-    """The `engine` spec for this module only (as in test_engine_protocol.py)."""
-    had = REGISTRY.get("engine")
-    register_agents()
-    yield
-    if had is None:
-        REGISTRY.pop("engine", None)
-    else:
-        REGISTRY["engine"] = had
+pytestmark = pytest.mark.usefixtures("engine_agent_registered")   # conftest.py
 
 
 SCRIPT = """

@@ -18,7 +18,7 @@ import pytest
 
 from niwa.ext.game import Rng
 from niwa.ext.registry import get_game, sample_outcome
-from niwa.solver.agents import REGISTRY, AgentError, make_agent, parse_spec
+from niwa.solver.agents import AgentError, make_agent, parse_spec
 from niwa.solver.protocol import (
     EngineAgent,
     EngineError,
@@ -29,7 +29,6 @@ from niwa.solver.protocol import (
     encode_move,
     parse_info,
     parse_information_state,
-    register_agents,
     serve,
 )
 
@@ -41,17 +40,7 @@ MCTS_ENGINE = f"{NIWA} engine mcts iters=200"
 
 
 
-@pytest.fixture(autouse=True, scope="module")
-def engine_agent_registered():
-    """The `engine` spec for this module only (installed niwa registers it through the
-    niwa.agents entry point), leaving the registry as other tests expect it."""
-    had = REGISTRY.get("engine")
-    register_agents()
-    yield
-    if had is None:
-        REGISTRY.pop("engine", None)
-    else:
-        REGISTRY["engine"] = had
+pytestmark = pytest.mark.usefixtures("engine_agent_registered")   # conftest.py
 
 
 def play(game: str, agents, seed: int = 1, **variant):
