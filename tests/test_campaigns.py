@@ -15,7 +15,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 ANSWERS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration")
 CAMPAIGNS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration", "ladder",
              "best-agents", "perfect-play", "endgame-tables", "bonsai-solo", "eval-weights",
-             "speed", "review-calibration")
+             "speed", "review-calibration", "audit")
 
 
 def load(question: str):
