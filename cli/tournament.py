@@ -135,17 +135,20 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     check_out_dir(config, out_dir, resume)
     creatable_folder(out_dir)
     ex = make_executor(executor, workers)
-    for note in notes:
-        click.echo(note, err=True)
-    click.echo(f"{config.game}: {', '.join(config.labels)}; {config.format}, seed "
-               f"{config.seed}; {ex.describe()} -> {out_dir}", err=True)
+
+    def header():       # once the folder's games are checked: a refused folder gets one line
+        for note in notes:
+            click.echo(note, err=True)
+        click.echo(f"{config.game}: {', '.join(config.labels)}; {config.format}, seed "
+                   f"{config.seed}; {ex.describe()} -> {out_dir}", err=True)
+
     command = recorded_command("tournament")
     try:
         outcome = run_tournament(config, out_dir, executor=ex, resume=resume,
                                  progress=progress, command=command,
                                  on_bad_rows=on_bad_rows,
                                  report=None if quiet else _live_line,
-                                 report_every=report_every)
+                                 report_every=report_every, on_start=header)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished games are saved. Resume with: niwa tournament "
                    f"--resume --out {shlex.quote(out_dir)}", err=True)

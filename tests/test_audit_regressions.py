@@ -258,3 +258,20 @@ def test_an_evaluation_weight_the_game_lacks_is_one_line_before_any_game(command
     assert r.output.strip().splitlines()[-1].startswith("Error: ")
     assert "w_bogus" in r.output and "Traceback" not in r.output
     assert not (out / "games.csv").exists()
+
+
+def test_resume_refusing_a_damaged_row_prints_only_its_error_line(tmp_path):
+    """The run's header (schedule, agents) comes once the folder's games are checked, so
+    a refused folder gets exactly one line."""
+    out = tmp_path / "t"
+    base = ["tournament", "lotus", "--agents", "random", "greedy", "--games", "4",
+            "--seed", "5", "-j", "1", "--no-progress", "-q", "--out", str(out)]
+    assert CliRunner().invoke(main, base).exit_code == 0
+    lines = (out / "games.csv").read_text().splitlines()
+    lines[2] = lines[2].replace(",", ";", 3)          # one damaged row
+    (out / "games.csv").write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(main, ["tournament", "--resume", "--out", str(out), "-j", "1",
+                                  "--no-progress", "-q"])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1, r.output
+    assert r.output.startswith("Error: ") and "games.csv line" in r.output

@@ -199,8 +199,12 @@ def check_out_dir(config: TournamentConfig, out_dir: str, resume: bool):
 def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume=False,
                    progress: bool | None = None, command: str = "",
                    on_bad_rows: str = "stop", report=None,
-                   report_every: int = 10) -> TournamentOutcome:
+                   report_every: int = 10, on_start=None) -> TournamentOutcome:
     """Play (or finish) the tournament into out_dir and write every table.
+
+    `on_start` (no arguments) is called once the folder's earlier games are read and
+    checked, before anything is written: a command prints its header there, so a folder
+    it refuses gets the one error line only.
 
     `report` (a function of one line of text, e.g. click.echo) receives a line per finished
     game and a status block every `report_every` games (arena.live); None: silent.
@@ -220,6 +224,8 @@ def run_tournament(config: TournamentConfig, out_dir: str, executor=None, resume
 
     log = open_log() if os.path.exists(games_path) else None
     meta = (read_record(meta_path, dict, TournamentError, "tournament") or {}) if saved else {}
+    if on_start is not None:
+        on_start()
     meta.update({
         "command": meta.get("command", command), "config": config.identity(),
         "identity_digest": identity_digest(config.identity()),
