@@ -213,8 +213,7 @@ def test_the_audit_harness_runs_a_small_seeded_sample(tmp_path):
     from pathlib import Path
 
     script = Path(__file__).resolve().parents[1] / "bench" / "audit" / "run.py"
-    if not script.exists():
-        pytest.skip("bench/ is not shipped with the package")
+    assert script.exists(), f"the audit harness {script} is missing"
     before = set(Path("/tmp").glob("niwa-audit-*"))
     r = subprocess.run([sys.executable, str(script), "--classes", "moves", "--sample",
                         "0.012", "--no-confirm", "--out", str(tmp_path)],

@@ -638,12 +638,15 @@ def _table_damages():
     npy = lambda f: next(f.glob("*.npy"))       # noqa: E731
     hdr = lambda f: next(f.glob("*.json"))      # noqa: E731
 
-    def payload_symlink(f, rng):
-        p = npy(f)
-        outside = f.parent / "copy.npy"
+    def symlink_outside(p):
+        """Replace the file by a link to its copy outside the tables folder."""
+        outside = p.parent.parent / f"copy{p.suffix}"
         shutil.copy(p, outside)
         p.unlink()
         p.symlink_to(outside)
+
+    def payload_symlink(f, rng):
+        symlink_outside(npy(f))
 
     def payload_dir(f, rng):
         p = npy(f)
@@ -651,11 +654,7 @@ def _table_damages():
         p.mkdir()
 
     def header_symlink(f, rng):
-        h = hdr(f)
-        outside = f.parent / "copy.json"
-        shutil.copy(h, outside)
-        h.unlink()
-        h.symlink_to(outside)
+        symlink_outside(hdr(f))
 
     def unreadable(f, rng):
         os.chmod(npy(f), 0)
