@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
+import signal
 
 import click
 
@@ -41,5 +43,28 @@ for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(main)
 
 
-if __name__ == "__main__":
+def take_back_interrupts() -> None:
+    """Give SIGINT its default meaning (KeyboardInterrupt: a run stops and keeps every
+    finished game) even if whoever started niwa left it ignored or blocked. A script's
+    background job (`niwa tournament ... &` without job control, so also such a CI run)
+    inherits an ignored SIGINT, and then neither Ctrl-C nor `kill -INT` could stop a run
+    cleanly: it would go on for hours. A run meant to be out of reach of a terminal's
+    Ctrl-C belongs in its own session (`setsid niwa tournament ...`).
+
+    Also `kill -USR1 PID` prints the stack of every thread to stderr (faulthandler), to
+    see where a run that seems stuck sits; its forked workers inherit it."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
+def run() -> None:
+    """The `niwa` console script: the process set up as a command line, then `main`."""
+    take_back_interrupts()
     main()
+
+
+if __name__ == "__main__":
+    run()
