@@ -157,12 +157,18 @@ def _signal_masks(pid: int) -> str:
                          ids=["from-a-terminal", "sigint-ignored-and-blocked"], indirect=True)
 def test_an_interrupted_tournament_leaves_no_process(run_with_stuck_players):
     proc, watched = run_with_stuck_players
+    proc.send_signal(signal.SIGUSR1)        # where it sits: every thread's stack on stderr
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     try:
         code = proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"no exit 60 s after SIGINT; {_signal_masks(proc.pid)}")
-    assert code == 130, proc.stderr.read().decode()[-2000:]
+    err = proc.stderr.read().decode()
+    assert code == 130, err[-2000:]
+    assert "most recent call first" in err and "executors.py" in err, err[-2000:]
+    assert err.rstrip().endswith("niwa tournament --resume --out "
+                                 + shlex.quote(str(Path(proc.args[-1])))), err[-2000:]
     assert wait_until(lambda: not any(alive(p) for p in watched), 5), \
         [p for p in watched if alive(p)]
 
