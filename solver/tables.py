@@ -268,10 +268,12 @@ HEADER_LIMIT = 1 << 20      # bytes: a header is a few hundred; anything larger 
 # ---- loading ---------------------------------------------------------------------------
 def read_header(path) -> dict:
     """A table's header (NAME.json), checked for format, version, its own digest, its
-    fields and where its payload is; TableError (one line naming the file) if not."""
+    fields and where its payload is (NAME.npy beside it; neither file a symbolic link);
+    TableError (one line naming the file) if not."""
     path = Path(path)
     rebuild = "rebuild it with niwa tables build ... --force"
     try:
+        linked_elsewhere(path)
         if not path.is_file():
             raise TableError(f"{path} is not a regular file")
         if path.stat().st_size > HEADER_LIMIT:
@@ -303,11 +305,26 @@ def read_header(path) -> dict:
         # a header names only its own values file, beside it: never a path elsewhere
         raise TableError(f"{path}: its payload must be {path.stem}.npy in the same folder, "
                          f"not {header['payload']!r}")
+    linked_elsewhere(path.parent / header["payload"])
     index = header["index"]
     if index.get("scheme") != INDEX_SCHEME or index.get("version") != INDEX_VERSION:
         raise TableError(f"{path}: index {index.get('scheme')} v{index.get('version')}; this "
                          f"niwa uses {INDEX_SCHEME} v{INDEX_VERSION} (rebuild the table)")
     return header
+
+
+def linked_elsewhere(path: Path) -> None:
+    """TableError if `path` is a symbolic link: a table is the regular files of its folder
+    (header and values alike), never a link to a file elsewhere that can change or vanish
+    behind the header's back. (The folder itself may be a link.)"""
+    if path.is_symlink():
+        try:
+            target = f" to {os.readlink(path)}"
+        except OSError:
+            target = ""
+        raise TableError(f"{path} is a symbolic link{target}: a table's files must be "
+                         f"regular files in the tables folder; copy the file there, or point "
+                         f"--dir or NIWA_TABLES at the folder that holds it")
 
 
 def payload_path(header_path, header: dict) -> Path:
@@ -342,7 +359,7 @@ def load_table(header_path, verify=True):
     payload = payload_path(header_path, header)
     if not payload.exists():
         raise TableError(f"{header_path}: its values file {payload.name} is missing")
-    if payload.is_symlink() or not payload.is_file():
+    if not payload.is_file():     # (read_header refused a link)
         raise TableError(f"{payload}: not a regular file")
     if payload.stat().st_size != header["payload_bytes"]:
         raise TableError(f"{payload}: {payload.stat().st_size:,} bytes, its header says "

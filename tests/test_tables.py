@@ -6,6 +6,7 @@ search and MCTS (docs/endgame-tables.md)."""
 import json
 import random
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from niwa.solver.proof import ProofSearch
 from niwa.solver.solve import solve_position
 from niwa.solver.tables import (
     TableError,
+    TableWarning,
     build_table,
     find_table,
     load_table,
@@ -209,6 +211,28 @@ def test_a_damaged_table_fails_its_checksum_clearly(tmp_path):
     position = LotusState(**TINY)
     r = run("solve", position.to_notation(), "--tables", str(tmp_path))
     assert r.exit_code == 2 and "checksum" in r.output
+
+
+@pytest.mark.parametrize("part", ["header", "payload"])
+def test_a_table_file_linked_from_outside_the_folder_is_refused(tmp_path, part):
+    """A table is the regular files in its folder: its header or its values file reached
+    through a symbolic link (here to a copy elsewhere) is refused, by name, the same way."""
+    folder = tmp_path / "tables"
+    header = build_table(TINY, 1, folder, progress=False)
+    name = header["payload"] if part == "payload" else Path(header["payload"]).stem + ".json"
+    inside, outside = folder / name, tmp_path / name
+    outside.write_bytes(inside.read_bytes())
+    inside.unlink()
+    inside.symlink_to(outside)
+    with pytest.raises(TableError, match="symbolic link"):
+        load_table(folder / (Path(header["payload"]).stem + ".json"))
+    with pytest.warns(TableWarning, match="symbolic link"):
+        assert find_table(LotusState(**TINY), folder) is None
+    r = run("tables", "info", "--dir", str(folder))
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert str(inside) in r.output and "symbolic link" in r.output, r.output
+    errors = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("Error: "), r.stderr
 
 
 def test_solve_answers_inside_the_table_fast_with_every_move_and_the_line(folder):
