@@ -91,12 +91,20 @@ def book_name(game: str, variant: dict) -> str:
 
 
 def find_book(game: str, variant: dict) -> Path | None:
-    """The book file of this game and variant: in books_dir() first, then the package's."""
+    """The book file of this game and variant: in books_dir() first, then the package's.
+    BookError if the one in books_dir() is a symbolic link: the folder holds its books
+    (NIWA_BOOKS can name the folder where they are), not links to files elsewhere that can
+    change or vanish; a book named by its own path may be a link."""
     name = book_name(game, variant)
     for folder in (books_dir(), PACKAGE_BOOKS):
+        path = folder / name
         try:
-            if (folder / name).is_file():
-                return folder / name
+            if folder != PACKAGE_BOOKS and path.is_symlink():
+                raise BookError(f"{path} is a symbolic link to {os.readlink(path)}: a book in "
+                                f"the books folder must be a regular file there; copy it "
+                                f"there, or point NIWA_BOOKS at the folder that holds it")
+            if path.is_file():
+                return path
         except OSError:     # a $NIWA_BOOKS the file system cannot even look up
             continue
     return None

@@ -82,7 +82,11 @@ def book_for(state, where: str, who: str = "perfect", quiet: bool = False):
     if where == "none":
         return None
     if where == "auto":
-        path = find_book(state.game_name, state.variant)
+        try:
+            path = find_book(state.game_name, state.variant)
+        except BookError as e:      # a link in the books folder: skipped, as a damaged book
+            tell_once(who, f"{e} (the book is skipped: proving live)")
+            return None
         if path is None:
             if not quiet:
                 tell_once(who, f"no opening book for {state.game_name} {state.variant} "

@@ -12,7 +12,8 @@ What counts as known, and why it is sound:
     verifies the proof itself with the reference rules, which takes longer than an answer
     "at once" may).
 Certificates are looked up in $NIWA_CERTIFICATES (folders separated by ':'), else in
-~/.cache/niwa/certificates/.
+~/.cache/niwa/certificates/; a folder holds its certificates as regular files (a symbolic
+link there is skipped, as an opening book linked into the books folder is refused).
 
 >>> from niwa.ext.lotus import LotusState
 >>> known_result(LotusState(towers=2), folders=[]) is None
@@ -93,6 +94,8 @@ def _from_certificates(state, dirs):
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.npz")):
+            if path.is_symlink():   # the folder holds its certificates, not links elsewhere
+                continue
             try:    # the header alone first: the arrays are read only for a match
                 with np.load(path, allow_pickle=False) as z:
                     root = json.loads(str(z["meta"])).get("root")

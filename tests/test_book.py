@@ -128,6 +128,30 @@ def test_books_are_found_under_niwa_books(small_book, tmp_path, monkeypatch):
     assert find_book("lotus", dict(towers=3)) is None
 
 
+def test_a_book_linked_into_the_books_folder_is_refused(small_book, tmp_path, monkeypatch):
+    """The books folder holds its books: a link there to a file elsewhere is refused, by
+    name (niwa book info), or skipped where books are looked up on their own (the search
+    proves afresh); a book named by its path may still be a link (the user chose it)."""
+    folder, elsewhere = tmp_path / "books", tmp_path / "elsewhere.npz"
+    folder.mkdir()
+    small_book.save(elsewhere)
+    (folder / book_name("lotus", SMALL)).symlink_to(elsewhere)
+    monkeypatch.setenv("NIWA_BOOKS", str(folder))
+    with pytest.raises(BookError, match="symbolic link"):
+        find_book("lotus", SMALL)
+    words = [f"{k}={v}" for k, v in SMALL.items()]
+    r = CliRunner().invoke(main, ["book", "info", "lotus", *[a for w in words
+                                                             for a in ("-v", w)]])
+    errors = [line for line in r.stderr.splitlines() if line.strip()]
+    assert r.exit_code == 2 and len(errors) == 1 and "symbolic link" in errors[0], r.output
+    assert str(folder / book_name("lotus", SMALL)) in errors[0]
+    r = CliRunner().invoke(main, ["solve", f"lotus {' '.join(words)}", "--json",
+                                  "--time", "0.2"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["source"] != "book", r.output
+    r = CliRunner().invoke(main, ["book", "info", str(folder / book_name("lotus", SMALL))])
+    assert r.exit_code == 0, r.output
+
+
 def play_as(seat, perfect, opponent_spec, games, variant):
     results, sources = [], []
     for g in range(games):

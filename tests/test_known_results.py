@@ -92,6 +92,18 @@ def test_a_certificate_root_is_answered_from_the_certificate(tmp_path, monkeypat
     assert out["source"] == "search" and out["value"] == cert.value
 
 
+def test_a_certificate_linked_into_the_folder_is_not_used(tmp_path, monkeypatch):
+    """A certificates folder holds its certificates: a link there to a file elsewhere is
+    skipped like an unreadable file (the position is proved afresh)."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    elsewhere, folder = tmp_path / "elsewhere.npz", tmp_path / "certificates"
+    extract_certificate(ProofSearch(tt_mb=8), state).save(elsewhere)
+    folder.mkdir()
+    (folder / "small.npz").symlink_to(elsewhere)
+    assert known_result(state, folders=[folder]) is None
+    assert known_result(state, folders=[tmp_path]).algo == "certificate"
+
+
 def test_a_shipped_certificate_answers_its_root(monkeypatch):
     from pathlib import Path
 
