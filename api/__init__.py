@@ -101,32 +101,72 @@ def tournament(game: str, agents, *, games: int | None = None, rounds: int | Non
                           progress=progress, command="niwa.tournament()")
 
 
-def analyse(game: str, *, vary=(), agents=("random",), strengths=(), games: int = 1000,
-            top_games: int | None = None, rate_games: int | None = None,
-            players: int | None = None, seed: int = 1, out_dir: str | None = None,
-            workers: int | None = None, resume: bool = False, progress: bool = False):
+def analyse(game: str | None, *, vary=(), agents=None, strengths=(),
+            games: int | None = None, top_games: int | None = None,
+            rate_games: int | None = None, rate_under: str | None = None,
+            players: int | None = None, seed: int | None = None, out_dir: str | None = None,
+            workers: int | None = None, resume: bool = False, trust_engines: bool = False,
+            progress: bool = False):
     """Analyse rule variants as `niwa analyse` does and return its AnalysisOutcome:
     `.summary` (metrics per variant, comparisons, trends and their verdicts) and `.files`
     written in `out_dir`. `vary` is a list of "KEY=V1,V2" texts, `agents` one spec
-    (self-play) or a lineup, `strengths` the command's sweeps ("mcts:iters=100,1000")."""
+    (self-play) or a lineup (default: random self-play), `strengths` the command's sweeps
+    ("mcts:iters=100,1000"); `games` (1000) and `seed` (1) as the command's options.
+
+    With `strengths`, rating games between neighbouring rungs measure their Elo:
+    `rate_games` per pair (default max(20, games // 2)) under `rate_under` "each"
+    two-player variant (the default: every variant its own Elo per rung) or the "first"
+    only (cheaper; its Elo then stands for every variant).
+
+    `resume` continues the experiment in `out_dir` (`game` may be None): what is not given
+    again is the saved setting. An agent the saved record names that starts a program
+    (engine:cmd=...), or a saved house rule, is refused in one line unless it is given
+    again or `trust_engines` is true (the command's --trust-engines: only for a folder
+    you trust).
+
+    >>> import tempfile, niwa
+    >>> out = niwa.analyse("lotus", vary=["towers=1,2"], strengths=["mcts:iters=4,8"],
+    ...                    games=2, rate_games=2, rate_under="first",
+    ...                    out_dir=tempfile.mkdtemp(), workers=1)
+    >>> out.summary.ratings["under"], [v for _, v, _, _ in out.summary.ratings["pairs"]]
+    ('first', ['towers=1'])
+    """
     import tempfile
 
     from niwa.analysis.arena.executors import LocalExecutor
     from niwa.analysis.experiments.variants import (
-        analyse as run_analysis,
-    )
-    from niwa.analysis.experiments.variants import (
+        RATE_UNDER,
+        AnalysisError,
         check_out_dir,
         experiment_from_options,
         plan_cells,
     )
+    from niwa.analysis.experiments.variants import (
+        analyse as run_analysis,
+    )
 
+    if rate_under is not None and rate_under not in RATE_UNDER:
+        raise AnalysisError(f"rate_under must be one of {', '.join(RATE_UNDER)}, "
+                            f"got {rate_under!r}")
+    for name, value in (("rate_games", rate_games), ("rate_under", rate_under),
+                        ("top_games", top_games)):
+        if value is not None and not strengths and not resume:
+            raise AnalysisError(f"{name} applies to the rungs of strengths; give strengths "
+                                f"too")
+    if resume and not out_dir:
+        raise AnalysisError("resume needs out_dir (the folder of the experiment)")
+    given = {name for name, value in (("players", players), ("games", games),
+                                      ("seed", seed)) if value is not None}
+    games = 1000 if games is None else games
     if rate_games is None and strengths:
         rate_games = max(20, games // 2)
+    lineup = [] if agents is None else [str(agents)] if isinstance(agents, str) \
+        else [str(a) for a in agents]
     exp = experiment_from_options(
-        game, vary=list(vary), lineup=[str(a) for a in agents], strengths=list(strengths),
-        games=games, players=players, seed=seed, given={"players", "games", "seed"},
-        out_dir=out_dir, resume=resume, rate_games=rate_games, top_games=top_games)
+        game, vary=list(vary), lineup=lineup, strengths=list(strengths), games=games,
+        players=players, seed=1 if seed is None else seed, given=given, out_dir=out_dir,
+        resume=resume, rate_games=rate_games, top_games=top_games, rate_under=rate_under,
+        trust_engines=trust_engines)
     plan = plan_cells(exp)
     out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-analysis-{exp.game}-")
     check_out_dir(exp, out_dir, resume)

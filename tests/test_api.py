@@ -67,3 +67,43 @@ def test_an_analysis_from_python_returns_its_summary(tmp_path):
     out = niwa.analyse("lotus", vary=["towers=1,2"], games=2, out_dir=str(tmp_path), workers=1)
     assert [m["variant"] for m in out.summary.metrics] == ["towers=1", "towers=2"]
     assert "report.md" in out.files
+
+
+def test_an_analysis_from_python_rates_its_strengths_under_each_variant_or_the_first(tmp_path):
+    common = dict(vary=["towers=1,2"], strengths=["mcts:iters=4,8"], games=2, rate_games=2,
+                  workers=1)
+    each = niwa.analyse("lotus", **common, out_dir=str(tmp_path / "each"))
+    assert each.summary.ratings["under"] == "each"
+    assert [v for _, v, _, _ in each.summary.ratings["pairs"]] == ["towers=1", "towers=2"]
+    first = niwa.analyse("lotus", **common, rate_under="first", out_dir=str(tmp_path / "first"))
+    assert [v for _, v, _, _ in first.summary.ratings["pairs"]] == ["towers=1"]
+    with pytest.raises(niwa.NiwaError, match="rate_under must be one of each, first"):
+        niwa.analyse("lotus", **common, rate_under="all", out_dir=str(tmp_path / "x"))
+    with pytest.raises(niwa.NiwaError, match="rate_under applies to the rungs of strengths"):
+        niwa.analyse("lotus", vary=["towers=1,2"], games=2, rate_under="first",
+                     out_dir=str(tmp_path / "y"))
+
+
+def test_an_analysis_resumed_from_python_starts_saved_engines_only_if_trusted(tmp_path):
+    """The saved lineup of an experiment names a program: a resume refuses to start it
+    unless `trust_engines` (then it starts, and fails its handshake in one line)."""
+    import json
+
+    from niwa.analysis.arena.schedule import identity_digest
+    from niwa.analysis.experiments.variants import Experiment
+
+    out, marker = tmp_path / "run", tmp_path / "ran"
+    niwa.analyse("lotus", vary=["towers=1,2"], games=2, out_dir=str(out), workers=1)
+    meta = json.loads((out / "analysis.json").read_text())
+    spec = f"engine:cmd=touch {marker}"
+    meta["experiment"]["agents"] = ["random", spec]
+    meta["identity_digest"] = identity_digest(Experiment(**meta["experiment"]).identity())
+    (out / "analysis.json").write_text(json.dumps(meta))
+    (out / "games.csv").write_text((out / "games.csv").read_text().splitlines()[0] + "\n")
+    (out / "games.jsonl").write_text("")
+    with pytest.raises(niwa.NiwaError, match="starts a program.*--trust-engines"):
+        niwa.analyse(None, out_dir=str(out), resume=True, workers=1)
+    assert not marker.exists()
+    with pytest.raises(niwa.NiwaError, match="did not start"):
+        niwa.analyse(None, out_dir=str(out), resume=True, trust_engines=True, workers=1)
+    assert marker.exists()
