@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import math
 import shlex
 import shutil
@@ -127,14 +128,18 @@ class Question:
     rate_games: int                   # between neighbouring rungs (their Elo)
     proof_time: float                 # seconds the proof search gets per variant
     question: str
+    # the variants the rating games are played under: "each" two-player variant (niwa
+    # analyse's default) or the "first" only (the published runs that predate per-variant
+    # rating say so, so that their command reproduces them)
+    rate_under: str = "each"
 
     def scaled(self, scale: int) -> Question:
         """The same sweep with every games count multiplied by `scale` (a bigger rerun)."""
         if scale < 1:
             raise ValueError(f"--scale must be at least 1, got {scale}")
-        return Question(self.game, self.vary, self.strengths, self.games * scale,
-                        self.top_games * scale, self.rate_games * scale, self.proof_time,
-                        self.question)
+        return dataclasses.replace(self, games=self.games * scale,
+                                   top_games=self.top_games * scale,
+                                   rate_games=self.rate_games * scale)
 
 
 def answer_parser(question: Question) -> argparse.ArgumentParser:
@@ -152,6 +157,10 @@ def answer_parser(question: Question) -> argparse.ArgumentParser:
                     help="a quick look: rating games between neighbouring rungs")
     ap.add_argument("--proof-time", type=float, default=None,
                     help="a quick look: seconds the proof search gets per variant")
+    ap.add_argument("--rate-under", choices=("each", "first"), default=question.rate_under,
+                    help="play the rating games under each two-player variant or the first "
+                         "only (default: %(default)s, as the published run); a run rated "
+                         "under first grows into each without replaying anything")
     ap.add_argument("--executor", default="local", help="local or dask://HOST:PORT")
     ap.add_argument("--workers", type=int, default=1, help="parallel games (default 1)")
     ap.add_argument("--runs", type=Path, default=None,
@@ -179,7 +188,7 @@ def answer_variants(question: Question, run_dir: Path, *, executor: str = "local
         question.game, vary=list(question.vary), lineup=[], strengths=list(question.strengths),
         games=question.games, players=None, seed=seed, given={"games", "seed"},
         out_dir=str(run_dir), resume=True, rate_games=question.rate_games,
-        top_games=question.top_games)
+        top_games=question.top_games, rate_under=question.rate_under)
     plan = plan_cells(exp)
     check_out_dir(exp, str(run_dir), resume=True)
     return analyse(exp, str(run_dir), executor=make_executor(executor, workers), resume=True,
@@ -199,15 +208,14 @@ def answer_main(question: Question, script: Path, argv: list[str] | None = None)
         ap.error("--rate-games must be at least 0")
     if args.proof_time is not None and not 0 <= args.proof_time <= 3600:
         ap.error("--proof-time must be between 0 and 3600 seconds")
-    q = question.scaled(args.scale)
+    q = dataclasses.replace(question.scaled(args.scale), rate_under=args.rate_under)
     quick = args.games is not None or args.rate_games is not None or args.proof_time is not None
     if quick:
         games = q.games if args.games is None else args.games
-        q = Question(q.game, q.vary, q.strengths, games,
-                     q.top_games if args.games is None else games,
-                     q.rate_games if args.rate_games is None else args.rate_games,
-                     q.proof_time if args.proof_time is None else args.proof_time,
-                     q.question)
+        q = dataclasses.replace(
+            q, games=games, top_games=q.top_games if args.games is None else games,
+            rate_games=q.rate_games if args.rate_games is None else args.rate_games,
+            proof_time=q.proof_time if args.proof_time is None else args.proof_time)
     name = (f"quick-{q.games}-{q.rate_games}-{q.proof_time:g}" if quick
             else "published" if args.scale == 1 else f"x{args.scale}")
     run_dir = (args.runs or here / "runs") / name
@@ -215,8 +223,8 @@ def answer_main(question: Question, script: Path, argv: list[str] | None = None)
                                else here / "results" / f"x{args.scale}")
     print(f"{q.game}: {' x '.join(q.vary)}; strengths {' '.join(q.strengths)}; "
           f"{q.games} games per variant ({q.top_games or q.games} at the top rung), "
-          f"{q.rate_games} "
-          f"rating games per pair of rungs, proof {q.proof_time:g} s -> {run_dir}",
+          f"{q.rate_games} rating games per pair of rungs (under {q.rate_under} "
+          f"variant), proof {q.proof_time:g} s -> {run_dir}",
           file=sys.stderr)
     if args.dry_run:
         return 0

@@ -126,6 +126,45 @@ def test_a_tiny_variant_question_runs_resumes_and_copies_its_tables(tmp_path):
     assert (tmp_path / "q" / "runs" / "quick-2-0-0").is_dir()
 
 
+@pytest.mark.parametrize("question", ANSWERS)
+def test_every_question_rates_where_its_published_run_did(question):
+    """The command of a published run reproduces it: a record that predates per-variant
+    rating (no rate_under) was rated under the first variant only."""
+    import json
+
+    record = BENCH / question / "results" / "analysis.json"
+    if not record.exists():         # (calibration ships its tables only: one variant)
+        q = load(question).QUESTION
+        assert len(parse_vary(list(q.vary), q.game)) == 1
+        return
+    saved = json.loads(record.read_text())["experiment"].get("rate_under", "first")
+    assert load(question).QUESTION.rate_under == saved
+
+
+def test_a_tiny_question_rates_under_the_first_variant_then_grows_into_each(tmp_path):
+    import json
+
+    campaign = _campaign_module()
+    tiny = campaign.Question("haru", ("figures=best,sum",), ("mcts:iters=5,10",), games=2,
+                             top_games=0, rate_games=2, proof_time=0,
+                             question="A tiny question?", rate_under="first")
+    script = tmp_path / "q" / "run.py"
+    record = tmp_path / "q" / "runs" / "published" / "analysis.json"
+
+    def rating_cells():
+        return [c["label"] for c in json.loads(record.read_text())["cells"]
+                if c["label"].startswith("rating")]
+
+    assert campaign.answer_main(tiny, script, []) == 0
+    assert len(rating_cells()) == 1
+    assert json.loads(record.read_text())["experiment"]["rate_under"] == "first"
+    played = len(pd.read_csv(record.parent / "games.csv"))
+    assert campaign.answer_main(tiny, script, ["--rate-under", "each"]) == 0
+    assert len(rating_cells()) == 2         # figures=sum's rating games added, none replayed
+    assert len(pd.read_csv(record.parent / "games.csv")) == played + 2
+    assert tiny.scaled(3).rate_under == "first"
+
+
 @pytest.mark.slow
 def test_a_published_question_runs_on_a_tiny_budget(tmp_path):
     run = load("haru-figures")

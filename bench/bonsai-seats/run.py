@@ -23,7 +23,7 @@ from campaign import Question, answer_main, guarded  # noqa: E402
 QUESTION = Question(
     "bonsai", ("players=2,3,4", "goals=on,off"),
     ("mcts:iters=100", "mcts:playout=heuristic,iters=100"),
-    games=48, top_games=144, rate_games=40, proof_time=0,
+    games=48, top_games=144, rate_games=40, proof_time=0, rate_under="first",
     question="Bonsai: seat advantage by player count, with goals on and off.")
 
 

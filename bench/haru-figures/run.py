@@ -23,7 +23,7 @@ from campaign import Question, answer_main, guarded  # noqa: E402
 QUESTION = Question(
     "haru", ("figures=best,sum",),
     ("mcts:iters=100", "mcts:playout=heuristic,iters=100,200"),
-    games=100, top_games=400, rate_games=60, proof_time=0,
+    games=100, top_games=400, rate_games=60, proof_time=0, rate_under="first",
     question="Does Haru Ichiban's figures=sum scoring change the first-player advantage?")
 
 

@@ -23,7 +23,7 @@ from campaign import Question, answer_main, guarded  # noqa: E402
 QUESTION = Question(
     "lotus", ("rule=basic,pro",),
     ("mcts:iters=100,1000", "mcts:cutoff=10,iters=1000,4000"),
-    games=300, top_games=1070, rate_games=150, proof_time=30,
+    games=300, top_games=1070, rate_games=150, proof_time=30, rate_under="first",
     question="Does Lotus's pro rule remove the first-player advantage (2 players)?")
 
 
