@@ -255,6 +255,21 @@ def test_why_an_engine_did_not_start_is_one_line(folder, cmd, words):
     assert failed.value.forfeit_reason == "start"
 
 
+def test_a_solo_analysis_checks_its_engine_before_the_first_game(folder, tmp_path):
+    """Solo cells (one seat, Bonsai's solo mode) start their engine once before the run,
+    as tournaments and cells of two or more players do: one that cannot start stops the
+    analysis in one line, and one that starts is labelled by its `id name`."""
+    from niwa.analysis.experiments.variants import Experiment, plan_cells
+
+    broken = engine(folder, "broken", handshake='sys.stderr.write("no weights file\\n"); '
+                                                'sys.exit(3)')
+    with pytest.raises(EngineError, match="did not start: exited with code 3: no weights"):
+        plan_cells(Experiment("bonsai", players=1, agents=[f"engine:cmd={broken}"], games=2))
+    named = f"engine:cmd={engine(folder, 'solo-engine')}"
+    cells, _ = plan_cells(Experiment("bonsai", players=1, agents=[named], games=2))
+    assert [c.config.labels for c in cells] == [["solo-engine"]]
+
+
 # ---- 5. bounded reads ---------------------------------------------------------------------
 FLOOD = 'while True:\n    say("id name flood")'
 SLOW_FLOOD = 'while True:\n    say("id name flood"); time.sleep(0.05)'

@@ -56,6 +56,7 @@ from niwa.analysis.stats.verdicts import DEFAULT_MARGIN
 from niwa.ext.errors import NiwaError
 from niwa.ext.registry import get_game
 from niwa.solver.agent_spec import AgentSpec, check_for_game, make_agent
+from niwa.solver.protocol import check_engines
 
 STRIDE = 1_000_000          # game ids per cell in the shared games.csv
 # where the rating games of a strength sweep are played: under each (two-player) variant,
@@ -268,13 +269,14 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                     raise AnalysisError("a solo game takes one agent (--agent SPEC)")
                 make_agent(specs[0], seed=0)
                 check_for_game(specs[0], state)
+                names = check_engines(specs, plays.name)    # as make_config does
                 per_round, rounds = 1, wanted
                 config = TournamentConfig(game=plays.name, agents=specs, players=1,
                                           variant=dict(state.variant), rounds=rounds,
                                           seed=seed, max_plies=exp.max_plies,
                                           openings=load_suite(exp.openings, info.name,
                                                               dict(state.variant))
-                                          if exp.openings else None)
+                                          if exp.openings else None, names=names or None)
             if rounds * per_round != wanted:
                 rounded.add((wanted, per_round, rounds * per_round))
             if rounds * per_round > STRIDE:
