@@ -18,6 +18,7 @@ import collections
 import contextlib
 import os
 import queue
+import select
 import shlex
 import subprocess
 import sys
@@ -244,6 +245,11 @@ class EngineProcess:
         self.group = self.proc.pid if hasattr(os, "killpg") else 0
         if self.group:
             register_group(self.group)
+        try:        # writes wait for room in the pipe under a deadline (send), never blindly
+            os.set_blocking(self.proc.stdin.fileno(), False)
+            self.waits_for_room = True
+        except (OSError, AttributeError):   # (a platform without non-blocking pipes)
+            self.waits_for_room = False
         self.lines: queue.Queue = queue.Queue(maxsize=LINES_AHEAD)
         self.stderr_tail: collections.deque = collections.deque(maxlen=5)
         self.stopped = threading.Event()
@@ -290,13 +296,32 @@ class EngineProcess:
             stream.close()
 
     # -- the client's side
-    def send(self, line: str) -> None:
+    def send(self, line: str, deadline: float | None = None, allowed: float = 0.0) -> None:
+        """Write one line to the engine. An engine that stops reading fills its input pipe;
+        then EngineError (reason `time`) once `deadline` passes (`allowed` seconds after
+        the request, for the message), rather than a write that blocks forever."""
         data = memoryview((line + "\n").encode("utf-8"))
-        try:
-            while data:
-                data = data[self.proc.stdin.write(data):]
-        except (OSError, ValueError):
-            raise self.died() from None
+        while data:
+            try:
+                written = self.proc.stdin.write(data)
+            except (OSError, ValueError):       # a broken pipe, or closed
+                raise self.died() from None
+            if written is None:     # the pipe is full: wait for the engine to read
+                self._wait_for_room(deadline, allowed)
+            else:
+                data = data[written:]
+
+    def _wait_for_room(self, deadline: float | None, allowed: float) -> None:
+        fd = self.proc.stdin.fileno()
+        while True:
+            left = POLL_SECONDS if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                raise EngineError(f"engine {self.label} did not read its input in time "
+                                  f"(waited {allowed:.3g} s)", TIME)
+            if self.proc.poll() is not None:
+                raise self.died()
+            if select.select([], [fd], [], min(left, POLL_SECONDS))[1]:
+                return
 
     def read(self, deadline: float, waiting_for: str, allowed: float) -> str:
         """The next line before `deadline` (`allowed` seconds after the request, for the
@@ -438,7 +463,7 @@ class EngineAgent(Agent):
 
     def _handshake(self) -> EngineInfo:
         deadline = time.monotonic() + self.timeout
-        self.engine.send(GREETING)
+        self.engine.send(GREETING, deadline, self.timeout)
         info = EngineInfo()
         for _ in range(HANDSHAKE_MAX_LINES):
             line = self.engine.read(deadline, "handshake (ok)", self.timeout)
@@ -526,14 +551,15 @@ class EngineAgent(Agent):
         legal = state.legal_actions(player)
         names = {state.action_to_string(a, player): a for a in legal}
         self.engine.drain()
-        if self._new_game:
-            self.engine.send("newgame")
-            self._new_game = False
-        self.engine.send("position " + state.information_state(player))
-        self.engine.send("legal " + " ".join(encode_move(n) for n in names))
         go = self.go_request(player, state.num_players)
-        self.engine.send(go.to_line())
         wait = self.wait_seconds(go, player)
+        deadline = time.monotonic() + wait      # for the request's lines, then the answer
+        lines = ["newgame"] if self._new_game else []
+        lines += ["position " + state.information_state(player),
+                  "legal " + " ".join(encode_move(n) for n in names), go.to_line()]
+        for line in lines:
+            self.engine.send(line, deadline, wait)
+        self._new_game = False
         deadline = time.monotonic() + wait
         info: dict = {}
         while True:

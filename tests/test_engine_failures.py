@@ -310,6 +310,35 @@ def test_a_move_reply_is_bounded_in_size_and_time(folder, on_go, words, reason):
     assert not all_gone(noted_pids(folder), within=2)
 
 
+def test_writing_to_an_engine_that_stopped_reading_is_bounded_in_time(folder):
+    """An engine that no longer reads its input (its pipe full) fails the write in time,
+    reason `time`, instead of blocking the player (or a worker without a move limit)
+    forever."""
+    import threading
+
+    from niwa.solver.protocol import EngineProcess
+
+    deaf = EngineProcess(f"{PYTHON} -c 'import time; time.sleep(60)'", "'deaf'")
+    failed = []
+
+    def write():
+        try:
+            deaf.send("x" * (1 << 20), deadline=time.monotonic() + 1, allowed=1)
+        except EngineError as e:
+            failed.append(e)
+
+    writer = threading.Thread(target=write, daemon=True)
+    started = time.monotonic()
+    writer.start()
+    writer.join(10)
+    blocked = writer.is_alive()
+    deaf.kill()                 # (releases a write that blocked)
+    assert not blocked, "the write to an engine that does not read blocked"
+    assert time.monotonic() - started < 5
+    assert [(str(e), e.forfeit_reason) for e in failed] == [
+        ("engine 'deaf' did not read its input in time (waited 1 s)", "time")]
+
+
 def test_endless_stderr_is_read_but_only_its_start_kept(folder):
     """Stderr is not the protocol: a line without end is drained (the engine never
     blocks on it) and only its first characters are kept for messages."""
