@@ -208,9 +208,21 @@ def _report(outcome) -> None:
 
 
 def _match_line(labels, tables) -> str:
-    """fastchess's match line for the first agent against the second."""
+    """The first agent against the second: the gap of their two ratings (the figures of
+    the table and of the live reports) with its interval and LOS; then, labelled, the Elo
+    difference fastchess prints, from the score alone (no seat advantage, no prior), which
+    can differ from it."""
     from niwa.analysis.stats.match import match_summary
 
+    a, b = (tables.labels.index(x) for x in labels[:2])
+    elo = tables.fit.elo
+    diff, half = tables.fit.difference(a, b)
     first = tables.standings.set_index("agent").loc[labels[0]]
     summary = match_summary(int(first["wins"]), int(first["draws"]), int(first["losses"]))
-    return f"{labels[0]} vs {labels[1]}: {summary.line()}"
+    score_alone = summary.line().split(", LOS")[0].removeprefix("Elo difference ")
+    return (f"{labels[0]} vs {labels[1]}: Elo difference {diff:+.1f} ± {half:.1f} "
+            f"({labels[0]} {elo[a]:+.1f} minus {labels[1]} {elo[b]:+.1f}, the ratings "
+            f"above), LOS {100 * tables.fit.los(a, b):.1f}% (W-D-L {summary.wins}-"
+            f"{summary.draws}-{summary.losses})\n"
+            f"  from the score alone (as fastchess computes it: no seat advantage, no "
+            f"prior): {score_alone}")

@@ -49,6 +49,17 @@ def test_agents_given_before_the_game_and_the_match_line(tmp_path):
     assert next(x for x in lines if x.strip().startswith("1 ")).split()[1] == "greedy"
     match = next(x for x in lines if "Elo difference" in x)
     assert match.startswith("greedy vs random: Elo difference") and "LOS" in match
+    # the difference is the gap of the two ratings shown (live and in the table), with
+    # the table's LOS; fastchess's figure from the score alone is labelled as such
+    rating = {x.split()[1]: float(x.split()[7]) for x in lines
+              if x.strip().startswith(("1 ", "2 "))}
+    table_los = next(x for x in lines if x.strip().startswith("1 ")).split()[-1]
+    gap = float(match.split("Elo difference ")[1].split()[0])
+    assert gap == pytest.approx(rating["greedy"] - rating["random"], abs=0.11), (match, rating)
+    assert f"LOS {100 * float(table_los):.1f}%" in match
+    assert f"greedy {rating['greedy']:+.1f} minus random {rating['random']:+.1f}" in match
+    score_only = lines[lines.index(match) + 1]
+    assert score_only.strip().startswith("from the score alone (as fastchess computes it")
     # resuming it as another game names the folder's game
     r = run("tournament", "haru", "--resume", "--out", out)
     assert r.exit_code == 2 and f"{out} holds a lotus tournament, not haru" in r.stderr

@@ -120,8 +120,8 @@ class LiveReport:
         draws = sum(1 for r in self.rows if r["error_seat"] == ""
                     and len({r[f"result_{s}"] for s in range(self.n)}) == 1)
         lines.append(f"draw ratio {100 * draws / done:.1f}% ({draws} of {done} games)")
-        # one rating per agent: the match line of the final summary (its own Elo
-        # difference, from the score alone) is not repeated here
+        # one rating per agent: the final summary's match line derives its difference
+        # from these (and labels fastchess's score-alone figure as such)
         if len(self.labels) == 2 and self.n == 2:
             counts = pentanomial(self.rows, self.labels[0])
             lines.append(f"pentanomial ({self.labels[0]}'s points per game pair "

@@ -110,6 +110,20 @@ class RatingFit:
     def seat_se(self) -> np.ndarray:
         return np.sqrt(np.clip(np.diag(self.seat_cov), 0, None))
 
+    def difference(self, i: int, j: int) -> tuple[float, float]:
+        """Agent i's rating minus agent j's, and half its 95% interval (from the fit's
+        covariance: the two ratings are not independent).
+
+        >>> fit = RatingFit(np.array([50.0, -50.0]), np.array([[400.0, -400.0],
+        ...                 [-400.0, 400.0]]), np.zeros(2), np.zeros((2, 2)))
+        >>> diff, half = fit.difference(0, 1)
+        >>> diff, round(half, 1)        # sd 40: 1.96 x 40
+        (100.0, 78.4)
+        """
+        var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
+        half = Z95 * math.sqrt(var) if var > 0 else (0.0 if var == 0 else math.nan)
+        return float(self.elo[i] - self.elo[j]), float(half)
+
     def los(self, i: int, j: int) -> float:
         """Likelihood of superiority: P(agent i is stronger than agent j) under the fit."""
         var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
