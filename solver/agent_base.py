@@ -9,7 +9,9 @@ implement `observe(state, action)` / `reset()`; the defaults do nothing.
 Clocks: before each move a game loop with time controls sets `agent.clock` to the seat's
 `ClockReading` (seconds left, increment, moves to go; None without a clock). Agents may
 ignore it; the built-in searchers given no `time=` and no `iters=`/`depth=` then choose
-their own time per move from it (niwa.solver.budget).
+their own time per move from it (niwa.solver.budget). It also sets `agent.move_limit`,
+the seconds past which the move forfeits (None: no limit); an external engine passes it
+on (`go ... limit MS`), the built-in agents keep to their own settings.
 
 This module sits below the registry and the agents themselves, so that a plugin's agent,
 the `perfect` agent and the built-in ones all build on it without importing each other.
@@ -34,6 +36,7 @@ WEIGHT_PREFIX = "w_"     # agent parameter w_<name>: the game's evaluation weigh
 class Agent:
     name = "agent"
     clock: ClockReading | None = None    # set by a game loop with clocks before each step
+    move_limit: float | None = None      # set by a game loop before each step (seconds)
     spec = None                          # the AgentSpec it was made from (make_agent)
     _last: SearchResult | None = None
 

@@ -44,6 +44,7 @@ PROTOCOL_VERSION = 1
 GREETING = f"niwa-engine {PROTOCOL_VERSION}"
 ANY_GAME = "*"
 GRACE_SECONDS = 5.0          # how long past its movetime or clock an engine may take to answer
+LIMIT_SHARE = 0.8            # of a move's hard `limit`, what a served agent plans to think
 QUIT_WAIT_SECONDS = 0.5      # how long a polite `quit` may take before the group is killed
 MAX_LINE_BYTES = 64 * 1024   # the longest line an engine may send (a position is < 1 KiB)
 HANDSHAKE_MAX_LINES = 1000   # lines an engine may send before the `ok` of its handshake
@@ -105,7 +106,9 @@ class GoRequest:
     """The arguments of `go`: whose move (`seat`), and a time budget, either fixed
     (`movetime`, ms) or clocks (remaining `time` and increment `inc` per seat, ms; None
     for a seat without a clock, written `-`; `movestogo`: the mover's moves left before
-    its clock's next period, if its time control has periods).
+    its clock's next period, if its time control has periods); `limit` (ms) is the hard
+    limit of the move, past which it forfeits (a tournament's --move-time, or the
+    agent's time= plus the margin), when there is one.
 
     >>> go = GoRequest(seat=1, time=[60000, 58200], inc=[1000, 1000])
     >>> go.to_line()
@@ -114,10 +117,13 @@ class GoRequest:
     True
     >>> GoRequest(seat=0, time=[5000, None], inc=[0, None], movestogo=12).to_line()
     'go seat 0 time 5000,- inc 0,- movestogo 12'
+    >>> GoRequest(seat=0, limit=2000).budget_seconds(0)     # what `niwa engine` plans
+    1.6
     """
 
     seat: int | None = None
     movetime: int | None = None
+    limit: int | None = None
     time: list[int | None] | None = None
     inc: list[int | None] | None = None
     movestogo: int | None = None
@@ -126,8 +132,9 @@ class GoRequest:
         words = ["go"]
         if self.seat is not None:
             words += ["seat", str(self.seat)]
-        if self.movetime is not None:
-            words += ["movetime", str(self.movetime)]
+        for key in ("movetime", "limit"):
+            if getattr(self, key) is not None:
+                words += [key, str(getattr(self, key))]
         for key in ("time", "inc"):
             values = getattr(self, key)
             if values is not None:
@@ -144,7 +151,7 @@ class GoRequest:
             raise ValueError(f"go takes KEY VALUE pairs, got {' '.join(words)!r}")
         for key, value in zip(words[::2], words[1::2], strict=True):
             try:
-                if key in ("seat", "movetime", "movestogo"):
+                if key in ("seat", "movetime", "limit", "movestogo"):
                     setattr(request, key, int(value))
                 elif key in ("time", "inc"):
                     setattr(request, key, [None if v == NO_CLOCK else int(v)
@@ -164,17 +171,23 @@ class GoRequest:
         return self.time[seat], inc or 0
 
     def budget_seconds(self, seat: int) -> float | None:
-        """Seconds to think: the movetime, else a share of the seat's clock, else None."""
-        if self.movetime is not None:
-            return max(self.movetime, 1) / 1000
+        """Seconds to think: the movetime, else a share of the seat's clock, else None;
+        never more than LIMIT_SHARE of the move's hard limit (the rest is left for the
+        protocol's own delays)."""
+        budget = None
         clock = self.clock_of(seat)
-        if clock is not None:
+        if self.movetime is not None:
+            budget = max(self.movetime, 1) / 1000
+        elif clock is not None:
             left, inc = max(clock[0], 1), clock[1]
             moves = self.movestogo if self.movestogo else 30
             # a classic clock share: 1/30 (or 1/movestogo) of what is left plus most of
             # the increment, never more than half of the clock
-            return min(left / 2, left / moves + 0.8 * inc) / 1000
-        return None
+            budget = min(left / 2, left / moves + 0.8 * inc) / 1000
+        if self.limit is not None:
+            cap = max(self.limit, 1) * LIMIT_SHARE / 1000
+            budget = cap if budget is None else min(budget, cap)
+        return budget
 
 
 # ---- the client: an external program as an agent ----------------------------------------
@@ -523,9 +536,11 @@ class EngineAgent(Agent):
             raise
 
     def go_request(self, player: int, players: int) -> GoRequest:
-        """The `go` for `player`: movetime from `time=`, clocks from the game loop."""
+        """The `go` for `player`: movetime from `time=`, the move's limit and the clocks
+        from the game loop."""
         go = GoRequest(seat=player,
-                       movetime=round(self.move_time * 1000) if self.move_time else None)
+                       movetime=round(self.move_time * 1000) if self.move_time else None,
+                       limit=round(self.move_limit * 1000) if self.move_limit else None)
         clocks = self.all_clocks
         if clocks is None and self.clock is not None:   # told only its own clock
             clocks = [self.clock if q == player else None for q in range(players)]
@@ -538,10 +553,11 @@ class EngineAgent(Agent):
         return go
 
     def wait_seconds(self, go: GoRequest, player: int) -> float:
-        """How long to wait for `bestmove`: the movetime or the clock (whichever is
-        less) plus GRACE_SECONDS, else `timeout`. A clock's own loss on time is the game
-        loop's to rule; this only stops waiting for an engine that will never answer."""
-        budgets = [go.movetime / 1000] if go.movetime is not None else []
+        """How long to wait for `bestmove`: the movetime, the limit or the clock
+        (whichever is least) plus GRACE_SECONDS, else `timeout`. A loss on time is the
+        game loop's to rule; this only stops waiting for an engine that will never
+        answer."""
+        budgets = [v / 1000 for v in (go.movetime, go.limit) if v is not None]
         clock = go.clock_of(player)
         if clock is not None:
             budgets.append(clock[0] / 1000)

@@ -219,6 +219,24 @@ def test_each_forfeit_has_its_reason_in_games_csv_and_jsonl_and_engines_their_na
     assert not all_gone(noted_pids(folder), within=3)
 
 
+def test_a_tournament_move_limit_reaches_the_engine_in_go(folder, tmp_path):
+    """--move-time is the limit past which a move forfeits: `go` carries it as `limit`
+    (ms), beside the movetime of the engine's own time= (whose limit adds the margin)."""
+    log = folder / "go.txt"
+    on_go = f'open({str(log)!r}, "a").write(line); {RANDOM_MOVE}'
+    config, _ = make_config("lotus", ["random", f"engine:cmd={engine(folder, on_go=on_go)}"],
+                            games=2, move_time=2, max_plies=6)
+    run_tournament(config, str(tmp_path / "run"), LocalExecutor(1), progress=False)
+    lines = log.read_text().splitlines()
+    assert lines and all(x.startswith("go seat ") and x.endswith(" limit 2000") for x in lines)
+    log.unlink()
+    own = f"engine:cmd={engine(folder, on_go=on_go)},time=0.25"
+    config, _ = make_config("lotus", ["random", own], games=2, max_plies=6, time_margin=0.5)
+    run_tournament(config, str(tmp_path / "own"), LocalExecutor(1), progress=False)
+    lines = log.read_text().splitlines()
+    assert lines and all(x.endswith(" movetime 250 limit 750") for x in lines), lines
+
+
 def test_names_that_would_merge_two_agents_are_not_used(folder):
     twin = [f"engine:cmd={engine(folder, 'twin')}", f"engine:cmd={engine(folder, 'twin')}"]
     config, _ = make_config("lotus", [*twin, "random"], games=2)

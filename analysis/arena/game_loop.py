@@ -19,8 +19,10 @@ Clocks (`clocks`, a TimeControl or None per seat, see arena.clock): each clocked
 agent is told its clock before its move (`agent.clock`, a ClockReading) and every seat's
 (`agent.all_clocks`, a ClockReading or None by seat: what an external engine passes on),
 the move's wall time is charged to it, and a clock that goes negative loses the game on
-time (termination "time"). With `forfeits=False` an agent's exception propagates instead
-(an interactive game shows the traceback rather than scoring it).
+time (termination "time"). Every agent is also told its per-move limit before its move
+(`agent.move_limit`, seconds or None: what an external engine passes on as `go limit`).
+With `forfeits=False` an agent's exception propagates instead (an interactive game shows
+the traceback rather than scoring it).
 
 People: an agent may raise `UndoRequest` at its prompt; the loop then takes back that
 seat's previous decision (and everything after it) by replaying the recorded actions from
@@ -186,6 +188,7 @@ class _Game:
             _tell_clock(self.agents[seat], clock.reading(plies),
                         tuple(None if c is None else c.reading(plies) for c in self.clocks))
         on_clock = clock.remaining if clock is not None else None
+        _tell_limit(self.agents[seat], self.time_limits[seat])
         limit = self.move_limit(seat)
         self.watcher.move_started(seat, limit)
         start = time.perf_counter()
@@ -307,6 +310,13 @@ def _tell_clock(agent, reading, every_seat: tuple) -> None:
     try:
         agent.clock = reading
         agent.all_clocks = every_seat
+    except AttributeError:   # an agent object that takes no attributes plays unaware
+        pass
+
+
+def _tell_limit(agent, seconds: float | None) -> None:
+    try:
+        agent.move_limit = seconds
     except AttributeError:   # an agent object that takes no attributes plays unaware
         pass
 
