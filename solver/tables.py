@@ -297,6 +297,9 @@ def read_header(path) -> dict:
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
             raise TableError(f"{path}: header field {key!r} is missing or not a "
                              f"{kind.__name__}; {rebuild}")
+    if header["game"] not in GAMES:
+        raise TableError(f"{path}: a table of {header['game'][:40]!r}; endgame tables exist "
+                         f"for {', '.join(GAMES)} only; {rebuild}")
     if not 1 <= header["stones"] <= MAX_STONES or header["positions"] < 1 or \
             header["payload_bytes"] < 1:
         raise TableError(f"{path}: stones {header['stones']}, {header['positions']} positions, "
@@ -402,6 +405,15 @@ def list_tables(directory=None) -> list[tuple[Path, dict | None, str | None]]:
             out.append((path, read_header(path), None))
         except TableError as e:
             out.append((path, None, str(e)))
+    try:        # values without their header: a table whose header was lost
+        orphans = sorted(p for p in folder.glob("*.npy") if not p.with_suffix(".json").exists())
+    except OSError:
+        orphans = []
+    for payload in orphans:
+        header = payload.with_suffix(".json")
+        out.append((header, None, f"{payload} has no header {header.name} beside it: the "
+                                  f"table is incomplete; rebuild it with niwa tables build "
+                                  f"... --force, or delete {payload.name}"))
     return out
 
 
