@@ -69,6 +69,17 @@ VARIANTS_CSV, COMPARISONS_CSV, TRENDS_CSV = "variants.csv", "comparisons.csv", "
 LADDER_CSV, PROVEN_JSON = "strength_ladder.csv", "proven.json"
 
 
+# the type of each field of a saved experiment (analysis.json), and its name for a message
+_RECORD_TYPES = {
+    "game": (str, "a text"), "vary": (list, "a list"), "players": ((int, type(None)),
+                                                                  "a whole number or null"),
+    "agents": (list, "a list"), "strengths": (list, "a list"), "games": (int, "a whole number"),
+    "top_games": (int, "a whole number"), "rate_games": (int, "a whole number"),
+    "rate_under": (str, "a text"), "seed": (int, "a whole number"),
+    "max_plies": ((int, type(None)), "a whole number or null"), "house": (list, "a list"),
+    "openings": ((dict, type(None)), "an object or null")}
+
+
 class AnalysisError(NiwaError):
     """An experiment that cannot be set up, resumed or analysed (one-line message)."""
 
@@ -95,7 +106,20 @@ class Experiment:
     @classmethod
     def from_record(cls, d: dict) -> Experiment:
         """The experiment of an analysis.json; a record written before rating games were
-        played under every variant rated the rungs under the first variant only."""
+        played under every variant rated the rungs under the first variant only. A field
+        of the wrong type (a record damaged or edited by hand) raises TypeError naming it.
+
+        >>> Experiment.from_record({"game": "lotus", "games": None})
+        Traceback (most recent call last):
+        ...
+        TypeError: experiment field 'games' is None, not a whole number
+        """
+        for key, value in d.items():
+            kinds = _RECORD_TYPES.get(key)
+            if kinds is not None and (not isinstance(value, kinds[0])
+                                      or isinstance(value, bool)):
+                shown = value if isinstance(value, int | float | None) else str(value)[:40]
+                raise TypeError(f"experiment field {key!r} is {shown!r}, not {kinds[1]}")
         return cls(**{"rate_under": "first", **d})
 
     def identity(self) -> dict:
