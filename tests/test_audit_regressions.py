@@ -274,3 +274,39 @@ def test_resume_refusing_a_damaged_row_prints_only_its_error_line(tmp_path):
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1, r.output
     assert r.output.startswith("Error: ") and "games.csv line" in r.output
+
+
+# ---- files: a table without its header, a header of another game, a typeless record ---
+def test_values_without_their_header_make_tables_info_fail_naming_them(tiny_table, tmp_path):
+    folder, _ = tiny_table
+    copy, header_path = _copy(folder, tmp_path)
+    header_path.unlink()
+    r = run("tables", "info", "--dir", copy)
+    payload = header_path.with_suffix(".npy")
+    assert_one_error_line(r, "damaged")
+    assert f"{payload} has no header {header_path.name}" in r.stdout
+
+
+def test_a_header_of_a_game_without_tables_is_refused(tiny_table, tmp_path):
+    folder, start = tiny_table
+    copy, header_path = _copy(folder, tmp_path)
+    header = json.loads(header_path.read_text())
+    header["game"] = "haru"
+    header_path.write_text(json.dumps(_redigest(header), indent=2) + "\n")
+    r = run("tables", "info", "--dir", copy)
+    assert_one_error_line(r, "damaged")
+    assert "a table of 'haru'; endgame tables exist for lotus only" in r.stdout
+
+
+def test_an_analysis_record_with_a_field_of_the_wrong_type_is_one_line(tmp_path):
+    out = tmp_path / "t"
+    r = run("analyse", "lotus", "--vary", "rule=basic,pro", "--games", 2, "--workers", 1,
+            "--out", out)
+    assert r.exit_code == 0, r.output
+    saved = json.loads((out / "analysis.json").read_text())
+    for value in (None, "x", 1.5, True, []):
+        meta = json.loads(json.dumps(saved))
+        meta["experiment"]["games"] = value        # games is not in the identity digest
+        (out / "analysis.json").write_text(json.dumps(meta))
+        assert_one_error_line(run("analyse", "--resume", "--out", out, "--workers", 1),
+                              "experiment field 'games'", "not a whole number")
