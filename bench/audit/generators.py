@@ -737,7 +737,9 @@ def table_cases(ctx, rng) -> list[Case]:
         k = len(cases)
 
         def info_check(res, case_dir, ctx, name=name):
-            if res.rc == 0 and name not in FORGED and name != "leftover-tmp":
+            # (a file mode stops no one running as root: then the table is whole)
+            unharmed = name == "payload-unreadable" and os.geteuid() == 0
+            if res.rc == 0 and name not in FORGED and name != "leftover-tmp" and not unharmed:
                 return "silent wrong answer", "tables info exits 0 on a damaged table"
             return None
 
