@@ -36,7 +36,8 @@ def _json(r, tree) -> dict:
             "player": r.player, "root_pn": r.root_pn, "root_dn": r.root_dn,
             "first_moves": r.first_moves, "jobs": r.jobs, "nodes": r.nodes,
             "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
-            "tree_nodes": r.tree_nodes, "status": r.status}
+            "tree_nodes": r.tree_nodes, "status": r.status,
+            "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
 
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb, tables,
@@ -77,6 +78,9 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb,
         tree.close()
         if hasattr(ex, "close"):
             ex.close()
+        if tree.proven_loaded or tree.proven_saved:
+            click.echo(f"kept proofs: {tree.proven_loaded:,} loaded at the start, "
+                       f"{tree.proven_saved:,} saved in {directory}/proven.npy", err=True)
     if as_json:
         click.echo(json.dumps(_json(r, tree)))
     else:
