@@ -29,6 +29,20 @@ def checkpoint_status(directory, as_json: bool) -> None:
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
                f"process{'es' * (len(r.workers) != 1)} so far"
                f"{f', {r.torn_lines} torn last line dropped' if r.torn_lines else ''}")
+    kept = _read_kept_header(directory)
+    if kept is not None:
+        click.echo(f"kept proofs: {kept.get('rows', 0):,} positions in proven.npy "
+                   f"(written {kept.get('written_utc', '?')}), loaded by the next session")
+
+
+def _read_kept_header(directory):
+    from pathlib import Path
+
+    try:
+        head = json.loads((Path(directory) / "proven.json").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return head if isinstance(head, dict) else None
 
 
 def _json(r, tree) -> dict:

@@ -87,3 +87,17 @@ def test_damaged_kept_proofs_are_refused_and_foreign_keys_ignored(tmp_path):
     with pytest.raises(CheckpointError, match="proven.npy does not match its checksum"):
         damaged.run(max_jobs=1)
     damaged.close()
+
+
+def test_status_names_the_kept_proofs(tmp_path):
+    from click.testing import CliRunner
+
+    from niwa.cli.main import main
+
+    tree = ProofTree(LotusState(**PRO), job_nodes=1000, tt_mb=16, checkpoint=tmp_path,
+                     keep_min_work=1)
+    tree.run(max_jobs=4)
+    tree.close()
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path), "--status"])
+    assert out.exit_code == 0, out.output
+    assert f"kept proofs: {tree.proven_saved:,} positions in proven.npy" in out.output
