@@ -29,6 +29,20 @@ def checkpoint_status(directory, as_json: bool) -> None:
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
                f"process{'es' * (len(r.workers) != 1)} so far"
                f"{f', {r.torn_lines} torn last line dropped' if r.torn_lines else ''}")
+    kept = _read_kept_header(directory)
+    if kept is not None:
+        click.echo(f"kept proofs: {kept.get('rows', 0):,} positions in proven.npy "
+                   f"(written {kept.get('written_utc', '?')}), loaded by the next session")
+
+
+def _read_kept_header(directory):
+    from pathlib import Path
+
+    try:
+        head = json.loads((Path(directory) / "proven.json").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return head if isinstance(head, dict) else None
 
 
 def _json(r, tree) -> dict:
@@ -36,7 +50,8 @@ def _json(r, tree) -> dict:
             "player": r.player, "root_pn": r.root_pn, "root_dn": r.root_dn,
             "first_moves": r.first_moves, "jobs": r.jobs, "nodes": r.nodes,
             "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
-            "tree_nodes": r.tree_nodes, "status": r.status}
+            "tree_nodes": r.tree_nodes, "status": r.status,
+            "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
 
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb, tables,
@@ -77,6 +92,9 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb,
         tree.close()
         if hasattr(ex, "close"):
             ex.close()
+        if tree.proven_loaded or tree.proven_saved:
+            click.echo(f"kept proofs: {tree.proven_loaded:,} loaded at the start, "
+                       f"{tree.proven_saved:,} saved in {directory}/proven.npy", err=True)
     if as_json:
         click.echo(json.dumps(_json(r, tree)))
     else:

@@ -399,6 +399,17 @@ def _known_symmetry(state):
     return SpreadKeys() if isinstance(state, PythonGameState) else SymmetricKeys()
 
 
+cdef inline bint _is_kept(PNSlot* slot, long long min_work) noexcept:
+    """Whether a slot of a quiet table holds a proof of at least `min_work` expansions."""
+    cdef uint64_t check = niwa_load64(&slot.check)
+    cdef uint64_t nums = niwa_load64(&slot.nums)
+    cdef uint64_t extra = niwa_load64(&slot.extra)
+    cdef uint32_t pn = <uint32_t>nums, dn = <uint32_t>(nums >> 32)
+    if check == 0:
+        return False        # an empty slot, or one being written
+    return (pn == 0) != (dn == 0) and <long long>(<uint32_t>extra) >= min_work
+
+
 cdef class ProofSearch:
     """df-pn with the 1+eps trick over a transposition table of `tt_mb` megabytes.
 
@@ -1063,6 +1074,66 @@ cdef class ProofSearch:
         self.set_pass(1)
         self._raise_error()
         return _from_halves(v)
+
+    # ---- proofs kept between sessions (a checkpoint's proven.npy) ------------------------
+    def proven_entries(self, long long min_work=0, long long max_entries=0):
+        """The table's proven entries whose subtree cost at least `min_work` expansions, as
+        an (n, 3) uint64 array of (key, numbers, extra) rows, the largest work first (at
+        most `max_entries` of them; 0: all). Meant for a quiet table (its workers ended). A
+        slot two processes wrote at once still gives no wrong proof: its key, recovered from
+        the check word, is then a scramble of two entries' words, which names a real position
+        only by a 64-bit coincidence (the risk every table key already carries)."""
+        import numpy as np
+
+        cdef size_t i, n = 0, total = self.capacity
+        cdef uint64_t check, nums, extra
+        cdef uint32_t pn, dn
+        cdef uint64_t[:, ::1] out
+        for i in range(total):
+            if _is_kept(&self.tt[i], min_work):
+                n += 1
+        rows = np.zeros((n, 3), dtype=np.uint64)
+        out = rows
+        n = 0
+        for i in range(total):
+            if _is_kept(&self.tt[i], min_work):
+                check = niwa_load64(&self.tt[i].check)
+                nums = niwa_load64(&self.tt[i].nums)
+                extra = niwa_load64(&self.tt[i].extra)
+                out[n, 0] = check ^ nums ^ (extra * 0x9E3779B97F4A7C15ULL)
+                out[n, 1] = nums
+                out[n, 2] = extra
+                n += 1
+        order = np.argsort(-(rows[:, 2] & np.uint64(0xFFFFFFFF)).astype(np.int64), kind="stable")
+        rows = rows[order]
+        if max_entries > 0:
+            rows = rows[:max_entries]
+        return rows
+
+    def load_proven(self, rows):
+        """Store proven (key, numbers, extra) rows (from proven_entries) in the table; the
+        number stored. Rows that are not proofs are refused (ValueError)."""
+        import numpy as np
+
+        cdef uint64_t[:, ::1] r = np.ascontiguousarray(rows, dtype=np.uint64).reshape(-1, 3)
+        cdef size_t i
+        cdef uint64_t nums, extra
+        cdef uint32_t pn, dn
+        for i in range(r.shape[0]):
+            nums = r[i, 1]
+            pn = <uint32_t>nums
+            dn = <uint32_t>(nums >> 32)
+            if not ((pn == 0 and dn == INF) or (pn == INF and dn == 0)) or r[i, 0] == 0:
+                raise ValueError(f"row {i} is not a proven entry")
+            extra = r[i, 2]
+            self.store(r[i, 0], pn, dn, <uint32_t>extra, <int32_t><uint32_t>(extra >> 32))
+        return r.shape[0]
+
+    def table_key(self, State state):
+        """The table key of `state` (its mover's entry): what proven rows are filed under, so
+        rows saved by one build can be checked against another's keys."""
+        self._prepare_keys(state)
+        return self.key_of(state, state.c_current_player())
 
     def _probe_key(self, uint64_t key):
         """The table's entry of a raw key as (pn, dn, work, best), or None (tests)."""

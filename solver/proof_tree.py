@@ -67,6 +67,8 @@ PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
 FORMAT = "niwa-proof-tree"
 FORMAT_VERSION = 1
 SNAPSHOT_EVERY_S = 5.0
+PROVEN_FORMAT = "niwa-proven-positions"
+KEEP_MIN_WORK = 1000        # proofs cheaper than this are not worth a row of proven.npy
 
 
 class CheckpointError(NiwaError):
@@ -261,7 +263,8 @@ class ProofTree:
     def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
                  tables: str | None = None, checkpoint: str | Path | None = None,
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
-                 share: bool = True):
+                 share: bool = True, keep_proven: int = 200_000,
+                 keep_min_work: int = KEEP_MIN_WORK):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -275,6 +278,10 @@ class ProofTree:
         self.max_tree_nodes = max_tree_nodes
         self.max_depth = max_depth
         self.share = share          # local workers share one table (see the module docstring)
+        # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
+        # kept in DIR/proven.npy and loaded into the next session's table
+        self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
+        self.proven_loaded = self.proven_saved = 0
         self.shared_mb = 0.0        # the size of the table shared in the last session, if any
         self.root = self._new_node((), None, state)
         self.by_path: dict[tuple, Node] = {(): self.root}
@@ -485,6 +492,50 @@ class ProofTree:
         _SHARED_TABLES[self.run_id] = SharedProofTable(mb)
         return mb
 
+    # -- proofs kept between sessions
+    def _session_search(self, executor):
+        """The df-pn search whose table this session's jobs fill, as this process can reach
+        it: the table shared with local workers, or the in-process worker's own; None for
+        workers elsewhere (a Dask cluster), whose tables this process cannot read."""
+        from niwa.solver.proof import ProofSearch
+
+        shared = _SHARED_TABLES.get(self.run_id)
+        if shared is not None:
+            return ProofSearch(tt_mb=shared.tt_mb, shared=shared)
+        if isinstance(executor, InProcessExecutor):
+            return _worker_search(self.tt_mb, self.tables, self.root_state, self.run_id)
+        return None
+
+    def _load_proven(self, executor) -> None:
+        """Put the proofs an earlier session kept (DIR/proven.npy) into this session's table
+        before the first job, so a resume does not prove them again."""
+        self._kept_search = None
+        if self.dir is None or self.read_only or self.keep_proven <= 0:
+            return
+        search = self._session_search(executor)
+        if search is None:
+            return
+        self._kept_search = search
+        rows = read_proven(self.dir, search, self.root_state)
+        if rows is not None:
+            try:
+                self.proven_loaded = int(search.load_proven(rows))
+            except ValueError as e:
+                raise CheckpointError(f"checkpoint {self.dir} is damaged: proven.npy {e}") \
+                    from None
+
+    def _save_proven(self) -> None:
+        """Keep the largest proofs of this session's table (DIR/proven.npy, atomically),
+        read while no worker writes it (the workers have ended)."""
+        search = getattr(self, "_kept_search", None)
+        self._kept_search = None
+        if search is None or self.dir is None or self.read_only:
+            return
+        rows = search.proven_entries(self.keep_min_work, self.keep_proven)
+        write_proven(self.dir, rows, search.table_key(self.root_state), self.notation,
+                     self.keep_min_work)
+        self.proven_saved = len(rows)
+
     def run(self, executor=None, time_limit: float = 0.0, max_jobs: int = 0,
             progress=None) -> ProofTreeResult:
         """Prove the root (or stop after `time_limit` wall seconds or `max_jobs` jobs of this
@@ -503,6 +554,7 @@ class ProofTree:
         status = "proven"
         if not self.root.proven:
             self.shared_mb = self._share_table(executor)
+            self._load_proven(executor)
             rows = executor.run(_Stream(self._jobs(stop)))
             try:
                 for row in rows:
@@ -524,7 +576,9 @@ class ProofTree:
                 close = getattr(rows, "close", None)
                 if close is not None:
                     close()
-                # the workers have ended with the stream: this process's mapping goes
+                # the workers have ended with the stream: the table is quiet, its proofs
+                # can be kept; then this process's mapping goes
+                self._save_proven()
                 _SHARED_TABLES.pop(self.run_id, None)
             if not self.root.proven and status == "proven":
                 status = "stopped"
@@ -750,3 +804,61 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None
+
+
+# ---- proofs kept between sessions ---------------------------------------------------------
+def write_proven(directory, rows, root_key: int, position: str, min_work: int) -> None:
+    """Write DIR/proven.npy (rows of (key, numbers, extra), as ProofSearch.proven_entries
+    gives them) and its header DIR/proven.json, each atomically, the header last."""
+    import hashlib
+
+    import numpy as np
+
+    d = Path(directory)
+    tmp = d / "proven.npy.tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, np.ascontiguousarray(rows, dtype=np.uint64))
+        f.flush()
+        os.fsync(f.fileno())
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    os.replace(tmp, d / "proven.npy")
+    head = {"format": PROVEN_FORMAT, "format_version": 1, "position": position,
+            "root_key": f"{root_key:016x}", "rows": int(len(rows)), "min_work": int(min_work),
+            "sha256": digest, "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    _atomic_write(d / "proven.json", json.dumps(head, indent=1) + "\n")
+
+
+def read_proven(directory, search, root_state):
+    """The rows of DIR/proven.npy checked against their header, or None when there are none
+    or they were written by a build whose table keys differ from `search`'s (keys of another
+    hashing would name other positions: such rows are not used). A damaged file is a
+    CheckpointError."""
+    import hashlib
+
+    import numpy as np
+
+    d = Path(directory)
+    head_path, rows_path = d / "proven.json", d / "proven.npy"
+    if not head_path.exists() and not rows_path.exists():
+        return None
+    head = _read_json(head_path)
+    if not isinstance(head, dict) or head.get("format") != PROVEN_FORMAT or \
+            not rows_path.is_file() or not isinstance(head.get("sha256"), str):
+        raise CheckpointError(f"checkpoint {d} is damaged: proven.json/proven.npy do not match "
+                              f"(delete both to go on without the kept proofs)")
+    data = rows_path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != head["sha256"]:
+        raise CheckpointError(f"checkpoint {d} is damaged: proven.npy does not match its "
+                              f"checksum (delete proven.npy and proven.json to go on without "
+                              f"the kept proofs)")
+    if head.get("root_key") != f"{search.table_key(root_state):016x}" or \
+            head.get("position") != root_state.to_notation():
+        return None
+    import io
+
+    rows = np.load(io.BytesIO(data), allow_pickle=False)
+    if rows.dtype != np.uint64 or rows.ndim != 2 or rows.shape[1] != 3 or \
+            len(rows) != head.get("rows"):
+        raise CheckpointError(f"checkpoint {d} is damaged: proven.npy is not a table of "
+                              f"proven positions")
+    return rows

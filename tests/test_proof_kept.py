@@ -1,0 +1,103 @@
+"""Proofs kept between the sessions of a checkpointed proof (DIR/proven.npy): a resume loads
+the largest proofs of the stopped session's table instead of proving them again."""
+
+import json
+
+import numpy as np
+import pytest
+
+from niwa.analysis.arena.executors import LocalExecutor
+from niwa.ext.lotus import LotusState
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_tree import CheckpointError, ProofTree, open_checkpoint
+
+PRO = dict(towers=2, rule="pro", trampoline="mandatory")     # 18,650 df-pn nodes
+
+
+def test_proven_entries_round_trip_into_a_fresh_table():
+    state = LotusState(**PRO)
+    first = ProofSearch(tt_mb=16)
+    assert first.solve(state).value == 0.0
+    rows = first.proven_entries(min_work=10)
+    assert len(rows) > 0 and rows.dtype == np.uint64 and rows.shape[1] == 3
+    pn, dn = rows[:, 1] & 0xFFFFFFFF, rows[:, 1] >> np.uint64(32)
+    assert np.all((pn == 0) != (dn == 0))                       # proofs only
+    work = rows[:, 2] & 0xFFFFFFFF
+    assert np.all(work >= 10) and np.all(np.diff(work.astype(np.int64)) <= 0)
+    assert len(first.proven_entries(min_work=10, max_entries=3)) == 3
+    fresh = ProofSearch(tt_mb=16)
+    assert fresh.load_proven(rows) == len(rows)
+    again = fresh.solve(state)
+    assert again.value == 0.0 and again.nodes == 0            # the root proof was kept
+
+
+def test_rows_that_are_not_proofs_are_refused():
+    search = ProofSearch(tt_mb=1)
+    with pytest.raises(ValueError, match="not a proven entry"):
+        search.load_proven(np.array([[12345, 1 | (1 << 32), 0]], dtype=np.uint64))
+
+
+def _stopped_then_resumed(tmp_path, executor=None, keep=100_000):
+    state = LotusState(**PRO)
+    first = ProofTree(state, job_nodes=1000, tt_mb=16, checkpoint=tmp_path, keep_proven=keep,
+                      keep_min_work=1)
+    r = first.run(executor() if executor else None, max_jobs=4)
+    first.close()
+    assert not r.proven
+    again = open_checkpoint(tmp_path, keep_proven=keep, keep_min_work=1)
+    r = again.run(executor() if executor else None)
+    again.close()
+    return first, again, r
+
+
+@pytest.mark.parametrize("executor", [None, lambda: LocalExecutor(2)], ids=["in-process", "local-2"])
+def test_a_resume_loads_the_kept_proofs_and_proves_the_same(tmp_path, executor):
+    whole = ProofSearch(tt_mb=16).solve(LotusState(**PRO), pv=False).value
+    first, again, r = _stopped_then_resumed(tmp_path, executor)
+    assert first.proven_saved > 0 and again.proven_loaded == first.proven_saved
+    assert r.value == whole
+    head = json.loads((tmp_path / "proven.json").read_text())
+    assert head["rows"] == again.proven_saved and head["position"] == again.notation
+
+
+def test_kept_proofs_can_be_switched_off(tmp_path):
+    first, again, r = _stopped_then_resumed(tmp_path, keep=0)
+    assert first.proven_saved == again.proven_loaded == 0
+    assert not (tmp_path / "proven.npy").exists()
+
+
+def test_damaged_kept_proofs_are_refused_and_foreign_keys_ignored(tmp_path):
+    state = LotusState(**PRO)
+    tree = ProofTree(state, job_nodes=1000, tt_mb=16, checkpoint=tmp_path, keep_min_work=1)
+    tree.run(max_jobs=4)
+    tree.close()
+    head_path = tmp_path / "proven.json"
+    head = json.loads(head_path.read_text())
+    # keys from a build that hashes positions otherwise name other positions: not used
+    head_path.write_text(json.dumps({**head, "root_key": "0123456789abcdef"}))
+    other = open_checkpoint(tmp_path, keep_min_work=1)
+    other.run(max_jobs=1)
+    other.close()
+    assert other.proven_loaded == 0
+    # (that session saved its own proofs again, with the right keys)
+    data = bytearray((tmp_path / "proven.npy").read_bytes())
+    data[-1] ^= 0xFF
+    (tmp_path / "proven.npy").write_bytes(bytes(data))
+    damaged = open_checkpoint(tmp_path)
+    with pytest.raises(CheckpointError, match="proven.npy does not match its checksum"):
+        damaged.run(max_jobs=1)
+    damaged.close()
+
+
+def test_status_names_the_kept_proofs(tmp_path):
+    from click.testing import CliRunner
+
+    from niwa.cli.main import main
+
+    tree = ProofTree(LotusState(**PRO), job_nodes=1000, tt_mb=16, checkpoint=tmp_path,
+                     keep_min_work=1)
+    tree.run(max_jobs=4)
+    tree.close()
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path), "--status"])
+    assert out.exit_code == 0, out.output
+    assert f"kept proofs: {tree.proven_saved:,} positions in proven.npy" in out.output
