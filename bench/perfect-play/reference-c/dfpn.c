@@ -388,7 +388,9 @@ static void mid(int ply, u128 key, uint32_t thpn, uint32_t thdn, uint32_t* opn, 
         }
         u128 k = key_of(&P);
         ck[i] = k;
-        __builtin_prefetch(bucket_of(k));
+        Entry* bk = bucket_of(k);
+        __builtin_prefetch(bk);
+        __builtin_prefetch((char*)bk + sizeof(Entry) * BUCKET - 1);   /* a bucket spans two lines */
         uint32_t moves = count_moves(&P);
         if (P.to_move != mover) { kind[i] = KIND_FLIP; cp[i] = moves; cd[i] = 1; }
         else { kind[i] = KIND_SAME; cp[i] = 1; cd[i] = moves; }
@@ -433,7 +435,14 @@ static void mid(int ply, u128 key, uint32_t thpn, uint32_t thdn, uint32_t* opn, 
         }
         unmake(&P, &u);
         if (cp[c1] != 0) {
-            /* siblings may have changed meanwhile (transpositions inside c1's subtree) */
+            /* siblings may have changed meanwhile (transpositions inside c1's subtree);
+               their buckets are fetched together first (the misses overlap) */
+            for (int i = 0; i < n; i++)
+                if (i != c1 && kind[i] <= KIND_SAME && cp[i] != 0 && cd[i] != 0) {
+                    Entry* bk = bucket_of(ck[i]);
+                    __builtin_prefetch(bk);
+                    __builtin_prefetch((char*)bk + sizeof(Entry) * BUCKET - 1);
+                }
             for (int i = 0; i < n; i++)
                 if (i != c1 && kind[i] <= KIND_SAME && cp[i] != 0 && cd[i] != 0) read_child(base + i);
         }

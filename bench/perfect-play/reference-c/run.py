@@ -25,6 +25,7 @@ import csv
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import statistics
@@ -53,8 +54,8 @@ SMALL_FIRST = ["3:basic:mandatory", "3:basic:optional", "3:pro:mandatory", "3:pr
                "4:basic:mandatory", "4:basic:optional"]
 
 FIELDS = ["round", "case", "engine", "tt_mb", "value_first_player", "nodes", "cpu_s",
-          "nodes_per_cpu_s", "wall_s", "tt_entries", "overwrites", "load_1min", "date_utc",
-          "huge_pages"]
+          "nodes_per_cpu_s", "wall_s", "proc_user_s", "proc_sys_s", "tt_entries", "overwrites",
+          "load_1min", "date_utc", "huge_pages"]
 
 
 def build(compiler: str | None = None, out: Path = BINARY, extra: list[str] | None = None) -> Path:
@@ -111,12 +112,18 @@ def _run(wrap: list[str] | None, cmd: list[str]) -> dict:
     """Run one measurement (through `wrap`); its last stdout line as a dict, with the load
     average the wrapper saw when it took the lock ("load X Y Z" on its stderr), if any."""
     load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([*(wrap or []), *cmd], capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         raise SystemExit(f"Error: {shlex.join(cmd)} failed: {out.stderr.strip()[-500:]}")
     r = json.loads(out.stdout.strip().splitlines()[-1])
     m = re.search(r"load ([0-9.]+)", out.stderr)
     r.setdefault("load_1min", round(float(m.group(1)) if m else load, 2))
+    # the whole process's user and kernel CPU (start-up included; the kernel's share is
+    # mostly zeroing table pages on first touch)
+    r["proc_user_s"] = round(after.ru_utime - before.ru_utime, 2)
+    r["proc_sys_s"] = round(after.ru_stime - before.ru_stime, 2)
     return r
 
 
@@ -128,7 +135,7 @@ def solve_niwa(variant: dict, tt_mb: float, huge_pages: bool = False) -> dict:
     state = LotusState(**variant)
     search = ProofSearch(tt_mb=tt_mb, tables=None, huge_pages=huge_pages)
     r = search.solve(state, root_values=False, pv=False, cpu_time=True)
-    value = None if r.value is None else (r.value if state.current_player() == 0 else 1 - r.value)
+    value = None if r.value is None else int(r.value if state.current_player() == 0 else 1 - r.value)
     return {"value_first_player": value, "nodes": r.nodes, "cpu_s": r.time_s,
             "nodes_per_cpu_s": r.nodes / r.time_s if r.time_s > 0 else None,
             "tt_entries": r.tt_entries, "overwrites": r.overwrites}
@@ -166,6 +173,7 @@ def compare(cases: list[str], rounds: int, wrap: list[str], tt_mb: float | None,
                            "cpu_s": round(r["cpu_s"], 3),
                            "nodes_per_cpu_s": round(r["nodes"] / r["cpu_s"]),
                            "wall_s": round(time.monotonic() - t0, 2),
+                           "proc_user_s": r["proc_user_s"], "proc_sys_s": r["proc_sys_s"],
                            "tt_entries": r["tt_entries"], "overwrites": r["overwrites"],
                            "load_1min": r["load_1min"],
                            "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
