@@ -64,7 +64,11 @@ def build(compiler: str | None = None, out: Path = BINARY, extra: list[str] | No
     if not cc:
         raise SystemExit("Error: no C compiler (cc or gcc) found")
     out.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([cc, "-O3", "-o", str(out), str(SOURCE), *(extra or [])], check=True)
+    if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime and not extra:
+        return out      # up to date (a compare running meanwhile keeps using it)
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+    subprocess.run([cc, "-O3", "-o", str(tmp), str(SOURCE), *(extra or [])], check=True)
+    os.replace(tmp, out)    # atomic: a run starting now sees the old binary or the new one
     return out
 
 
