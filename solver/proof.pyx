@@ -707,7 +707,7 @@ cdef class ProofSearch:
             out_pn[0] = out_dn[0] = 1
             return 0
         # pass 1: play every move; an immediate win ends it here. Other children get their
-        # key (its table bucket is prefetched) and initial numbers.
+        # key and initial numbers.
         for i in range(n):
             child.c_copy_from(s)
             child.c_apply(mv[i])
@@ -722,7 +722,13 @@ cdef class ProofSearch:
                 out_pn[0] = out_dn[0] = 1
                 return 0
         # pass 2: what the table knows overrides the initial numbers; a child already
-        # proven good for us proves n at once (an enhanced transposition cutoff)
+        # proven good for us proves n at once (an enhanced transposition cutoff). The
+        # buckets are all prefetched first, back to back, so that their cache and TLB misses
+        # overlap (a prefetch waits for its page walk: issued one per child between the
+        # children's move generation, they took half the search's time one after another)
+        for i in range(n):
+            if self.c_kind[base + i] <= KIND_SAME:
+                __builtin_prefetch(self.tt + (((self.c_key[base + i] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
         i = self.probe_children(base, n)
         if i >= 0:
             self.store(key, 0, INF, self.nodes - nodes0, mv[i])
@@ -780,7 +786,6 @@ cdef class ProofSearch:
                 self.c_score[k] = -1.0
                 return CHILD_OPEN
         self.c_key[k] = self.key_of(child, cm)
-        __builtin_prefetch(self.tt + (((self.c_key[k] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
         self.c_score[k] = <float>child.c_evaluate(mover) if self.order else 0.0
         if self.init_mode == INIT_MOBILITY:
             # mobility initialisation (child's view): one winning move proves it, but
