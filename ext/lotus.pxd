@@ -25,6 +25,14 @@ cdef struct LotusData:
     # precomputed per space: route position (1-based) and lane (0 = a, 1 = b, 2 = shared)
     unsigned char pos[LOTUS_MAX_SPACES]
     unsigned char lane_of[LOTUS_MAX_SPACES]
+    # Zobrist hash kept up to date by lotus_apply (c_hash = hz ^ hla; the lane mirror's
+    # is hz ^ hlb): hz has the turn, the opening, the shared spaces and the start towers,
+    # hla the lanes' stacks, hlb the lanes' stacks on the mirror spaces. Meaningful only
+    # while hash_ok: 0 after anything else writes the position (a fresh state, notation,
+    # the endgame tables' unranking, which copies a state that never had it set); the
+    # first c_hash/c_symmetric_hash then computes them from the stacks.
+    uint64_t hz, hla, hlb
+    int hash_ok
 
 cdef class LotusState(State):
     cdef LotusData d
