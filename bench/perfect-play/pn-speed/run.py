@@ -2,6 +2,7 @@
 
     python run.py nodes 3:pro:mandatory 3:basic:optional [--tt-mb 1024] [--opts '{"eps": 0.5}']
     python run.py speed 3:pro:mandatory --baseline /path/to/other/.venv/bin/python --pairs 3
+    python run.py vsc 3:pro:mandatory --c-binary ../reference-c/dfpn --pairs 2
 
 A case is TOWERS:RULE:TRAMPOLINE (towers 4 is the full game). Every proof runs in a child
 process of the python given (this one, or --baseline's), plain df-pn from the initial
@@ -13,7 +14,9 @@ but not, to first order, the figure; the load average (1 min) is written beside 
 `speed` runs this python and the baseline alternately, `--pairs` times each, one row per
 run in results/speed.csv, and prints the ratio of node rates (this / baseline) of each
 pair: alternating runs in one go see the same load, so their ratio is the figure to trust,
-not either rate alone.
+not either rate alone. `vsc` does the same against the plain-C reference
+(bench/perfect-play/reference-c/dfpn.c, built with `cc -O3`), same table size, and prints
+the ratios of nodes and of node rates (niwa / C); rows in results/vs-c.csv.
 """
 
 from __future__ import annotations
@@ -140,9 +143,44 @@ def speed(a) -> None:
           f"median {statistics.median(ratios):.3f}", flush=True)
 
 
+def run_c(binary: str, case, tt_mb: float) -> dict:
+    cmd = [binary, "solve", "--towers", str(case[0]), "--rule", case[1], "--trampoline",
+           case[2], "--tt-mb", str(int(tt_mb)), "--no-root-values"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"the C reference failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
+    r = json.loads(p.stdout)
+    return {"value": r["value_first_player"], "nodes": r["nodes"], "cpu_s": r["cpu_s"]}
+
+
+def vsc(a) -> None:
+    case = parse_case(a.cases[0])
+    label = code_label(sys.executable)
+    node_ratios, rate_ratios = [], []
+    for _ in range(a.pairs):
+        got = {}
+        for engine in ("c", "niwa"):
+            load = os.getloadavg()[0]
+            r = run_c(a.c_binary, case, a.tt_mb) if engine == "c" else \
+                run_child(sys.executable, case, a.tt_mb, a.opts)
+            got[engine] = r
+            append("vs-c.csv", ["case", "engine", "code", "opts", "tt_mb", "value", "nodes",
+                                "cpu_s", "nodes_per_cpu_s", "load", "note", "utc"],
+                   [case_name(case), engine, "reference-c" if engine == "c" else label,
+                    json.dumps(a.opts if engine == "niwa" else {}, sort_keys=True), a.tt_mb,
+                    r["value"], r["nodes"], round(r["cpu_s"], 2),
+                    round(r["nodes"] / r["cpu_s"]), round(load, 2), a.note, utc()])
+        node_ratios.append(got["niwa"]["nodes"] / got["c"]["nodes"])
+        rate_ratios.append((got["niwa"]["nodes"] / got["niwa"]["cpu_s"])
+                           / (got["c"]["nodes"] / got["c"]["cpu_s"]))
+    print(f"niwa/C nodes: {' '.join(f'{x:.3f}' for x in node_ratios)}; node rate: "
+          f"{' '.join(f'{x:.3f}' for x in rate_ratios)} (median "
+          f"{statistics.median(rate_ratios):.3f})", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["nodes", "speed"])
+    p.add_argument("mode", choices=["nodes", "speed", "vsc"])
     p.add_argument("cases", nargs="+", help="TOWERS:RULE:TRAMPOLINE")
     p.add_argument("--tt-mb", type=float, default=1024)
     p.add_argument("--opts", type=json.loads, default={}, help="ProofSearch keywords (JSON)")
@@ -151,6 +189,8 @@ def main(argv=None):
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
     p.add_argument("--base-label", default=None,
                    help="speed: what the baseline is (default: its checkout's commit)")
+    p.add_argument("--c-binary", default=str(HERE.parent / "reference-c" / "dfpn"),
+                   help="vsc: the plain-C reference's binary")
     p.add_argument("--pairs", type=int, default=2)
     p.add_argument("--note", default="", help="a word on what the run is for")
     a = p.parse_args(argv)
@@ -160,6 +200,8 @@ def main(argv=None):
         if not a.baseline:
             p.error("speed needs --baseline PYTHON")
         speed(a)
+    elif a.mode == "vsc":
+        vsc(a)
     else:
         nodes(a)
 
