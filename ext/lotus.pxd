@@ -14,7 +14,6 @@ cdef struct LotusData:
     int lane, shared, route, tramp_pos, tramp_space, nspaces, stones_each, max_tower
     # position
     unsigned char height[LOTUS_MAX_SPACES]
-    unsigned char stack[LOTUS_MAX_SPACES][LOTUS_MAX_STONES]   # colours, bottom to top
     unsigned char start[4][LOTUS_MAX_TOWER + 1]              # start[p][h]: towers of height h
     unsigned char goal[4]
     uint64_t tops[4]      # tops[p]: bitmask of spaces whose top stone is p's (move generation)
@@ -33,6 +32,8 @@ cdef struct LotusData:
     # first c_hash/c_symmetric_hash then computes them from the stacks.
     uint64_t hz, hla, hlb
     int hash_ok
+    # last, so that a copy can stop after the spaces the board has (c_copy_from)
+    unsigned char stack[LOTUS_MAX_SPACES][LOTUS_MAX_STONES]   # colours, bottom to top
 
 cdef class LotusState(State):
     cdef LotusData d
