@@ -14,7 +14,6 @@ cdef struct LotusData:
     int lane, shared, route, tramp_pos, tramp_space, nspaces, stones_each, max_tower
     # position
     unsigned char height[LOTUS_MAX_SPACES]
-    unsigned char stack[LOTUS_MAX_SPACES][LOTUS_MAX_STONES]   # colours, bottom to top
     unsigned char start[4][LOTUS_MAX_TOWER + 1]              # start[p][h]: towers of height h
     unsigned char goal[4]
     uint64_t tops[4]      # tops[p]: bitmask of spaces whose top stone is p's (move generation)
@@ -25,6 +24,16 @@ cdef struct LotusData:
     # precomputed per space: route position (1-based) and lane (0 = a, 1 = b, 2 = shared)
     unsigned char pos[LOTUS_MAX_SPACES]
     unsigned char lane_of[LOTUS_MAX_SPACES]
+    # Zobrist hash kept up to date by lotus_apply (c_hash = hz ^ hla; the lane mirror's
+    # is hz ^ hlb): hz has the turn, the opening, the shared spaces and the start towers,
+    # hla the lanes' stacks, hlb the lanes' stacks on the mirror spaces. Meaningful only
+    # while hash_ok: 0 after anything else writes the position (a fresh state, notation,
+    # the endgame tables' unranking, which copies a state that never had it set); the
+    # first c_hash/c_symmetric_hash then computes them from the stacks.
+    uint64_t hz, hla, hlb
+    int hash_ok
+    # last, so that a copy can stop after the spaces the board has (c_copy_from)
+    unsigned char stack[LOTUS_MAX_SPACES][LOTUS_MAX_STONES]   # colours, bottom to top
 
 cdef class LotusState(State):
     cdef LotusData d

@@ -5,7 +5,8 @@ Representation. The track is a flat array of spaces: lane a (a1..aL), lane b (b1
 then the shared spaces L+1..R (route positions). Each space holds a stack of colour bytes,
 bottom to top, and its height; the top byte says who may move it. Start towers only ever
 hold their owner's stones, so a player's start is just a count of towers per height.
-Clone is one memcpy of a ~1.3 kB struct.
+Clone is one memcpy of a ~1.4 kB struct; c_copy_from (the searchers' reuse of a state) stops after
+the board's last space, half of that on the standard board.
 
 Action model (fixes perft counts). source = 4*seat + (h-1) for a start tower of height h
 of that seat (0..15), or 16 + space index for a track space; lane = 1 only for a start
@@ -144,12 +145,34 @@ cdef inline int lotus_gen(LotusData* d, int* out) noexcept nogil:
     out[n] = pass_action(d)
     return n + 1
 
+cdef inline void hash_stone(LotusData* d, int s, int k, int colour) noexcept nogil:
+    """Toggle stone `colour` at level k of space s in the kept hash."""
+    if s < 2 * d.lane:
+        d.hla ^= Z_STACK[s][k][colour]
+        d.hlb ^= Z_STACK[s + d.lane if s < d.lane else s - d.lane][k][colour]
+    else:
+        d.hz ^= Z_STACK[s][k][colour]
+
+cdef void rehash(LotusData* d) noexcept nogil:
+    """The kept hash (hz, hla, hlb) from the position itself."""
+    cdef int s, k, p, h
+    d.hz = Z_TOMOVE[d.to_move] ^ Z_OPENING[d.opening]
+    d.hla = d.hlb = 0
+    for s in range(d.nspaces):
+        for k in range(d.height[s]):
+            hash_stone(d, s, k, d.stack[s][k])
+    for p in range(d.nplayers):
+        for h in range(1, d.max_tower + 1):
+            d.hz ^= Z_START[p][h][d.start[p][h]]
+    d.hash_ok = 1
+
 cdef inline void land(LotusData* d, int colour, int lane, int p) noexcept nogil:
     cdef int s
     if p > d.route:
         d.goal[colour] += 1
     else:
         s = space_at(d, lane, p)
+        hash_stone(d, s, d.height[s], colour)
         if d.height[s]:
             d.tops[d.stack[s][d.height[s] - 1]] &= ~(1ULL << s)
         d.stack[s][d.height[s]] = colour
@@ -163,11 +186,15 @@ cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
         if src < LOTUS_START_SOURCES:
             q = src >> 2
             h = (src & 3) + 1
+            d.hz ^= Z_START[q][h][d.start[q][h]]
             d.start[q][h] -= 1
+            d.hz ^= Z_START[q][h][d.start[q][h]]
             if d.start[q][h] == 0:
                 d.start_mask[q] &= ~(1u << h)
             if h > 1:
+                d.hz ^= Z_START[q][h - 1][d.start[q][h - 1]]
                 d.start[q][h - 1] += 1
+                d.hz ^= Z_START[q][h - 1][d.start[q][h - 1]]
                 d.start_mask[q] |= 1u << (h - 1)
             colour = q
             dist = h
@@ -177,6 +204,7 @@ cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
             s = src - LOTUS_START_SOURCES
             dist = d.height[s]
             colour = d.stack[s][dist - 1]
+            hash_stone(d, s, dist - 1, colour)
             d.height[s] = dist - 1
             d.tops[colour] &= ~(1ULL << s)
             if dist > 1:
@@ -192,11 +220,14 @@ cdef inline void lotus_apply(LotusData* d, int a) noexcept nogil:
             return
     if d.opening == 1:
         d.opening = 2
+        d.hz ^= Z_OPENING[1] ^ Z_OPENING[2]
         return
+    d.hz ^= Z_OPENING[d.opening] ^ Z_OPENING[0] ^ Z_TOMOVE[d.to_move]
     d.opening = 0
     d.to_move += 1
     if d.to_move == d.nplayers:
         d.to_move = 0
+    d.hz ^= Z_TOMOVE[d.to_move]
 
 cdef inline int lotus_playout(LotusData* d, RngState* rng) noexcept nogil:
     cdef int buf[256]
@@ -314,38 +345,32 @@ cdef class LotusState(State):
             out[p] = 1.0 if p == self.d.winner else 0.0
 
     cdef uint64_t c_hash(self) noexcept:
+        """The xor of the Zobrist keys of every stone (by space and level), start tower count,
+        the turn and the opening; kept up to date by c_apply (d.hash_ok), else computed."""
         cdef LotusData* d = &self.d
-        cdef uint64_t z = Z_TOMOVE[d.to_move] ^ Z_OPENING[d.opening]
-        cdef int s, k, p, h
-        for s in range(d.nspaces):
-            for k in range(d.height[s]):
-                z ^= Z_STACK[s][k][d.stack[s][k]]
-        for p in range(d.nplayers):
-            for h in range(1, d.max_tower + 1):
-                z ^= Z_START[p][h][d.start[p][h]]
-        return z
+        if not d.hash_ok:
+            rehash(d)
+        return d.hz ^ d.hla
 
     cdef uint64_t c_symmetric_hash(self) noexcept:
         """min(hash, hash of the mirror image). Lanes a and b have the same length and merge
         into the same shared spaces, and the trampoline is shared, so a position and its
         mirror (lane a's stacks swapped with lane b's) have the same value; early in the
         game nearly every position has a distinct mirror, so an exact search keyed on this
-        proves about a third fewer positions (towers 3..1: 1.67M -> 1.06M df-pn nodes)."""
+        proves about a third fewer positions (towers 3..1: 1.67M -> 1.06M df-pn nodes).
+        Both hashes are kept up to date by c_apply: df-pn asks for one per child, and
+        computing it from the stacks took 15% of a proof's time."""
         cdef LotusData* d = &self.d
-        cdef uint64_t z = Z_TOMOVE[d.to_move] ^ Z_OPENING[d.opening], a = 0, b = 0
-        cdef int sp, k, p, h, lane = d.lane
-        # lane a is spaces 0..lane-1, lane b lane..2*lane-1; shared spaces are their own mirror
-        for sp in range(2 * lane):
-            for k in range(d.height[sp]):
-                a ^= Z_STACK[sp][k][d.stack[sp][k]]
-                b ^= Z_STACK[(sp + lane) % (2 * lane)][k][d.stack[sp][k]]
-        for sp in range(2 * lane, d.nspaces):
-            for k in range(d.height[sp]):
-                z ^= Z_STACK[sp][k][d.stack[sp][k]]
-        for p in range(d.nplayers):
-            for h in range(1, d.max_tower + 1):
-                z ^= Z_START[p][h][d.start[p][h]]
-        return (z ^ a) if (z ^ a) < (z ^ b) else (z ^ b)
+        if not d.hash_ok:
+            rehash(d)
+        return (d.hz ^ d.hla) if (d.hz ^ d.hla) < (d.hz ^ d.hlb) else (d.hz ^ d.hlb)
+
+    def _hash_from_scratch(self):
+        """(hash, symmetric hash) computed from the stacks, not kept (tests)."""
+        cdef LotusData d
+        memcpy(&d, &self.d, sizeof(LotusData))
+        rehash(&d)
+        return d.hz ^ d.hla, min(d.hz ^ d.hla, d.hz ^ d.hlb)
 
     cdef State c_clone(self):
         cdef LotusState s = LotusState.__new__(LotusState)
@@ -355,7 +380,11 @@ cdef class LotusState(State):
         return s
 
     cdef void c_copy_from(self, State other) noexcept:
-        memcpy(&self.d, &(<LotusState>other).d, sizeof(LotusData))
+        # the stacks of spaces the board does not have are never read: the copy stops at
+        # the last one (a standard board's state is half the struct; proof search copies a
+        # state for every child it generates)
+        cdef LotusData* src = &(<LotusState>other).d
+        memcpy(&self.d, src, <size_t>(<char*>&src.stack[src.nspaces][0] - <char*>src))
 
     cdef int c_random_playout(self, RngState* rng) noexcept:
         return lotus_playout(&self.d, rng)
@@ -554,6 +583,7 @@ def _from_notation(str text):
     _check_stones(s)
     _derive_masks_and_winner(s)
     _read_turn(s, section(parts, 4, "turn"))
+    s.d.hash_ok = 0     # the position was written field by field
     return s
 
 

@@ -63,6 +63,7 @@ cdef class ProofSearch:
     cdef readonly unsigned int max_overwritten_work
     cdef readonly int max_ply, deepest
     cdef readonly bint reprobe
+    cdef readonly bint twins        # keep one child per key (see merge_twins)
     cdef readonly bint order, auto_symmetry
     cdef readonly int init_mode
     cdef readonly bint weak
@@ -93,17 +94,19 @@ cdef class ProofSearch:
     cdef uint64_t pass_salt
     cdef readonly bint draws_seen
 
+    cdef void prefetch(self, uint64_t key) noexcept
     cdef bint probe(self, uint64_t key, PNEntry* out) noexcept
     cdef bint draws_anywhere(self) noexcept
     cdef void note_draw(self) noexcept
     cdef void store(self, uint64_t key, uint32_t pn, uint32_t dn, long long work, int best) noexcept
     cdef uint64_t key_of(self, State s, int mover) noexcept
     cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
-                  uint32_t* out_pn, uint32_t* out_dn)
-    cdef bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn)
+                  uint32_t* out_pn, uint32_t* out_dn) noexcept
+    cdef bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn) noexcept
     cdef int expand_children(self, int ply, uint64_t key, long long nodes0,
-                             uint32_t* out_pn, uint32_t* out_dn)
-    cdef int init_child(self, State child, int mover, size_t k)
+                             uint32_t* out_pn, uint32_t* out_dn) noexcept
+    cdef int init_child(self, State child, int mover, size_t k) noexcept
+    cdef int merge_twins(self, size_t base, int n) noexcept
     cdef void read_child(self, size_t j) noexcept
     cdef int probe_children(self, size_t base, int n) noexcept
     cdef void sort_children(self, size_t base, int n) noexcept

@@ -433,7 +433,7 @@ cdef class ProofSearch:
     def __init__(self, double tt_mb=256, double eps=0.25, str init="mobility", str order="none",
                  symmetry="auto", bint weak=False, int max_ply=1024, long long big_work=10000,
                  bint reprobe=True, bint huge_pages=False, ExactValues tables=None,
-                 SharedProofTable shared=None):
+                 SharedProofTable shared=None, bint twins=False):
         """`tt_mb`: table size in MB (24 bytes an entry). `eps`: the 1+eps trick (0 = plain
         df-pn). `init`: numbers of unexplored children: "mobility" (pn 1, dn = their number
         of moves; on Lotus towers 3..1 it halves the nodes), "uniform" (1, 1) or
@@ -471,6 +471,7 @@ cdef class ProofSearch:
         self.max_ply = max_ply
         self.big_work = big_work
         self.reprobe = reprobe
+        self.twins = twins
         if shared is not None:
             self.shared = shared
             self.tt = shared.slots
@@ -563,6 +564,13 @@ cdef class ProofSearch:
         cdef uint64_t k = (self.hook.key(s) if self.hook is not None else s.c_hash()) ^ ((<uint64_t>(mover + 1)) * 0x9E3779B97F4A7C15ULL) ^ self.pass_salt
         return k if k != 0 else 1
 
+    cdef inline void prefetch(self, uint64_t key) noexcept:
+        """Start fetching the bucket of `key`: both of its cache lines (4 slots of 24 bytes
+        always straddle a 64-byte line boundary)."""
+        cdef PNSlot* b = self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET
+        __builtin_prefetch(b)
+        __builtin_prefetch(<char*>b + PN_BUCKET * sizeof(PNSlot) - 1)
+
     cdef inline bint probe(self, uint64_t key, PNEntry* out) noexcept:
         """Copy the entry of `key` into `out`; False if the table has none. Each slot's
         words are read once and checked against the key, so a slot another process is
@@ -633,7 +641,7 @@ cdef class ProofSearch:
 
     # ---- the search ---------------------------------------------------------------------
     cdef void mid(self, int ply, uint64_t key, uint32_t thpn, uint32_t thdn,
-                  uint32_t* out_pn, uint32_t* out_dn):
+                  uint32_t* out_pn, uint32_t* out_dn) noexcept:
         """Work below the position at `ply` (key `key`) until its pn reaches thpn or its dn
         reaches thdn (mover's perspective); store and return its numbers."""
         cdef State s = <State>self.states[ply]
@@ -674,7 +682,7 @@ cdef class ProofSearch:
         out_pn[0] = pn
         out_dn[0] = dn
 
-    cdef inline bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn):
+    cdef inline bint enter_node(self, int ply, uint64_t key, uint32_t* out_pn, uint32_t* out_dn) noexcept:
         """Count the node and check the budgets and the depth limit. False if the search
         stops here; the position's numbers (the table's, else (1, 1)) are then returned."""
         cdef PNEntry e
@@ -701,7 +709,7 @@ cdef class ProofSearch:
         return True
 
     cdef inline int expand_children(self, int ply, uint64_t key, long long nodes0,
-                             uint32_t* out_pn, uint32_t* out_dn):
+                                    uint32_t* out_pn, uint32_t* out_dn) noexcept:
         """Generate and initialise the children of the position at `ply` in the per-ply
         lists; their number, or 0 if the position is settled here (an immediate win, a child
         the table proves good for us: stored) or the search fails (self.error), its numbers
@@ -718,7 +726,7 @@ cdef class ProofSearch:
             out_pn[0] = out_dn[0] = 1
             return 0
         # pass 1: play every move; an immediate win ends it here. Other children get their
-        # key (its table bucket is prefetched) and initial numbers.
+        # key and initial numbers.
         for i in range(n):
             child.c_copy_from(s)
             child.c_apply(mv[i])
@@ -732,8 +740,16 @@ cdef class ProofSearch:
             if how == CHILD_FAILS:
                 out_pn[0] = out_dn[0] = 1
                 return 0
+        if self.twins:
+            n = self.merge_twins(base, n)
         # pass 2: what the table knows overrides the initial numbers; a child already
-        # proven good for us proves n at once (an enhanced transposition cutoff)
+        # proven good for us proves n at once (an enhanced transposition cutoff). The
+        # buckets are all prefetched first, back to back, so that their cache and TLB misses
+        # overlap (a prefetch waits for its page walk: issued one per child between the
+        # children's move generation, they took half the search's time one after another)
+        for i in range(n):
+            if self.c_kind[base + i] <= KIND_SAME:
+                self.prefetch(self.c_key[base + i])
         i = self.probe_children(base, n)
         if i >= 0:
             self.store(key, 0, INF, self.nodes - nodes0, mv[i])
@@ -744,7 +760,7 @@ cdef class ProofSearch:
             self.sort_children(base, n)
         return n
 
-    cdef inline int init_child(self, State child, int mover, size_t k):
+    cdef inline int init_child(self, State child, int mover, size_t k) noexcept:
         """Fill slot `k` of the child lists for `child` (the move already played):
         CHILD_OPEN, or CHILD_WINS (the game ended in the mover's favour) or CHILD_FAILS (a
         game the search cannot handle: self.error)."""
@@ -791,7 +807,6 @@ cdef class ProofSearch:
                 self.c_score[k] = -1.0
                 return CHILD_OPEN
         self.c_key[k] = self.key_of(child, cm)
-        __builtin_prefetch(self.tt + (((self.c_key[k] >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
         self.c_score[k] = <float>child.c_evaluate(mover) if self.order else 0.0
         if self.init_mode == INIT_MOBILITY:
             # mobility initialisation (child's view): one winning move proves it, but
@@ -810,6 +825,31 @@ cdef class ProofSearch:
         self.c_p[k] = a_dn if cm != mover else a_pn      # children's numbers in OUR view
         self.c_d[k] = a_pn if cm != mover else a_dn
         return CHILD_OPEN
+
+    cdef inline int merge_twins(self, size_t base, int n) noexcept:
+        """Keep one child of each key (two moves to one position, or, under a symmetry
+        hook, to a position and its mirror image): a subtree counted twice in the sum of
+        disproof numbers overstates what it costs to refute the position. The number of
+        children left."""
+        cdef uint64_t* ck = self.c_key + base
+        cdef unsigned char* kind = self.c_kind + base
+        cdef int i, j, m = 0
+        for i in range(n):
+            if kind[i] <= KIND_SAME:
+                j = 0
+                while j < m and not (kind[j] <= KIND_SAME and ck[j] == ck[i]):
+                    j += 1
+                if j < m:
+                    continue
+            if m != i:
+                self.c_move[base + m] = self.c_move[base + i]
+                ck[m] = ck[i]
+                kind[m] = kind[i]
+                self.c_p[base + m] = self.c_p[base + i]
+                self.c_d[base + m] = self.c_d[base + i]
+                self.c_score[base + m] = self.c_score[base + i]
+            m += 1
+        return m
 
     cdef inline void read_child(self, size_t j) noexcept:
         """Child slot j's numbers from the table (in our view), if the table has them."""
@@ -855,8 +895,13 @@ cdef class ProofSearch:
                 j -= 1
 
     cdef inline void reprobe_siblings(self, size_t base, int n, int c1) noexcept:
-        """Re-read the open siblings of child c1 from the table."""
+        """Re-read the open siblings of child c1 from the table (their buckets fetched
+        together first, so the misses overlap)."""
         cdef int i
+        for i in range(n):
+            if i != c1 and self.c_kind[base + i] <= KIND_SAME and self.c_p[base + i] != 0 \
+                    and self.c_d[base + i] != 0:
+                self.prefetch(self.c_key[base + i])
         for i in range(n):
             if i != c1 and self.c_kind[base + i] <= KIND_SAME and self.c_p[base + i] != 0 \
                     and self.c_d[base + i] != 0:

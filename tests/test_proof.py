@@ -247,6 +247,23 @@ def test_lane_symmetry_saves_nodes_and_is_the_plain_hash_elsewhere():
     assert nim.symmetric_hash() == nim.hash()
 
 
+@pytest.mark.parametrize("variant", [dict(rule="pro"), dict(rule="basic", trampoline="mandatory"),
+                                     dict(players=3), dict(players=4, rule="pro", lane=2)])
+def test_the_kept_lotus_hashes_equal_the_ones_computed_from_the_stacks(variant):
+    # the search keys every child on the hash c_apply keeps up to date: a slip there would
+    # make two positions share an entry; clones, copies and notation keep or recompute it
+    rng = random.Random(11)
+    for _ in range(20):
+        s = LotusState(**variant)
+        s.hash()
+        while not s.is_terminal():
+            assert (s.hash(), s.symmetric_hash()) == s._hash_from_scratch()
+            back = LotusState.from_notation(s.to_notation())
+            assert (back.hash(), back.symmetric_hash()) == (s.hash(), s.symmetric_hash())
+            s = s.clone() if rng.random() < 0.2 else s
+            s.apply(rng.choice(s.legal_actions()))
+
+
 def test_refuses_what_it_cannot_prove():
     ps = ProofSearch(tt_mb=1)
     with pytest.raises(NiwaError, match="two-player"):
