@@ -649,6 +649,12 @@ class ProofTree:
         status = "proven"
         if not self.root.proven:
             self.shared_mb = self._share_table(executor)
+            if int(getattr(executor, "workers", 1) or 1) > 1 and self.root.children is None:
+                # several workers: a job on the root would search the very subtrees the
+                # second job is sent to (the root is busy, so it goes to a first move);
+                # its children are in the top tree from the start instead
+                self._expand(self.root)
+                self._update(self.root)
             rows = executor.run(_Stream(self._jobs(stop)))
             try:
                 for row in rows:
