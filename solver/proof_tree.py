@@ -67,7 +67,7 @@ PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
 FORMAT = "niwa-proof-tree"
 FORMAT_VERSION = 1
 # what a busy node (a job is out on it) counts as when the next job is chosen
-BUSY_POLICIES = ("skip", "win", "loss", "lean")
+BUSY_POLICIES = ("skip", "win", "loss", "lean", "guess")
 SNAPSHOT_EVERY_S = 5.0
 
 
@@ -481,7 +481,12 @@ class ProofTree:
         busy = [n for n in self.by_key.values() if n.busy and not n.proven]
         if not busy:
             return None
-        virtual = {id(n): ((0, INF) if n.mover == winner else (INF, 0)) for n in busy}
+        if self.busy_policy == "guess":
+            # each busy node goes the way its own numbers lean (the mover wins if its
+            # proof looks cheaper than its disproof)
+            virtual = {id(n): ((0, INF) if n.pn <= n.dn else (INF, 0)) for n in busy}
+        else:
+            virtual = {id(n): ((0, INF) if n.mover == winner else (INF, 0)) for n in busy}
         above: set = set()
         stack = list(busy)
         while stack:
