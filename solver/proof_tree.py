@@ -20,10 +20,33 @@ proved comes in proven). Only when the top tree is full (`max_tree_nodes`) or th
 at `max_depth` is the leaf instead resubmitted with twice its last budget. So the top tree
 steers the work best-first, and a hard leaf deep down gets longer and longer jobs.
 
-Parallel workers stay on distinct subtrees by in-flight marking: a leaf with a job out is
-skipped when the next most-proving leaf is chosen (a node with every open child busy is
-busy). When every leaf is busy, the most-proving busy leaf is expanded in the top tree and
-one of its children is sent; the busy job's answer still counts when it arrives.
+Transpositions (`transpositions=True`, the default of a new tree). A node of the top tree
+is a position under the game's symmetric key (State.symmetric_hash and the mover: Lotus
+folds a position and its lane mirror together, as the df-pn table does), not a path of
+moves, so the top tree is a DAG. Mirror first moves (W1-a1 / W1-b1) and transposed move
+orders share one node: one job works on them, so two workers never prove the same position
+at once (the shared table cannot prevent that: df-pn stores a node only when it leaves it),
+and a proof settles the position on every path to it. Every root move is still reported
+(its own edge to the shared node). The numbers follow the same min and sum (a node with two
+parents counts in both sums, as in PNS on DAGs: it only steers the search), and a node no
+unproven parent links to any more leaves the tree. Keys are the game's 64-bit hash, the
+trust the df-pn table already places in it. Checkpoints written before (no
+"transpositions" in meta.json) replay as the tree of paths they were.
+
+Parallel workers stay on distinct subtrees by in-flight marking, and the busy policy says
+how a node with a job out counts when the next job is chosen. "skip": a busy leaf is
+skipped (a node with every open child busy is busy), so the next job goes to the next
+most-proving leaf, often an alternative to the busy one (speculation). The others count
+every busy node as proven for the rest of the selection (virtual win / virtual loss of
+job-level PNS, Wu et al.), so the next job goes where the tree still needs work if the busy
+jobs end as assumed: "win" for the root's mover, "loss" against it, "lean" the way the
+root's numbers favour, "guess" (the default) the way each busy node's own numbers lean
+(its mover wins if pn <= dn). "win"/"loss" presume the answer; "guess" does not. When the
+assumption proves the root, or no leaf is free, the busy nodes are skipped; when every leaf
+is busy, the most-proving busy leaf is expanded in the top tree and one of its children is
+sent (the busy job's answer still counts when it arrives). Several workers start from the
+root's children (the root is expanded without a job: a job on it would search the subtree
+the second worker is sent to).
 
 Sharing. Each worker process keeps one ProofSearch across jobs, so the subtrees it proved
 answer its later jobs at once. Local worker processes (LocalExecutor, more than one) also
@@ -277,7 +300,7 @@ class ProofTree:
                  tables: str | None = None, checkpoint: str | Path | None = None,
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
-                 busy_policy: str = "skip"):
+                 busy_policy: str = "guess"):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search

@@ -84,8 +84,7 @@ def code_label(a) -> str:
     label = f"{head} {'private tables' if a.no_share else 'shared table'}"
     if getattr(a, "no_transpositions", False):
         label += ", tree of paths"
-    if getattr(a, "busy", "skip") != "skip":
-        label += f", busy={a.busy}"
+    label += f", busy={getattr(a, 'busy', 'guess')}"
     return label
 
 
@@ -246,7 +245,7 @@ def main(argv=None):
                    help="local workers keep private tables (the code before the shared table)")
     p.add_argument("--no-transpositions", action="store_true",
                    help="a top tree of move paths (the code before positions were folded)")
-    p.add_argument("--busy", default="skip", help="the busy policy (ProofTree busy_policy)")
+    p.add_argument("--busy", default="guess", help="the busy policy (ProofTree busy_policy)")
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
     p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
