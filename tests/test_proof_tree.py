@@ -264,7 +264,7 @@ class LaggingExecutor:
 POLICY_CASES = [dict(BOARDS[1], **r) for r in RULES]
 
 
-@pytest.mark.parametrize("policy", ["skip", "win", "loss", "lean"])
+@pytest.mark.parametrize("policy", ["guess", "skip", "win", "loss", "lean"])
 @pytest.mark.parametrize("variant", POLICY_CASES, ids=[tag(v) for v in POLICY_CASES])
 def test_busy_policies_with_jobs_in_flight_prove_the_reference_value(variant, policy):
     state = LotusState(**variant)
@@ -282,6 +282,11 @@ def test_busy_policies_with_jobs_in_flight_prove_the_reference_value(variant, po
                 child = state.clone()
                 child.apply(a)
                 assert ProofSearch(tt_mb=4).prove_value(child, state.current_player()) == v
+
+
+def test_an_unknown_busy_policy_is_refused():
+    with pytest.raises(ValueError, match="busy_policy"):
+        ProofTree(LotusState(towers=2), busy_policy="maybe")
 
 
 def test_mirror_first_moves_are_one_node_and_both_are_reported():
