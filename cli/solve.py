@@ -229,6 +229,11 @@ def json_report(state, r) -> dict:
 @click.option("--job-nodes", "job_nodes", type=Number(int, 1, 10**12), default=None,
               help="--checkpoint: df-pn expansions per job (default 2,000,000; a new "
                    "checkpoint only: a resumed one keeps its own).")
+@click.option("--transpositions/--no-transpositions", "transpositions", default=None,
+              help="--checkpoint: one top-tree node per position under the game's symmetry "
+                   "(mirror first moves and transposed paths share their jobs; the default "
+                   "of a new checkpoint) or one per path of moves (checkpoints made before "
+                   "it). Given on a resume, the checkpoint is switched over for good.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -239,7 +244,7 @@ def json_report(state, r) -> dict:
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
-              workers, executor, job_nodes, as_json, batch, out):
+              workers, executor, job_nodes, transpositions, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -252,8 +257,9 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     deck_known = deck_known or deck_cards is not None or deck_seed is not None or \
         bool(record_file and _solo_record(record_file, game_number))
     if checkpoint_dir is not None or show_status or workers is not None or \
-            executor is not None or job_nodes is not None:
+            executor is not None or job_nodes is not None or transpositions is not None:
         _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
+                   transpositions,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
@@ -365,13 +371,14 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                    f"(check it: niwa proof check {path})")
 
 
-def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes, tt_mb,
-               tables_dir, no_tables, time_s, as_json, given) -> None:
+def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
+               transpositions, tt_mb, tables_dir, no_tables, time_s, as_json, given) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve
 
     if checkpoint_dir is None:
-        raise UserError("--status, --workers, --executor and --job-nodes go with --checkpoint DIR")
+        raise UserError("--status, --workers, --executor, --job-nodes and --transpositions go "
+                        "with --checkpoint DIR")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
     if no_tables and tables_dir:
@@ -379,7 +386,8 @@ def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nod
     if show_status:
         if position:
             raise UserError("--status reads the checkpoint only: leave out POSITION")
-        checkpoint_status(checkpoint_dir, as_json)
+        checkpoint_status(checkpoint_dir, as_json, transpositions)
         return
-    checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, tt_mb,
+    checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
+                       tt_mb,
                        None if no_tables else (tables_dir or "auto"), time_s, as_json)

@@ -12,11 +12,12 @@ import click
 from niwa.cli.common import UserError, load_position
 
 
-def checkpoint_status(directory, as_json: bool) -> None:
-    """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs)."""
+def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
+    """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
+    `transpositions` given: replayed into that kind of tree, the checkpoint untouched)."""
     from niwa.solver.proof_tree import open_checkpoint
 
-    tree = open_checkpoint(directory, read_only=True)
+    tree = open_checkpoint(directory, read_only=True, transpositions=transpositions)
     try:
         r = tree.result()
     finally:
@@ -27,7 +28,8 @@ def checkpoint_status(directory, as_json: bool) -> None:
     click.echo(f"position {tree.notation}")
     click.echo(r.summary())
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
-               f"process{'es' * (len(r.workers) != 1)} so far"
+               f"process{'es' * (len(r.workers) != 1)} so far, a top tree of "
+               f"{'positions' if tree.transpositions else 'move paths'}"
                f"{f', {r.torn_lines} torn last line dropped' if r.torn_lines else ''}")
     kept = _read_kept_header(directory)
     if kept is not None:
@@ -51,16 +53,17 @@ def _json(r, tree) -> dict:
             "first_moves": r.first_moves, "jobs": r.jobs, "nodes": r.nodes,
             "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
             "tree_nodes": r.tree_nodes, "status": r.status,
+            "transpositions": tree.transpositions,
             "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
 
 
-def checkpointed_solve(position, directory, workers, executor, job_nodes, tt_mb, tables,
-                       time_s, as_json) -> None:
+def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
+                       tt_mb, tables, time_s, as_json) -> None:
     """Start or resume the two-level proof of POSITION in `directory`."""
     from niwa.solver.proof_tree import open_checkpoint
 
     state = load_position(position) if position else None
-    settings = {"tt_mb": tt_mb, "tables": tables}
+    settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     ex = _executor(executor, workers)       # a bad --executor before any folder is made

@@ -20,10 +20,33 @@ proved comes in proven). Only when the top tree is full (`max_tree_nodes`) or th
 at `max_depth` is the leaf instead resubmitted with twice its last budget. So the top tree
 steers the work best-first, and a hard leaf deep down gets longer and longer jobs.
 
-Parallel workers stay on distinct subtrees by in-flight marking: a leaf with a job out is
-skipped when the next most-proving leaf is chosen (a node with every open child busy is
-busy). When every leaf is busy, the most-proving busy leaf is expanded in the top tree and
-one of its children is sent; the busy job's answer still counts when it arrives.
+Transpositions (`transpositions=True`, the default of a new tree). A node of the top tree
+is a position under the game's symmetric key (State.symmetric_hash and the mover: Lotus
+folds a position and its lane mirror together, as the df-pn table does), not a path of
+moves, so the top tree is a DAG. Mirror first moves (W1-a1 / W1-b1) and transposed move
+orders share one node: one job works on them, so two workers never prove the same position
+at once (the shared table cannot prevent that: df-pn stores a node only when it leaves it),
+and a proof settles the position on every path to it. Every root move is still reported
+(its own edge to the shared node). The numbers follow the same min and sum (a node with two
+parents counts in both sums, as in PNS on DAGs: it only steers the search), and a node no
+unproven parent links to any more leaves the tree. Keys are the game's 64-bit hash, the
+trust the df-pn table already places in it. Checkpoints written before (no
+"transpositions" in meta.json) replay as the tree of paths they were.
+
+Parallel workers stay on distinct subtrees by in-flight marking, and the busy policy says
+how a node with a job out counts when the next job is chosen. "skip": a busy leaf is
+skipped (a node with every open child busy is busy), so the next job goes to the next
+most-proving leaf, often an alternative to the busy one (speculation). The others count
+every busy node as proven for the rest of the selection (virtual win / virtual loss of
+job-level PNS, Wu et al.), so the next job goes where the tree still needs work if the busy
+jobs end as assumed: "win" for the root's mover, "loss" against it, "lean" the way the
+root's numbers favour, "guess" (the default) the way each busy node's own numbers lean
+(its mover wins if pn <= dn). "win"/"loss" presume the answer; "guess" does not. When the
+assumption proves the root, or no leaf is free, the busy nodes are skipped; when every leaf
+is busy, the most-proving busy leaf is expanded in the top tree and one of its children is
+sent (the busy job's answer still counts when it arrives). Several workers start from the
+root's children (the root is expanded without a job: a job on it would search the subtree
+the second worker is sent to).
 
 Sharing. Each worker process keeps one ProofSearch across jobs, so the subtrees it proved
 answer its later jobs at once. Local worker processes (LocalExecutor, more than one) also
@@ -66,6 +89,8 @@ INF = 0xFFFFFFFF            # an infinite proof/disproof number (as in proof.pyx
 PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
 FORMAT = "niwa-proof-tree"
 FORMAT_VERSION = 1
+# what a busy node (a job is out on it) counts as when the next job is chosen
+BUSY_POLICIES = ("skip", "win", "loss", "lean", "guess")
 SNAPSHOT_EVERY_S = 5.0
 PROVEN_FORMAT = "niwa-proven-positions"
 KEEP_MIN_WORK = 1000        # proofs cheaper than this are not worth a row of proven.npy
@@ -136,6 +161,7 @@ class ProofJob:
     def __call__(self) -> dict:
         from niwa.ext.registry import parse_position
 
+        started = time.time()
         t0, c0 = time.monotonic(), time.thread_time()
         state = parse_position(self.root)
         for a in self.path:
@@ -164,6 +190,7 @@ class ProofJob:
         row["cpu_s"] = round(time.thread_time() - c0, 4)
         row["duration_s"] = time.monotonic() - t0
         row["pid"] = os.getpid()
+        row["started"] = round(started, 3)      # epoch seconds (which jobs overlapped)
         return row
 
 
@@ -185,17 +212,28 @@ class InProcessExecutor:
 
 # ---- the top tree ---------------------------------------------------------------------------
 class Node:
-    __slots__ = ("path", "parent", "mover", "pn", "dn", "children", "busy", "jobs", "budget",
-                 "depth")
+    """A position of the top tree. With `transpositions` (the default) a node stands for
+    every path to its position under the game's symmetric key (a lane mirror, a
+    transposition), so it may have several parents; otherwise for one path of moves."""
 
-    def __init__(self, path, parent, mover, pn, dn, depth):
-        self.path, self.parent, self.mover = path, parent, mover
+    __slots__ = ("key", "path", "parents", "mover", "pn", "dn", "children", "actions",
+                 "busy", "jobs", "budget", "depth")
+
+    def __init__(self, key, path, parent, mover, pn, dn, depth):
+        self.key, self.path, self.mover = key, path, mover
+        self.parents: list[Node] = [] if parent is None else [parent]
         self.pn, self.dn = pn, dn
         self.children: list[Node] | None = None
+        self.actions: list[int] | None = None   # the move to each child, from `path`
         self.busy = 0               # jobs out on this node
         self.jobs = 0               # jobs finished on this node
         self.budget = 0             # the node budget of its next job (0 = the default)
         self.depth = depth
+
+    @property
+    def parent(self):
+        """The parent it was first reached from (None at the root)."""
+        return self.parents[0] if self.parents else None
 
     @property
     def proven(self) -> bool:
@@ -263,7 +301,8 @@ class ProofTree:
     def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
                  tables: str | None = None, checkpoint: str | Path | None = None,
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
-                 share: bool = True, keep_proven: int = 200_000,
+                 share: bool = True, transpositions: bool | None = None,
+                 busy_policy: str = "guess", keep_proven: int = 200_000,
                  keep_min_work: int = KEEP_MIN_WORK):
         from niwa.solver.proof import ProofSearch
 
@@ -283,8 +322,13 @@ class ProofTree:
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
         self.proven_loaded = self.proven_saved = 0
         self.shared_mb = 0.0        # the size of the table shared in the last session, if any
-        self.root = self._new_node((), None, state)
-        self.by_path: dict[tuple, Node] = {(): self.root}
+        if busy_policy not in BUSY_POLICIES:
+            raise ValueError(f"busy_policy must be one of {', '.join(BUSY_POLICIES)}")
+        self.busy_policy = busy_policy
+        # None: a checkpoint's own setting, True for a new tree (see _open_checkpoint)
+        self.transpositions = True if transpositions is None else bool(transpositions)
+        self._asked_transpositions = transpositions
+        self._new_tree()
         self.jobs_done = self.nodes = 0
         self.cpu_s = 0.0
         self.wall_s = 0.0           # wall seconds of earlier sessions (from the checkpoint)
@@ -306,118 +350,234 @@ class ProofTree:
                 self.close()        # let go of the lock of a checkpoint we cannot use
                 raise
 
+    def _new_tree(self):
+        state = self.root_state
+        self.root = self._new_node(self._key((), state), (), None, state)
+        self.by_key: dict = {self.root.key: self.root}
+
     # -- nodes
-    def _new_node(self, path, parent, state, pn=None, dn=None, mover=None):
+    def _key(self, path, state):
+        """The node key of the position `state` reached by `path`: the path itself without
+        transpositions; with them the game's symmetric hash and the mover (a game's end
+        is a node of its own on each edge: it carries its parent's perspective)."""
+        if not self.transpositions:
+            return path
+        if state.is_terminal():
+            return ("end",) + path
+        return (state.symmetric_hash(), state.current_player())
+
+    def _new_node(self, key, path, parent, state, pn=None, dn=None):
         if state.is_terminal():
             # the result for the parent's mover decides it; stored in that perspective
             # under the mover -1 (never equal to a player, so seen() swaps it back)
             won = state.returns()[parent.mover] == 1.0
-            node = Node(path, parent, -1, INF if won else 0, 0 if won else INF,
+            return Node(key, path, parent, -1, INF if won else 0, 0 if won else INF,
                         parent.depth + 1)
-            return node
         m = state.current_player()
         if pn is None:
             # unexplored: df-pn's mobility numbers (one good move could prove it, every
             # move must be refuted)
             pn, dn = 1, len(state.legal_actions())
-        return Node(path, parent, m, pn, dn, 0 if parent is None else parent.depth + 1)
+        return Node(key, path, parent, m, pn, dn, 0 if parent is None else parent.depth + 1)
 
     def _state_at(self, path):
         s = self.root_state.clone()
-        for a in path:
+        for i, a in enumerate(path):
+            if s.is_terminal() or a not in s.legal_actions():
+                raise CheckpointError(f"job path {list(path)} has an illegal action at {i}")
             s.apply(a)
         return s
 
     def _expand(self, node, known=None):
-        """Give `node` its children in the top tree; `known` maps an action to its
-        (player, pn, dn) as a worker's table had them."""
+        """Give `node` its children in the top tree; `known` maps a child's key to its
+        (player, pn, dn) as a worker's table had them. A child whose position is already
+        in the tree (a transposition) is linked, not made again."""
         state = self._state_at(node.path)
-        node.children = []
+        node.children, node.actions = [], []
+        known = known or {}
+        refined: list[Node] = []
         for a in state.legal_actions():
             child = state.clone()
             child.apply(a)
-            info = (known or {}).get(a)
-            if info is not None and info[0] is not None and not child.is_terminal():
-                c = self._new_node(node.path + (a,), node, child, info[1], info[2])
+            path = node.path + (a,)
+            key = self._key(path, child)
+            info = known.get(key)
+            c = self.by_key.get(key)
+            if c is not None:
+                if info is not None and info[0] is not None and c.children is None and \
+                        c.jobs == 0 and c.busy == 0 and not c.proven:
+                    # a leaf no job has looked at: this table's numbers are better
+                    c.pn, c.dn = int(info[1]), int(info[2])
+                    refined.extend(p for p in c.parents if p is not node)
+                c.parents.append(node)
+            elif info is not None and info[0] is not None and not child.is_terminal():
+                c = self._new_node(key, path, node, child, int(info[1]), int(info[2]))
             else:
-                c = self._new_node(node.path + (a,), node, child)
+                c = self._new_node(key, path, node, child)
+            self.by_key.setdefault(key, c)
             node.children.append(c)
-            self.by_path[c.path] = c
+            node.actions.append(a)
         self.expansions += 1
-        self.peak_tree_nodes = max(self.peak_tree_nodes, len(self.by_path))
+        self.peak_tree_nodes = max(self.peak_tree_nodes, len(self.by_key))
+        for p in refined:       # (the caller updates `node` itself)
+            self._update(p)
 
     def _update(self, node):
-        """Recompute the numbers of `node` and its ancestors from their children."""
-        while node is not None:
-            if node.children and not node.proven:
+        """Recompute the numbers of `node` and of every ancestor whose numbers change."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.children and not n.proven:
+                before = n.pn, n.dn
                 pn, total = INF, 0
-                for c in node.children:
-                    cp, cd = node.seen(c)
+                for c in n.children:
+                    cp, cd = n.seen(c)
                     pn = min(pn, cp)
                     total += cd
-                node.pn = pn
-                node.dn = INF if pn == 0 else 0 if total == 0 else min(total, PN_MAX)
-                if node.proven:
-                    self._prune(node)
-            node = node.parent
+                n.pn = pn
+                n.dn = INF if pn == 0 else 0 if total == 0 else min(total, PN_MAX)
+                if n.proven:
+                    self._prune(n)
+                elif (n.pn, n.dn) == before:
+                    continue
+            stack.extend(n.parents)
 
     def _prune(self, node):
-        """A proven node keeps its children only for the root's first moves."""
+        """A proven node keeps its children only for the root's first moves; a node no
+        parent links to any more leaves the tree."""
         if node is self.root or node.children is None:
             return
-        stack = list(node.children)
+        stack = [node]
         while stack:
-            c = stack.pop()
-            self.by_path.pop(c.path, None)
-            if c.children:
-                stack.extend(c.children)
-        node.children = None
+            n = stack.pop()
+            kids, n.children, n.actions = n.children, None, None
+            for c in kids:
+                c.parents.remove(n)
+                if not c.parents:
+                    self.by_key.pop(c.key, None)
+                    if c.children:
+                        stack.append(c)
 
-    @staticmethod
-    def _free(node) -> bool:
+    def _free(self, node, memo) -> bool:
+        """Whether a leaf no job is working on lies below `node`."""
         if node.proven:
             return False
         if node.children is None:
             return node.busy == 0
-        return any(ProofTree._free(c) for c in node.children)
+        got = memo.get(id(node))
+        if got is None:
+            got = memo[id(node)] = any(self._free(c, memo) for c in node.children)
+        return got
 
     def _select(self):
-        """The most-proving leaf no job is working on; if there is none, the most-proving
-        busy leaf is expanded in the top tree and one of its children is taken."""
-        node = self.root
-        if self._free(node):
+        """The most-proving leaf no job is working on (busy nodes counted as the busy
+        policy says); if there is none, the most-proving busy leaf is expanded in the top
+        tree and one of its children is taken."""
+        if self.busy_policy != "skip":
+            node = self._select_virtual()
+            if node is not None:
+                return node
+        while True:
+            node = self.root
+            memo: dict = {}
+            if self._free(node, memo):
+                while node.children is not None:
+                    node = min((c for c in node.children if self._free(c, memo)),
+                               key=node.seen)
+                return node
             while node.children is not None:
-                node = min((c for c in node.children if self._free(c)),
-                           key=lambda c: node.seen(c))
-            return node
-        while node.children is not None:
-            node = min((c for c in node.children if not c.proven), key=lambda c: node.seen(c))
-        self._expand(node)
-        self._update(node)
-        if node.proven or self.root.proven:
+                node = min((c for c in node.children if not c.proven), key=node.seen)
+            self._expand(node)
+            self._update(node)
+            if node.proven or self.root.proven:
+                return None
+            pick = min((c for c in node.children if not c.proven), key=node.seen)
+            if self._free(pick, {}):
+                return pick
+            # (transpositions) that child is busy elsewhere: look again, the tree grew
+
+    def _select_virtual(self):
+        """The most-proving leaf when every busy node counts as proven for the player the
+        policy names (Wu et al.'s job-level PNS: virtual win / virtual loss), so the next
+        job goes where the tree still needs work under that assumption; None when the
+        assumption proves the root (then the busy nodes are skipped instead)."""
+        r = self.root
+        if self.busy_policy == "win":
+            winner = r.mover
+        elif self.busy_policy == "loss":
+            winner = 1 - r.mover
+        else:   # "lean": the side the root's numbers favour
+            winner = r.mover if r.pn <= r.dn else 1 - r.mover
+        busy = [n for n in self.by_key.values() if n.busy and not n.proven]
+        if not busy:
             return None
-        return min((c for c in node.children if not c.proven), key=lambda c: node.seen(c))
+        if self.busy_policy == "guess":
+            # each busy node goes the way its own numbers lean (the mover wins if its
+            # proof looks cheaper than its disproof)
+            virtual = {id(n): ((0, INF) if n.pn <= n.dn else (INF, 0)) for n in busy}
+        else:
+            virtual = {id(n): ((0, INF) if n.mover == winner else (INF, 0)) for n in busy}
+        above: set = set()
+        stack = list(busy)
+        while stack:
+            n = stack.pop()
+            for p in n.parents:
+                if id(p) not in above:
+                    above.add(id(p))
+                    stack.append(p)
+
+        def numbers(n):
+            got = virtual.get(id(n))
+            if got is not None:
+                return got
+            if id(n) not in above or n.proven or n.children is None:
+                return n.pn, n.dn
+            pn, total = INF, 0
+            for c in n.children:
+                cpn, cdn = numbers(c)
+                cp, cd = (cpn, cdn) if c.mover == n.mover else (cdn, cpn)
+                pn = min(pn, cp)
+                total += cd
+            got = virtual[id(n)] = (pn, INF if pn == 0 else 0 if total == 0 else
+                                    min(total, PN_MAX))
+            return got
+
+        def seen(n, c):
+            cpn, cdn = numbers(c)
+            return (cpn, cdn) if c.mover == n.mover else (cdn, cpn)
+
+        pn, dn = numbers(r)
+        if pn == 0 or dn == 0:
+            return None
+        node = r
+        while node.children is not None:
+            node = min(node.children, key=lambda c, n=node: seen(n, c))
+        return node
 
     def _find(self, path):
-        """The node at `path`, growing the top tree down to it if the job was sent from a
-        busy leaf's expansion this tree has not made (a replayed checkpoint); None if an
-        ancestor is proven (the job's answer is no longer needed)."""
-        node = self.by_path.get(path)
+        """The node at `path` and its position (None when the path is not in the tree);
+        the top tree is grown down to it if the job was sent from a busy leaf's expansion
+        this tree has not made (a replayed checkpoint). The node is None if an ancestor is
+        proven (the job's answer is no longer needed)."""
+        state = self._state_at(path) if self.transpositions else None
+        node = self.by_key.get(self._key(path, state))
         if node is not None:
-            return node
+            return node, state
         node = self.root
         for i in range(len(path)):
             if node.proven:
-                return None
+                return None, state
             if node.children is None:
                 self._expand(node)
                 self._update(node)
                 if node.proven:
-                    return None
-            node = self.by_path.get(path[:i + 1])
+                    return None, state
+            prefix = path[:i + 1]
+            node = self.by_key.get(self._key(prefix, self._state_at(prefix)
+                                             if self.transpositions else None))
             if node is None:
                 raise CheckpointError(f"job path {list(path)} has an illegal action at {i}")
-        return node
+        return node, state
 
     # -- jobs
     def _job_for(self, node) -> ProofJob:
@@ -443,7 +603,7 @@ class ProofTree:
         self.next_job = max(self.next_job, int(row["job"]))
         pid = int(row.get("pid", 0))
         self.workers[pid] = self.workers.get(pid, 0) + 1
-        node = self._find(path)
+        node, state = self._find(path)
         if node is None:        # pruned meanwhile: an ancestor was proven
             return
         node.busy = max(node.busy - 1, 0)
@@ -455,27 +615,41 @@ class ProofTree:
                                   f"{list(path)} (another mover)")
         pn, dn = int(row["pn"]), int(row["dn"])
         if pn == 0 or dn == 0:
+            # a proof of the position: it settles the node on every path to it
             node.pn, node.dn = pn, dn
             self._prune(node)
-            self._update(node.parent)
+            for p in list(node.parents):
+                self._update(p)
             return
-        known = {int(k[0]): (k[1], k[2], k[3]) for k in row.get("children") or []}
+        known = {}
+        for k in row.get("children") or []:
+            a = int(k[0])
+            if state is None:
+                known[path + (a,)] = (k[1], k[2], k[3])
+            elif a in state.legal_actions():
+                child = state.clone()
+                child.apply(a)
+                known[self._key(path + (a,), child)] = (k[1], k[2], k[3])
         if node.children is None:
-            if len(self.by_path) < self.max_tree_nodes and node.depth < self.max_depth:
+            if len(self.by_key) < self.max_tree_nodes and node.depth < self.max_depth:
                 self._expand(node, known)
                 self._update(node)
             else:
                 node.pn, node.dn = pn, dn
                 node.budget = 2 * int(row.get("budget") or self.job_nodes)
-                self._update(node.parent)
+                for p in list(node.parents):
+                    self._update(p)
         else:
             # expanded while this job was out: its table's numbers refine children no job
             # has looked at yet
             for c in node.children:
-                info = known.get(c.path[-1])
+                info = known.get(c.key)
                 if c.children is None and c.jobs == 0 and c.busy == 0 and not c.proven \
                         and info is not None and info[0] is not None:
                     c.pn, c.dn = int(info[1]), int(info[2])
+                    for p in c.parents:
+                        if p is not node:
+                            self._update(p)
             self._update(node)
 
     # -- running
@@ -549,12 +723,18 @@ class ProofTree:
                 (max_jobs > 0 and done + in_flight() >= max_jobs)
 
         def in_flight():
-            return sum(n.busy for n in self.by_path.values()) if max_jobs else 0
+            return sum(n.busy for n in self.by_key.values()) if max_jobs else 0
 
         status = "proven"
         if not self.root.proven:
             self.shared_mb = self._share_table(executor)
             self._load_proven(executor)
+            if int(getattr(executor, "workers", 1) or 1) > 1 and self.root.children is None:
+                # several workers: a job on the root would search the very subtrees the
+                # second job is sent to (the root is busy, so it goes to a first move);
+                # its children are in the top tree from the start instead
+                self._expand(self.root)
+                self._update(self.root)
             rows = executor.run(_Stream(self._jobs(stop)))
             try:
                 for row in rows:
@@ -582,7 +762,7 @@ class ProofTree:
                 _SHARED_TABLES.pop(self.run_id, None)
             if not self.root.proven and status == "proven":
                 status = "stopped"
-        for n in self.by_path.values():
+        for n in self.by_key.values():
             n.busy = 0          # jobs still out are lost with the session
         self.wall_s += time.monotonic() - t0
         self._session_t0 = None
@@ -596,15 +776,15 @@ class ProofTree:
         value = None if not r.proven else (1.0 if r.pn == 0 else 0.0)
         first = {}
         state = self.root_state
-        for c in r.children or []:
-            name = state.action_to_string(c.path[-1])
+        for a, c in zip(r.actions or [], r.children or [], strict=True):
+            name = state.action_to_string(a)
             cp, cd = r.seen(c)
             first[name] = 1.0 if cp == 0 else 0.0 if cd == 0 else None
         wall = self.wall_s
         if self._session_t0 is not None:
             wall += time.monotonic() - self._session_t0
         return ProofTreeResult(value, r.mover, r.pn, r.dn, first, self.jobs_done, self.nodes,
-                               self.cpu_s, wall, len(self.by_path),
+                               self.cpu_s, wall, len(self.by_key),
                                self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
                                "proven" if r.proven else "open", dict(self.workers))
 
@@ -612,7 +792,8 @@ class ProofTree:
     def _meta(self) -> dict:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "position": self.notation,
                 "job_nodes": self.job_nodes, "tt_mb": self.tt_mb, "tables": self.tables,
-                "max_tree_nodes": self.max_tree_nodes, "max_depth": self.max_depth}
+                "max_tree_nodes": self.max_tree_nodes, "max_depth": self.max_depth,
+                "transpositions": self.transpositions}
 
     def _open_checkpoint(self):
         d = self.dir
@@ -630,10 +811,21 @@ class ProofTree:
             self.job_nodes = int(meta["job_nodes"])
             self.max_tree_nodes = int(meta["max_tree_nodes"])
             self.max_depth = int(meta["max_depth"])
+            # checkpoints written before transpositions were folded hold a tree of paths;
+            # asked for the other kind, the whole log is replayed into it (every job line
+            # is a fact about a position either way) and the header says so from then on
+            saved = bool(meta.get("transpositions", False))
+            want = saved if self._asked_transpositions is None else self._asked_transpositions
+            if want != self.transpositions:
+                self.transpositions = want
+                self._new_tree()
+            if want != saved and not self.read_only:
+                _atomic_write(meta_path, json.dumps(dict(meta, transpositions=want), indent=1)
+                              + "\n")
             for row in read_rows(d, self, repair=not self.read_only):
                 self.apply_row(row)
                 self.jobs_replayed += 1
-            for n in self.by_path.values():
+            for n in self.by_key.values():
                 n.busy = 0
             snap = _read_json(d / "tree.json") if (d / "tree.json").exists() else None
             if isinstance(snap, dict):

@@ -176,7 +176,7 @@ def test_a_two_level_proof_on_the_cluster_keeps_one_job_per_worker(cluster):
 
         def _job_for(self, node):
             job = super()._job_for(node)
-            Counting.most = max(Counting.most, sum(n.busy for n in self.by_path.values()))
+            Counting.most = max(Counting.most, sum(n.busy for n in self.by_key.values()))
             return job
 
     state = LotusState(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro")

@@ -5,6 +5,7 @@ one-line error."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -32,6 +33,12 @@ def tag(v):
 def reference_value(variant) -> float:
     """Value for the first player by plain minimax over the reference rules (the oracle
     counts the pro opening's second stone as the same player moving again)."""
+    return _reference_value(tuple(sorted(variant.items())))
+
+
+@functools.cache
+def _reference_value(items) -> float:
+    variant = dict(items)
     memo: dict[str, bool] = {}
 
     def wins(o) -> bool:
@@ -230,3 +237,112 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0
+
+
+class LaggingExecutor:
+    """One worker in this process that keeps `workers` jobs out at once: it takes that
+    many from the stream before it runs the oldest, so the tree chooses jobs while others
+    are busy, as with several workers, but deterministically and without processes."""
+
+    name = "lagging"
+
+    def __init__(self, workers=3):
+        self.workers = workers
+
+    def run(self, tasks):
+        from collections import deque
+
+        out = deque()
+        for task in tasks:
+            out.append(task)
+            if len(out) >= self.workers:
+                yield out.popleft()()
+        while out:
+            yield out.popleft()()
+
+
+POLICY_CASES = [dict(BOARDS[1], **r) for r in RULES]
+
+
+@pytest.mark.parametrize("policy", ["guess", "skip", "win", "loss", "lean"])
+@pytest.mark.parametrize("variant", POLICY_CASES, ids=[tag(v) for v in POLICY_CASES])
+def test_busy_policies_with_jobs_in_flight_prove_the_reference_value(variant, policy):
+    state = LotusState(**variant)
+    want = reference_value(variant)
+    for transpositions in (True, False):
+        tree = ProofTree(state, job_nodes=20, tt_mb=4, busy_policy=policy,
+                         transpositions=transpositions)
+        r = tree.run(LaggingExecutor(3))
+        assert r.value == want and r.jobs > 3, (transpositions, r.summary())
+        # every first move is reported, and agrees with df-pn on that move alone
+        assert len(r.first_moves) == len(state.legal_actions())
+        for a in state.legal_actions():
+            v = r.first_moves[state.action_to_string(a)]
+            if v is not None:
+                child = state.clone()
+                child.apply(a)
+                assert ProofSearch(tt_mb=4).prove_value(child, state.current_player()) == v
+
+
+def test_an_unknown_busy_policy_is_refused():
+    with pytest.raises(ValueError, match="busy_policy"):
+        ProofTree(LotusState(towers=2), busy_policy="maybe")
+
+
+def test_mirror_first_moves_are_one_node_and_both_are_reported():
+    state = LotusState(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro")
+    tree = ProofTree(state, job_nodes=20, tt_mb=4)
+    r = tree.run(LaggingExecutor(2))
+    names = [state.action_to_string(a) for a in state.legal_actions()]
+    assert names == ["W1-a1", "W1-b1", "W2-a2", "W2-b2"]
+    kids = tree.root.children
+    assert kids[0] is kids[1] and kids[2] is kids[3] and kids[0] is not kids[2]
+    assert set(r.first_moves) == set(names)
+    assert r.first_moves["W1-a1"] == r.first_moves["W1-b1"] is not None
+    # a tree of paths keeps them apart, and finds the same values
+    paths = ProofTree(state, job_nodes=20, tt_mb=4, transpositions=False)
+    assert paths.run(LaggingExecutor(2)).first_moves == r.first_moves
+    assert paths.root is not None and len({id(c) for c in paths.root.children}) == 4
+
+
+def test_the_shipped_checkpoints_replay_to_their_root_numbers():
+    """The pro-rule runs' checkpoints (written before transpositions were folded) replay,
+    read-only, into the tree of paths they were, with the root numbers they stopped at."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "pro-rule"
+    folders = sorted(here.glob("checkpoint-pro-*"))
+    assert len(folders) == 2
+    for d in folders:
+        before = {p.name: p.stat().st_mtime_ns for p in d.iterdir()}
+        tree = open_checkpoint(d, read_only=True)
+        r = tree.result()
+        tree.close()
+        snap = json.loads((d / "tree.json").read_text())
+        assert not tree.transpositions and "transpositions" not in json.loads(
+            (d / "meta.json").read_text())
+        assert (r.root_pn, r.root_dn, r.tree_nodes, r.jobs) == \
+            (snap["root_pn"], snap["root_dn"], snap["tree_nodes"], snap["jobs"]), d.name
+        assert {p.name: p.stat().st_mtime_ns for p in d.iterdir()} == before
+
+
+def test_a_checkpoint_of_paths_resumes_as_a_tree_of_positions(tmp_path):
+    state = LotusState(towers=2, lane=2, shared=3, trampoline_at=4, rule="pro",
+                       trampoline="mandatory")
+    old = ProofTree(state, job_nodes=20, tt_mb=8, checkpoint=tmp_path, transpositions=False)
+    old.run(max_jobs=6)
+    old.close()
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    assert meta["transpositions"] is False
+    again = open_checkpoint(tmp_path)           # its own kind unless asked
+    assert not again.transpositions and again.jobs_replayed == 6
+    again.close()
+    folded = open_checkpoint(tmp_path, transpositions=True)
+    assert folded.transpositions and folded.jobs_replayed == 6
+    assert json.loads((tmp_path / "meta.json").read_text())["transpositions"] is True
+    r = folded.run(LaggingExecutor(2))
+    folded.close()
+    assert r.value == reference_value(dict(towers=2, lane=2, shared=3, trampoline_at=4,
+                                           rule="pro", trampoline="mandatory"))
+    later = open_checkpoint(tmp_path, read_only=True)
+    assert later.transpositions and later.result().value == r.value

@@ -48,7 +48,7 @@ def replay(directory):
                      max_depth=meta["max_depth"])
     out = []
     for row in read_rows(directory):
-        width = sum(1 for n in tree.by_path.values() if n.children is None and not n.proven)
+        width = sum(1 for n in tree.by_key.values() if n.children is None and not n.proven)
         out.append((float(row.get("cpu_s", 0.0)), int(row["nodes"]), max(width, 1)))
         tree.apply_row(row)
     return out, tree.result()

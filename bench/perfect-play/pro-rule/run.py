@@ -81,7 +81,11 @@ def code_label(a) -> str:
                               capture_output=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         head = "?"
-    return f"{head} {'private tables' if a.no_share else 'shared table'}"
+    label = f"{head} {'private tables' if a.no_share else 'shared table'}"
+    if getattr(a, "no_transpositions", False):
+        label += ", tree of paths"
+    label += f", busy={getattr(a, 'busy', 'guess')}"
+    return label
 
 
 def write_row(row: dict) -> None:
@@ -118,7 +122,8 @@ def timed(a) -> dict:
     load0 = os.getloadavg()[0]
     cpu0 = cpu_total()
     tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
-                     checkpoint=folder, share=not a.no_share)
+                     checkpoint=folder, share=not a.no_share,
+                     transpositions=not a.no_transpositions, busy_policy=a.busy)
     try:
         r = tree.run(ex, time_limit=a.time_limit)
     finally:
@@ -238,6 +243,9 @@ def main(argv=None):
     p.add_argument("--scratch", default="/tmp/niwa-pro-rule")
     p.add_argument("--no-share", action="store_true",
                    help="local workers keep private tables (the code before the shared table)")
+    p.add_argument("--no-transpositions", action="store_true",
+                   help="a top tree of move paths (the code before positions were folded)")
+    p.add_argument("--busy", default="guess", help="the busy policy (ProofTree busy_policy)")
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
     p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
