@@ -925,12 +925,27 @@ def _read_json(path: Path):
         return None
 
 
+CHECKPOINT_FILES = ("meta.json", "jobs.jsonl", "tree.json", "proven.npy", "proven.json")
+
+
+def refuse_links(directory) -> None:
+    """A checkpoint's files must be its own: one that is a symbolic link (appended to, or
+    replaced, wherever it leads) is refused, as the endgame tables refuse theirs."""
+    d = Path(directory)
+    for name in CHECKPOINT_FILES:
+        p = d / name
+        if p.is_symlink():
+            raise CheckpointError(f"checkpoint {d}: {name} is a symbolic link (to "
+                                  f"{os.readlink(p)}); a checkpoint's files must be its own")
+
+
 def read_meta(directory) -> dict:
     """The checkpoint's meta.json, checked (CheckpointError if missing or damaged)."""
     d = Path(directory)
     path = d / "meta.json"
     if not path.is_file():
         raise CheckpointError(f"{d} is not a proof checkpoint (no meta.json)")
+    refuse_links(d)
     meta = _read_json(path)
     keys = ("position", "job_nodes", "tt_mb", "max_tree_nodes", "max_depth")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or \

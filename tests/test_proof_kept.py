@@ -101,3 +101,19 @@ def test_status_names_the_kept_proofs(tmp_path):
     out = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path), "--status"])
     assert out.exit_code == 0, out.output
     assert f"kept proofs: {tree.proven_saved:,} positions in proven.npy" in out.output
+
+
+@pytest.mark.parametrize("name", ["meta.json", "jobs.jsonl", "proven.npy"])
+def test_a_checkpoint_file_that_is_a_link_is_refused(tmp_path, name):
+    folder = tmp_path / "run"
+    tree = ProofTree(LotusState(**PRO), job_nodes=1000, tt_mb=16, checkpoint=folder,
+                     keep_min_work=1)
+    tree.run(max_jobs=4)
+    tree.close()
+    elsewhere = tmp_path / name
+    (folder / name).rename(elsewhere)
+    (folder / name).symlink_to(elsewhere)
+    with pytest.raises(CheckpointError, match=f"{name} is a symbolic link"):
+        open_checkpoint(folder)
+    with pytest.raises(CheckpointError, match=f"{name} is a symbolic link"):
+        open_checkpoint(folder, read_only=True)
