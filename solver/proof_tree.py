@@ -302,7 +302,7 @@ class ProofTree:
                  tables: str | None = None, checkpoint: str | Path | None = None,
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
-                 busy_policy: str = "guess", keep_proven: int = 200_000,
+                 busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
                  keep_min_work: int = KEEP_MIN_WORK):
         from niwa.solver.proof import ProofSearch
 
@@ -325,6 +325,11 @@ class ProofTree:
         if busy_policy not in BUSY_POLICIES:
             raise ValueError(f"busy_policy must be one of {', '.join(BUSY_POLICIES)}")
         self.busy_policy = busy_policy
+        if expand_after < 1:
+            raise ValueError("expand_after must be at least 1")
+        # a leaf's first expand_after - 1 unfinished jobs send it again with twice the
+        # budget (df-pn goes on in its table) before the top tree expands it
+        self.expand_after = int(expand_after)
         # None: a checkpoint's own setting, True for a new tree (see _open_checkpoint)
         self.transpositions = True if transpositions is None else bool(transpositions)
         self._asked_transpositions = transpositions
@@ -631,7 +636,8 @@ class ProofTree:
                 child.apply(a)
                 known[self._key(path + (a,), child)] = (k[1], k[2], k[3])
         if node.children is None:
-            if len(self.by_key) < self.max_tree_nodes and node.depth < self.max_depth:
+            if len(self.by_key) < self.max_tree_nodes and node.depth < self.max_depth and \
+                    (node.jobs >= self.expand_after or node is self.root):
                 self._expand(node, known)
                 self._update(node)
             else:
@@ -793,7 +799,7 @@ class ProofTree:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "position": self.notation,
                 "job_nodes": self.job_nodes, "tt_mb": self.tt_mb, "tables": self.tables,
                 "max_tree_nodes": self.max_tree_nodes, "max_depth": self.max_depth,
-                "transpositions": self.transpositions}
+                "transpositions": self.transpositions, "expand_after": self.expand_after}
 
     def _open_checkpoint(self):
         d = self.dir
@@ -811,6 +817,8 @@ class ProofTree:
             self.job_nodes = int(meta["job_nodes"])
             self.max_tree_nodes = int(meta["max_tree_nodes"])
             self.max_depth = int(meta["max_depth"])
+            # (checkpoints from before the setting expanded a leaf after its first job)
+            self.expand_after = int(meta.get("expand_after", 1))
             # checkpoints written before transpositions were folded hold a tree of paths;
             # asked for the other kind, the whole log is replayed into it (every job line
             # is a fact about a position either way) and the header says so from then on

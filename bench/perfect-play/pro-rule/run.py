@@ -84,7 +84,7 @@ def code_label(a) -> str:
     label = f"{head} {'private tables' if a.no_share else 'shared table'}"
     if getattr(a, "no_transpositions", False):
         label += ", tree of paths"
-    label += f", busy={getattr(a, 'busy', 'guess')}"
+    label += f", busy={getattr(a, 'busy', 'guess')}, expand_after={getattr(a, 'expand_after', 1)}"
     return label
 
 
@@ -123,7 +123,8 @@ def timed(a) -> dict:
     cpu0 = cpu_total()
     tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
                      checkpoint=folder, share=not a.no_share,
-                     transpositions=not a.no_transpositions, busy_policy=a.busy)
+                     transpositions=not a.no_transpositions, busy_policy=a.busy,
+                     expand_after=a.expand_after)
     try:
         r = tree.run(ex, time_limit=a.time_limit)
     finally:
@@ -246,6 +247,8 @@ def main(argv=None):
     p.add_argument("--no-transpositions", action="store_true",
                    help="a top tree of move paths (the code before positions were folded)")
     p.add_argument("--busy", default="guess", help="the busy policy (ProofTree busy_policy)")
+    p.add_argument("--expand-after", type=int, default=2,
+                   help="unfinished jobs on a leaf before the top tree expands it")
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
     p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
