@@ -158,7 +158,7 @@ def run_niwa(variant: dict, tt_mb: float, huge_pages: bool = False,
 
 
 def compare(cases: list[str], rounds: int, wrap: list[str], tt_mb: float | None,
-            huge_pages: bool, out_csv: Path, binary: Path) -> list[dict]:
+            huge_pages: bool, out_csv: Path, binary: Path, first_round: int = 1) -> list[dict]:
     rows = []
     new_file = not out_csv.exists()
     out_csv.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +166,7 @@ def compare(cases: list[str], rounds: int, wrap: list[str], tt_mb: float | None,
         w = csv.DictWriter(f, fieldnames=FIELDS)
         if new_file:
             w.writeheader()
-        for rnd in range(1, rounds + 1):
+        for rnd in range(first_round, first_round + rounds):
             for case in cases:
                 variant = parse_case(case)
                 mb = tt_mb or CASES.get(case, 1024)
@@ -276,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     cp = sub.add_parser("compare", help="C and niwa alternating, on the cases")
     cp.add_argument("--cases", nargs="+", default=SMALL_FIRST, help="TOWERS:RULE:TRAMPOLINE ...")
     cp.add_argument("--rounds", type=int, default=1)
+    cp.add_argument("--first-round", type=int, default=1, help="number of the first round (CSV)")
     cp.add_argument("--tt-mb", type=float, default=None, help="table MB for all (default: per case)")
     cp.add_argument("--wrap", default="", help="a command each run goes through, e.g. /work/bg/exclusive")
     cp.add_argument("--huge-pages", action="store_true", help="2 MB pages for both tables")
@@ -309,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         fail("--rounds must be at least 1 and --tt-mb positive")
     for case in a.cases:
         parse_case(case)
-    compare(a.cases, a.rounds, shlex.split(a.wrap), a.tt_mb, a.huge_pages, a.out, binary)
+    compare(a.cases, a.rounds, shlex.split(a.wrap), a.tt_mb, a.huge_pages, a.out, binary, a.first_round)
     return 0
 
 
