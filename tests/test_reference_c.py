@@ -148,3 +148,18 @@ def test_bad_input_is_one_error_line_and_status_2(dfpn, args, message):
     out = subprocess.run([str(dfpn), *args], capture_output=True, text=True)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("Error: ") and message in out.stderr and out.stderr.count("\n") == 1
+
+
+# Towers 2..1 node counts, pinned: the reference runs niwa's df-pn (same moves in the same
+# order, no entry replaced in these tables), and these were niwa's counts too when it was
+# written (docs/lotus-perfect-play.csv). A change here means the reference's search changed.
+PINNED_NODES = {("basic", "optional"): 33334, ("basic", "mandatory"): 13031,
+                ("pro", "optional"): 28680, ("pro", "mandatory"): 18650}
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r['rule']}-{r['trampoline']}")
+def test_the_reference_search_makes_its_pinned_number_of_expansions(dfpn, rules):
+    r = run(dfpn, "solve", "--towers", 2, "--tt-mb", 64, "--rule", rules["rule"],
+            "--trampoline", rules["trampoline"], "--no-root-values")
+    assert r["overwrites"] == 0 and r["value_first_player"] == 0
+    assert r["nodes"] == PINNED_NODES[rules["rule"], rules["trampoline"]]

@@ -58,11 +58,17 @@ FIELDS = ["round", "case", "engine", "tt_mb", "value_first_player", "nodes", "cp
           "load_1min", "date_utc", "huge_pages"]
 
 
+def fail(message: str) -> None:
+    """Bad input or a failed run: one `Error: ...` line, exit status 2."""
+    print(f"Error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def build(compiler: str | None = None, out: Path = BINARY, extra: list[str] | None = None) -> Path:
     """Compile dfpn.c with -O3 (no -march=native: as a portable wheel is built)."""
     cc = compiler or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc:
-        raise SystemExit("Error: no C compiler (cc or gcc) found")
+        fail("no C compiler (cc or gcc) found")
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime and not extra:
         return out      # up to date (a compare running meanwhile keeps using it)
@@ -78,12 +84,10 @@ def parse_case(case: str) -> dict:
         towers, rule, trampoline = case.split(":")
         towers = int(towers)
     except ValueError:
-        raise SystemExit(f"Error: a case is TOWERS:RULE:TRAMPOLINE, e.g. 3:pro:optional; "
-                         f"got {case!r}") from None
+        fail(f"a case is TOWERS:RULE:TRAMPOLINE, e.g. 3:pro:optional; got {case!r}")
     if towers not in (1, 2, 3, 4) or rule not in ("basic", "pro") or \
             trampoline not in ("optional", "mandatory"):
-        raise SystemExit(f"Error: bad case {case!r}: towers 1..4, rule basic|pro, "
-                         f"trampoline optional|mandatory")
+        fail(f"bad case {case!r}: towers 1..4, rule basic|pro, trampoline optional|mandatory")
     return {"towers": towers, "rule": rule, "trampoline": trampoline}
 
 
@@ -120,7 +124,7 @@ def _run(wrap: list[str] | None, cmd: list[str]) -> dict:
     out = subprocess.run([*(wrap or []), *cmd], capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
-        raise SystemExit(f"Error: {shlex.join(cmd)} failed: {out.stderr.strip()[-500:]}")
+        fail(f"{shlex.join(cmd)} failed: {out.stderr.strip()[-500:]}")
     r = json.loads(out.stdout.strip().splitlines()[-1])
     m = re.search(r"load ([0-9.]+)", out.stderr)
     r.setdefault("load_1min", round(float(m.group(1)) if m else load, 2))
@@ -154,7 +158,7 @@ def run_niwa(variant: dict, tt_mb: float, huge_pages: bool = False,
 
 
 def compare(cases: list[str], rounds: int, wrap: list[str], tt_mb: float | None,
-            huge_pages: bool, out_csv: Path, binary: Path) -> list[dict]:
+            huge_pages: bool, out_csv: Path, binary: Path, first_round: int = 1) -> list[dict]:
     rows = []
     new_file = not out_csv.exists()
     out_csv.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +166,7 @@ def compare(cases: list[str], rounds: int, wrap: list[str], tt_mb: float | None,
         w = csv.DictWriter(f, fieldnames=FIELDS)
         if new_file:
             w.writeheader()
-        for rnd in range(1, rounds + 1):
+        for rnd in range(first_round, first_round + rounds):
             for case in cases:
                 variant = parse_case(case)
                 mb = tt_mb or CASES.get(case, 1024)
@@ -272,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     cp = sub.add_parser("compare", help="C and niwa alternating, on the cases")
     cp.add_argument("--cases", nargs="+", default=SMALL_FIRST, help="TOWERS:RULE:TRAMPOLINE ...")
     cp.add_argument("--rounds", type=int, default=1)
+    cp.add_argument("--first-round", type=int, default=1, help="number of the first round (CSV)")
     cp.add_argument("--tt-mb", type=float, default=None, help="table MB for all (default: per case)")
     cp.add_argument("--wrap", default="", help="a command each run goes through, e.g. /work/bg/exclusive")
     cp.add_argument("--huge-pages", action="store_true", help="2 MB pages for both tables")
@@ -288,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
         r = solve_niwa(json.loads(a.variant), a.tt_mb, a.huge_pages)
         print(json.dumps(r))
         return 0
+    if a.cmd == "playout" and a.games < 1:
+        fail("--games must be at least 1")
+    if a.cmd == "check" and not 1 <= a.depth <= 8:
+        fail("--depth must be in 1..8")
     binary = build()
     if a.cmd == "build":
         print(binary)
@@ -297,9 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "playout":
         playout(binary, a.games, shlex.split(a.wrap))
         return 0
+    if a.cmd == "compare" and (a.rounds < 1 or (a.tt_mb is not None and not a.tt_mb > 0)):
+        fail("--rounds must be at least 1 and --tt-mb positive")
     for case in a.cases:
         parse_case(case)
-    compare(a.cases, a.rounds, shlex.split(a.wrap), a.tt_mb, a.huge_pages, a.out, binary)
+    compare(a.cases, a.rounds, shlex.split(a.wrap), a.tt_mb, a.huge_pages, a.out, binary, a.first_round)
     return 0
 
 
