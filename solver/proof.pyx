@@ -86,6 +86,31 @@ trampoline optional / mandatory; reference C solver: 1.11M / 0.33M):
 (Ordering ties by the evaluation, weak proof numbers and evaluation-based initial numbers
 were tried and did not help: options order="evaluation", weak=True, init="evaluation".)
 
+Node rate, each step measured as a ratio of nodes per CPU second against the step before,
+alternating runs in one go (towers 3..1 pro/mandatory, 16.7M nodes, 512 MB table, same
+node counts; bench/perfect-play/pn-speed):
+    the children's buckets prefetched back to back before they are probed, not one per
+      child between move generations (a prefetch waits for its page walk)       1.23x
+    Lotus keeps its hash and its mirror's in c_apply (was 15% of the time)     1.28x
+    both cache lines of a bucket prefetched, siblings' too before re-reading
+      them, hot methods noexcept                                                1.04x
+    Lotus's c_copy_from stops after the board's last space (half the struct)   1.09x
+From ~0.95M to ~1.6M nodes per CPU second on a loaded machine, and 1.3x the plain-C
+reference's node rate (bench/perfect-play/pn-speed/README.md). Huge pages (huge_pages=True)
+give another ~1.3x on long searches but cost a first touch of each 2 MB page (measured:
+10 s of system time for a 1 s search in a 4 GB table), so they stay opt-in.
+Node counts, tried and not kept (results/nodes.csv there). Keeping one child per key
+(twins=True: two moves to one position, or to mirror images) counts such a subtree once in
+the dn sum: 10% fewer nodes on towers 3..1 basic, 18% on the full basic/mandatory game, 2%
+on towers 3..1 pro/optional, but 6-17% more on towers 3..1 pro/mandatory and 21% more on
+the full basic/optional game (4 GB table); off by default. eps = 1/2: 14-20% fewer on towers
+3..1 basic, 24% more on the full basic/mandatory game. Buckets of 8 entries instead of 4:
+28% fewer nodes on towers 3..1 pro/optional in a 2 GB table (240M -> 172M, as many as a
+4 GB table needs), but 29% more on the full basic/optional game in a 4 GB table (234M ->
+301M); not kept. Under table pressure the node counts move by tens of percent with the
+table's size and layout (towers 3..1 pro/mandatory: 14.4M to 16.7M between 512 MB and
+4 GB), so a change is judged on several cases and sizes.
+
 Values are exact (no heuristic enters a proof); only hash collisions of two positions on
 all 64 bits could mislead it.
 """
@@ -565,11 +590,13 @@ cdef class ProofSearch:
         return k if k != 0 else 1
 
     cdef inline void prefetch(self, uint64_t key) noexcept:
-        """Start fetching the bucket of `key`: both of its cache lines (4 slots of 24 bytes
+        """Start fetching the bucket of `key`: every cache line of it (4 slots of 24 bytes
         always straddle a 64-byte line boundary)."""
-        cdef PNSlot* b = self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET
-        __builtin_prefetch(b)
-        __builtin_prefetch(<char*>b + PN_BUCKET * sizeof(PNSlot) - 1)
+        cdef char* b = <char*>(self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET)
+        cdef size_t off
+        for off in range(0, PN_BUCKET * sizeof(PNSlot), 64):
+            __builtin_prefetch(b + off)
+        __builtin_prefetch(b + PN_BUCKET * sizeof(PNSlot) - 1)
 
     cdef inline bint probe(self, uint64_t key, PNEntry* out) noexcept:
         """Copy the entry of `key` into `out`; False if the table has none. Each slot's

@@ -220,7 +220,8 @@ def test_a_tiny_table_still_proves_and_says_it_is_too_small():
 
 @pytest.mark.parametrize("options", [dict(eps=0.0), dict(eps=1.0), dict(init="uniform"),
                                      dict(init="evaluation"), dict(order="evaluation"),
-                                     dict(weak=True), dict(reprobe=False)], ids=str)
+                                     dict(weak=True), dict(reprobe=False), dict(twins=True)],
+                         ids=str)
 def test_every_search_option_gives_the_same_values(options):
     for variant in (dict(towers=2, lane=2, shared=4, trampoline_at=4, rule="pro"),
                     dict(towers=2, lane=1, shared=5, trampoline_at=3, trampoline="mandatory")):
@@ -262,6 +263,17 @@ def test_the_kept_lotus_hashes_equal_the_ones_computed_from_the_stacks(variant):
             assert (back.hash(), back.symmetric_hash()) == (s.hash(), s.symmetric_hash())
             s = s.clone() if rng.random() < 0.2 else s
             s.apply(rng.choice(s.legal_actions()))
+
+
+def test_twins_keep_one_child_of_a_position_and_its_mirror():
+    # at the start both lanes are empty: W1-a1 and W1-b1 (and so on) lead to mirror images,
+    # so with lane symmetry the root has half as many children to count in its dn
+    s = LotusState(towers=2)
+    one = ProofSearch(tt_mb=8, twins=True)
+    r = one.solve(s, max_nodes=2, root_values=False, pv=False)
+    both = ProofSearch(tt_mb=8).solve(s, max_nodes=2, root_values=False, pv=False)
+    assert not r.proven and not both.proven
+    assert (r.root_dn, both.root_dn) == (2, 4)     # one node below the root: every dn is 1
 
 
 def test_refuses_what_it_cannot_prove():
