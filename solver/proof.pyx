@@ -603,13 +603,16 @@ cdef class ProofSearch:
         words are read once and checked against the key, so a slot another process is
         writing at the same moment reads as a miss, never as a mix of two entries."""
         cdef PNSlot* b = self.tt + (((key >> 32) * self.nbuckets) >> 32) * PN_BUCKET
-        cdef uint64_t nums, extra
+        cdef uint64_t nums, extra, check
         cdef int i
         for i in range(PN_BUCKET):
             nums = niwa_load64(&b[i].nums)
             extra = niwa_load64(&b[i].extra)
             niwa_fence_acquire()
-            if niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
+            check = niwa_load64(&b[i].check)
+            # a check word of 0 is a slot being written (or empty): a miss, even for the
+            # key whose check of these words would come out 0
+            if check != 0 and check == niwa_check(key, nums, extra):
                 out.key = key
                 out.pn = <uint32_t>nums
                 out.dn = <uint32_t>(nums >> 32)
@@ -631,7 +634,7 @@ cdef class ProofSearch:
             extra = niwa_load64(&b[i].extra)
             niwa_fence_acquire()
             w = <uint32_t>extra
-            if niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
+            if niwa_load64(&b[i].check) != 0 and niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
                 e = &b[i]
                 work += w
                 break
