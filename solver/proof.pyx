@@ -626,19 +626,20 @@ cdef class ProofSearch:
         cdef PNSlot* e = NULL
         cdef PNSlot* empty = NULL
         cdef PNSlot* victim = b
-        cdef uint64_t nums, extra, victim_nums = 0
+        cdef uint64_t nums, extra, check, victim_nums = 0
         cdef uint32_t w, victim_work = 0xFFFFFFFF
         cdef int i
         for i in range(PN_BUCKET):
             nums = niwa_load64(&b[i].nums)
             extra = niwa_load64(&b[i].extra)
             niwa_fence_acquire()
+            check = niwa_load64(&b[i].check)    # read once: the words it is checked against
             w = <uint32_t>extra
-            if niwa_load64(&b[i].check) != 0 and niwa_load64(&b[i].check) == niwa_check(key, nums, extra):
+            if check != 0 and check == niwa_check(key, nums, extra):
                 e = &b[i]
                 work += w
                 break
-            if niwa_load64(&b[i].check) == 0 and nums == 0 and extra == 0:
+            if check == 0 and nums == 0 and extra == 0:
                 if empty == NULL:
                     empty = &b[i]
             elif w < victim_work or i == 0:
