@@ -15,7 +15,7 @@ from niwa.cli.common import UserError, load_position
 def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
     `transpositions` given: replayed into that kind of tree, the checkpoint untouched)."""
-    from niwa.solver.proof_tree import open_checkpoint
+    from niwa.solver.proof_tree import kept_header, open_checkpoint
 
     tree = open_checkpoint(directory, read_only=True, transpositions=transpositions)
     try:
@@ -31,20 +31,11 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
                f"process{'es' * (len(r.workers) != 1)} so far, a top tree of "
                f"{'positions' if tree.transpositions else 'move paths'}"
                f"{f', {r.torn_lines} torn last line dropped' if r.torn_lines else ''}")
-    kept = _read_kept_header(directory)
+    kept = kept_header(directory)
     if kept is not None:
         click.echo(f"kept proofs: {kept.get('rows', 0):,} positions in proven.npy "
                    f"(written {kept.get('written_utc', '?')}), loaded by the next session")
 
-
-def _read_kept_header(directory):
-    from pathlib import Path
-
-    try:
-        head = json.loads((Path(directory) / "proven.json").read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return head if isinstance(head, dict) else None
 
 
 def _json(r, tree) -> dict:

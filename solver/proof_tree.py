@@ -75,6 +75,7 @@ every few seconds, for a quick look.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
@@ -1030,17 +1031,26 @@ def write_proven(directory, rows, root_key: int, position: str, min_work: int) -
     import numpy as np
 
     d = Path(directory)
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(rows, dtype=np.uint64))
+    data = buffer.getvalue()
     tmp = d / "proven.npy.tmp"
     with open(tmp, "wb") as f:
-        np.save(f, np.ascontiguousarray(rows, dtype=np.uint64))
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
-    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    digest = hashlib.sha256(data).hexdigest()
     os.replace(tmp, d / "proven.npy")
     head = {"format": PROVEN_FORMAT, "format_version": 1, "position": position,
             "root_key": f"{root_key:016x}", "rows": int(len(rows)), "min_work": int(min_work),
             "sha256": digest, "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     _atomic_write(d / "proven.json", json.dumps(head, indent=1) + "\n")
+
+
+def kept_header(directory) -> dict | None:
+    """DIR/proven.json as a dict, or None if there is none or it does not read."""
+    head = _read_json(Path(directory) / "proven.json")
+    return head if isinstance(head, dict) else None
 
 
 def read_proven(directory, search, root_state):
@@ -1056,8 +1066,8 @@ def read_proven(directory, search, root_state):
     head_path, rows_path = d / "proven.json", d / "proven.npy"
     if not head_path.exists() and not rows_path.exists():
         return None
-    head = _read_json(head_path)
-    if not isinstance(head, dict) or head.get("format") != PROVEN_FORMAT or \
+    head = kept_header(d)
+    if head is None or head.get("format") != PROVEN_FORMAT or \
             not rows_path.is_file() or not isinstance(head.get("sha256"), str):
         raise CheckpointError(f"checkpoint {d} is damaged: proven.json/proven.npy do not match "
                               f"(delete both to go on without the kept proofs)")
@@ -1069,8 +1079,6 @@ def read_proven(directory, search, root_state):
     if head.get("root_key") != f"{search.table_key(root_state):016x}" or \
             head.get("position") != root_state.to_notation():
         return None
-    import io
-
     rows = np.load(io.BytesIO(data), allow_pickle=False)
     if rows.dtype != np.uint64 or rows.ndim != 2 or rows.shape[1] != 3 or \
             len(rows) != head.get("rows"):
