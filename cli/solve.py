@@ -259,7 +259,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     if checkpoint_dir is not None or show_status or workers is not None or \
             executor is not None or job_nodes is not None or transpositions is not None:
         _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
-                   transpositions,
+                   transpositions, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
@@ -352,10 +352,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                         f"from the df-pn proof)")
     if not position:
         raise UserError("--certificate needs a POSITION")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        # refused before a proof that may take minutes, not after it
-        raise UserError(f"--certificate: cannot write into {folder}")
+    _check_writable(path)
     state = load_position(position)
     r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
                                      progress=sys.stderr.isatty())
@@ -371,8 +368,16 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                    f"(check it: niwa proof check {path})")
 
 
+def _check_writable(path) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        # refused before a proof that may take minutes, not after it
+        raise UserError(f"--certificate: cannot write into {folder}")
+
+
 def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
-               transpositions, tt_mb, tables_dir, no_tables, time_s, as_json, given) -> None:
+               transpositions, certificate_file, tt_mb, tables_dir, no_tables, time_s,
+               as_json, given) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve
 
@@ -386,8 +391,13 @@ def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nod
     if show_status:
         if position:
             raise UserError("--status reads the checkpoint only: leave out POSITION")
+        if certificate_file is not None:
+            raise UserError("--status reads the checkpoint only: leave out --certificate")
         checkpoint_status(checkpoint_dir, as_json, transpositions)
         return
+    if certificate_file is not None:
+        _check_writable(certificate_file)
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb,
-                       None if no_tables else (tables_dir or "auto"), time_s, as_json)
+                       None if no_tables else (tables_dir or "auto"), time_s, as_json,
+                       certificate_file)

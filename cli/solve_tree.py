@@ -49,8 +49,9 @@ def _json(r, tree) -> dict:
 
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
-                       tt_mb, tables, time_s, as_json) -> None:
-    """Start or resume the two-level proof of POSITION in `directory`."""
+                       tt_mb, tables, time_s, as_json, certificate_file=None) -> None:
+    """Start or resume the two-level proof of POSITION in `directory` (and once it is
+    proven, write its certificate to `certificate_file` if given)."""
     from niwa.solver.proof_tree import open_checkpoint
 
     state = load_position(position) if position else None
@@ -89,11 +90,37 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         if tree.proven_loaded or tree.proven_saved:
             click.echo(f"kept proofs: {tree.proven_loaded:,} loaded at the start, "
                        f"{tree.proven_saved:,} saved in {directory}/proven.npy", err=True)
+    out = _json(r, tree)
+    if certificate_file is not None and r.proven:
+        out["certificate"] = _write_certificate(directory, certificate_file, tt_mb, tables)
     if as_json:
-        click.echo(json.dumps(_json(r, tree)))
+        click.echo(json.dumps(out))
     else:
         click.echo(r.summary())
+        c = out.get("certificate")
+        if c:
+            click.echo(f"certificate {c['path']}: {c['nodes']:,} positions, {c['edges']:,} "
+                       f"moves, {c['bytes']:,} bytes, sha256 {c['sha256'][:16]}..., read off "
+                       f"the proof in {c['extract_s']} s (check it: niwa proof check "
+                       f"{c['path']})")
     sys.stdout.flush()
+    if certificate_file is not None and not r.proven:
+        raise UserError(f"the proof is not finished ({r.status}): no certificate written "
+                        f"(the progress is kept in {directory}; run again to go on)")
+
+
+def _write_certificate(directory, path, tt_mb, tables) -> dict:
+    """Write the certificate of the finished proof in `directory` to `path`."""
+    import os
+
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    cert = certificate_from_checkpoint(directory, tt_mb=tt_mb, tables=tables,
+                                       progress=sys.stderr.isatty())
+    cert.save(path)
+    return {"path": str(path), "nodes": cert.nodes, "edges": cert.edges,
+            "bytes": os.path.getsize(path), "sha256": cert.sha256,
+            "extract_s": cert.info.get("extract_s")}
 
 
 def _executor(spec, workers):

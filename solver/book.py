@@ -250,18 +250,28 @@ def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
                 best = (work, a)
     if best is not None:
         return best[1]
+    t0 = time.monotonic()
     if search.prove_value(state, winner, time_limit) != 1:
         raise BookError(f"the proof does not show a win for seat {winner} at "
                         f"{state.to_notation()}")
-    for a in legal:     # the table now has this position's proof (or its mirror's)
-        child = state.child(a)
-        v = search.known_value(child, winner)
-        if v is None:
-            v = search.prove_value(child, winner, time_limit)
-        if v == 1:
-            return a
-        if v is None:
+    # The table now has this position's proof (or its mirror's), normally with its winning
+    # child's; an entry loaded without its subtree (a checkpoint's kept proofs) has none.
+    # The moves are then tried with budgets growing 4x a round, so that no losing move's
+    # disproof runs to its end while a cheap win waits behind it.
+    budget, open_moves = 1 << 12, list(legal)
+    while open_moves:
+        for a in list(open_moves):
+            child = state.child(a)
+            v = search.known_value(child, winner)
+            if v is None:
+                v = search.prove_value(child, winner, 0.0, budget)
+            if v == 1:
+                return a
+            if v is not None:
+                open_moves.remove(a)
+        if time_limit > 0 and time.monotonic() - t0 > time_limit:
             break
+        budget *= 4
     raise BookError(f"no proven winning move found for seat {winner} at {state.to_notation()}")
 
 

@@ -186,11 +186,14 @@ _FIXED = ("format", "game", "variant", "root", "winner", "value", "nodes", "edge
 
 # ---- extraction (from a finished proof; the engine and the search are used here) --------
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
-                        progress: bool = False) -> Certificate:
+                        progress: bool = False, jobs=None) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
-    proof and each re-proof of a lost entry (0 = none)."""
+    proof and each re-proof of a lost entry (0 = none). `jobs`: what a two-level proof's
+    jobs proved, (proven, tree) as niwa.solver.proof_tree.proven_jobs gives them; the
+    winner's moves near the root are then read off those proofs (see _JobProofs), and
+    `search` re-proves only the jobs' positions the solution tree goes through."""
     from tqdm import tqdm
 
     from niwa.solver.book import BookError, winning_move
@@ -203,7 +206,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     t0 = time.perf_counter()
     nodes0 = search.nodes
     mover = state.current_player()
-    value = search.prove_value(state, mover, time_limit)
+    by_jobs = None if jobs is None else _JobProofs(*jobs)
+    value = None if by_jobs is None else by_jobs.value(state)
+    if value is None:
+        value = search.prove_value(state, mover, time_limit)
     if value is None:
         raise CertificateError("the root was not proven within the time limit: no "
                                "certificate (give more time or a larger table)")
@@ -225,8 +231,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         ids[key] = len(edges)
         bar.update()
         if s.current_player() == winner:
+            move = None if by_jobs is None else by_jobs.winning_move(s, winner)
             try:
-                moves = [winning_move(search, s, winner, time_limit)]
+                moves = [move if move is not None else
+                         winning_move(search, s, winner, time_limit)]
             except BookError as e:
                 raise CertificateError(str(e)) from None
         else:
@@ -272,6 +280,110 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                        offsets=offsets, actions=np.array(flat_actions,
                                                          dtype=np.uint16 if wide else np.uint8),
                        children=np.array(flat_children, dtype=np.int32), info=info)
+
+
+def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
+                                time_limit: float = 0.0, progress: bool = False) -> Certificate:
+    """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
+    checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
+    proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
+    through are proved again by one df-pn search of `tt_mb` MB, its table first given the
+    proofs the checkpoint kept (proven.npy). `tables`: an endgame table folder (or loaded
+    table; "checkpoint": the one the proof used, None: none), as in extract_certificate."""
+    from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_tree import open_checkpoint, proven_jobs, read_proven
+    from niwa.solver.tables import resolve_tables
+
+    tree = open_checkpoint(directory, read_only=True)
+    try:
+        result = tree.result()
+    finally:
+        tree.close()
+    if not result.proven:
+        raise CertificateError(f"the proof in {directory} is not finished (root pn "
+                               f"{result.root_pn}, dn {result.root_dn}): no certificate")
+    state = tree.root_state
+    if tables == "checkpoint":
+        tables = tree.tables
+    table = resolve_tables(state, tables)
+    search = ProofSearch(tt_mb=tt_mb, tables=table)
+    kept = read_proven(directory, search, state)
+    if kept is not None:
+        search.load_proven(kept)
+    t0 = time.perf_counter()
+    certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
+                                      progress=progress, jobs=proven_jobs(directory, state))
+    if certificate.value != result.value:
+        raise CertificateError(f"the certificate's value {certificate.value} is not the "
+                               f"proof's {result.value}: the proof is wrong")
+    certificate.info.update(proof="two-level", proof_jobs=result.jobs,
+                            proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
+                            kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
+                            extract_s=round(time.perf_counter() - t0, 2))
+    return certificate
+
+
+class _JobProofs:
+    """The proofs of a two-level search's jobs (proof_tree.proven_jobs), and what follows
+    from them in its top tree: a position is won for W if a job proved it, or, among the
+    top tree's positions, if W moves and one move reaches a won position or the other
+    player moves and every move does. Each is given the nodes its jobs took, so that the
+    winner's move chosen is the one whose proof was the smallest (as book.winning_move
+    does with the table)."""
+
+    def __init__(self, proven: dict, tree: set):
+        self.proven, self.tree = proven, tree
+        self.memo: dict = {}
+
+    def value(self, s):
+        """1 / 0 for the player to move in `s` if the jobs prove it, else None."""
+        if s.is_terminal():
+            return None
+        me = s.current_player()
+        for pov, v in ((me, 1), (1 - me, 0)):
+            if self.cost(s, pov) is not None:
+                return v
+        return None
+
+    def winning_move(self, s, winner):
+        """The winner's move at `s` whose proof by the jobs is the smallest, else None."""
+        best = None
+        for a in s.legal_actions():
+            c = s.child(a)
+            cost = self.cost(c, winner)
+            if cost is not None and (best is None or cost < best[0]):
+                best = (cost, a)
+        return None if best is None else best[1]
+
+    def cost(self, s, winner):
+        """The nodes of the jobs that prove `s` won for `winner`, or None if they do not."""
+        if s.is_terminal():
+            return 0 if s.returns()[winner] == 1.0 else None
+        key = (s.symmetric_hash(), s.current_player())
+        memo_key = key + (winner,)
+        if memo_key in self.memo:
+            return self.memo[memo_key]
+        self.memo[memo_key] = None          # (Lotus cannot cycle; this only guards)
+        found = self.proven.get(key)
+        if found is not None:
+            won = found[0] if s.current_player() == winner else 1 - found[0]
+            cost = found[1] if won else None
+        elif key not in self.tree:
+            cost = None
+        elif s.current_player() == winner:
+            costs = [c for c in (self.cost(s.child(a), winner) for a in s.legal_actions())
+                     if c is not None]
+            cost = min(costs) if costs else None
+        else:
+            cost = 0
+            for a in s.legal_actions():
+                c = self.cost(s.child(a), winner)
+                if c is None:
+                    cost = None
+                    break
+                cost += c
+        self.memo[memo_key] = cost
+        return cost
 
 
 def _table_value_for(tables, state, pov) -> int:

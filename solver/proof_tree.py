@@ -767,16 +767,22 @@ class ProofTree:
                 # can be kept; then this process's mapping goes
                 self._save_proven()
                 _SHARED_TABLES.pop(self.run_id, None)
+                # also when interrupted (Ctrl-C): tree.json then matches the job log
+                self._end_session(t0)
             if not self.root.proven and status == "proven":
                 status = "stopped"
+        else:
+            self._end_session(t0)
+        result = self.result()
+        result.status = status if not result.proven else "proven"
+        return result
+
+    def _end_session(self, t0) -> None:
         for n in self.by_key.values():
             n.busy = 0          # jobs still out are lost with the session
         self.wall_s += time.monotonic() - t0
         self._session_t0 = None
         self._snapshot()
-        result = self.result()
-        result.status = status if not result.proven else "proven"
-        return result
 
     def result(self) -> ProofTreeResult:
         r = self.root
@@ -828,9 +834,12 @@ class ProofTree:
             if want != self.transpositions:
                 self.transpositions = want
                 self._new_tree()
-            if want != saved and not self.read_only:
-                _atomic_write(meta_path, json.dumps(dict(meta, transpositions=want), indent=1)
-                              + "\n")
+            # the header says what the checkpoint is now: its kind of tree, and the endgame
+            # tables of its latest session (each session is given its own)
+            changed = {k: v for k, v in (("transpositions", want), ("tables", self.tables))
+                       if meta.get(k, False if k == "transpositions" else None) != v}
+            if changed and not self.read_only:
+                _atomic_write(meta_path, json.dumps(dict(meta, **changed), indent=1) + "\n")
             for row in read_rows(d, self, repair=not self.read_only):
                 self.apply_row(row)
                 self.jobs_replayed += 1
@@ -1020,6 +1029,50 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None
+
+
+def proven_jobs(directory, root_state) -> tuple[dict, set]:
+    """What the finished jobs of a checkpoint proved, as (proven, tree): `proven` maps the
+    (symmetric key, mover) of each position a job proved to (1 if its mover wins else 0,
+    the job's nodes; the smallest when several jobs proved it); `tree` holds the keys of
+    every position on a job's path (the top tree's positions, where the proofs of the jobs
+    combine). Certificates are read off a two-level proof with them
+    (niwa.solver.certificate.certificate_from_checkpoint)."""
+    proven: dict = {}
+    tree: set = set()
+    for row in read_rows(directory):
+        pn, dn = int(row["pn"]), int(row["dn"])
+        state = root_state.clone()
+        for i, a in enumerate(row["path"]):
+            if state.is_terminal() or a not in state.legal_actions():
+                raise CheckpointError(f"checkpoint {directory} is damaged: job path "
+                                      f"{row['path']} has an illegal action at {i}")
+            tree.add((state.symmetric_hash(), state.current_player()))
+            state.apply(a)
+        if state.is_terminal() or state.current_player() != int(row["player"]):
+            raise CheckpointError(f"checkpoint {directory} is damaged: job {row['job']} "
+                                  f"does not fit its position")
+        tree.add((state.symmetric_hash(), state.current_player()))
+        nodes = int(row["nodes"])
+        facts = [(state, pn == 0)]
+        if pn != 0 and dn != 0:
+            # a job out of budget: the children its table had proven are proven too
+            facts = []
+            for a, player, cpn, cdn in row.get("children") or []:
+                if player is not None and (cpn == 0 or cdn == 0) and \
+                        a in state.legal_actions():
+                    child = state.child(a)
+                    if not child.is_terminal() and child.current_player() == player:
+                        facts.append((child, cpn == 0))
+        for s, mover_wins in facts:
+            key = (s.symmetric_hash(), s.current_player())
+            won = int(mover_wins)
+            if key in proven and proven[key][0] != won:
+                raise CheckpointError(f"checkpoint {directory} is damaged: two jobs prove "
+                                      f"{s.to_notation()} both ways")
+            if key not in proven or nodes < proven[key][1]:
+                proven[key] = (won, nodes)
+    return proven, tree
 
 
 # ---- proofs kept between sessions ---------------------------------------------------------

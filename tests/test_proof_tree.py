@@ -347,3 +347,37 @@ def test_a_checkpoint_of_paths_resumes_as_a_tree_of_positions(tmp_path):
                                            rule="pro", trampoline="mandatory"))
     later = open_checkpoint(tmp_path, read_only=True)
     assert later.transpositions and later.result().value == r.value
+
+
+def test_an_interrupted_run_leaves_its_snapshot_level_with_its_job_log(tmp_path):
+    """Ctrl-C in the middle of a session: tree.json still counts every job the log holds
+    (it was left one snapshot behind before) and the session's wall time is added."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    tree = ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=tmp_path / "cp")
+    seen = []
+
+    def interrupt(t, row):
+        seen.append(row)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tree.run(progress=interrupt)
+    finally:
+        tree.close()
+    snap = json.loads((tmp_path / "cp" / "tree.json").read_text())
+    lines = (tmp_path / "cp" / "jobs.jsonl").read_text().splitlines()
+    assert snap["jobs"] == len(lines) == 3
+    assert snap["wall_s"] > 0
+
+
+def test_a_resume_records_the_tables_it_was_given(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    cp = tmp_path / "cp"
+    ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=cp).close()
+    assert json.loads((cp / "meta.json").read_text())["tables"] is None
+    open_checkpoint(cp, tables=str(tmp_path / "tables")).close()
+    assert json.loads((cp / "meta.json").read_text())["tables"] == str(tmp_path / "tables")
+    open_checkpoint(cp, read_only=True, tables=None).close()     # a look changes nothing
+    assert json.loads((cp / "meta.json").read_text())["tables"] == str(tmp_path / "tables")

@@ -1,0 +1,136 @@
+"""Certificates of two-level proofs (certificate.certificate_from_checkpoint): read off a
+finished checkpoint, they pass the reference-rules checker with the value the proof found,
+for every rule on two shortened boards, with one worker and with the proof's kept proofs
+loaded; an unfinished proof writes none, with one line."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.solver.book import winning_move
+from niwa.solver.certificate import (
+    CertificateError,
+    certificate_from_checkpoint,
+    check_certificate,
+    load_certificate,
+)
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_tree import ProofTree, proven_jobs
+
+RULES = [dict(rule=r, trampoline=t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
+BOARDS = [dict(towers=2, lane=1, shared=4, trampoline_at=3),
+          dict(towers=2, lane=2, shared=3, trampoline_at=4)]
+CASES = [dict(b, **r) for b in BOARDS for r in RULES]
+
+
+def tag(v):
+    return "-".join(f"{k}{v[k]}" for k in v)
+
+
+def finished_checkpoint(tmp_path, variant, job_nodes=40):
+    state = LotusState(**variant)
+    tree = ProofTree(state, job_nodes=job_nodes, tt_mb=16, checkpoint=tmp_path / "cp",
+                     keep_min_work=1)
+    try:
+        r = tree.run()
+    finally:
+        tree.close()
+    assert r.proven and r.jobs > 3, "the top tree was not exercised"
+    return state, r, tmp_path / "cp"
+
+
+@pytest.mark.parametrize("variant", CASES, ids=[tag(v) for v in CASES])
+def test_a_finished_two_level_proof_gives_a_certificate_the_reference_rules_accept(
+        tmp_path, variant):
+    state, r, cp = finished_checkpoint(tmp_path, variant)
+    assert (cp / "proven.npy").exists()     # its kept proofs are loaded by the extraction
+    cert = certificate_from_checkpoint(cp, tt_mb=16)
+    assert cert.value == r.value
+    assert cert.winner == (state.current_player() if r.value == 1.0
+                           else 1 - state.current_player())
+    assert cert.info["proof"] == "two-level" and cert.info["proof_jobs"] == r.jobs
+    report = check_certificate(load_certificate(cert.save(tmp_path / "c.npz")))
+    assert report.nodes == cert.nodes
+
+
+def test_the_jobs_proofs_decide_the_root_and_its_moves(tmp_path):
+    """What the jobs proved (and what follows from it in the top tree) gives the root's
+    value without a search; the winner's moves read off it are ones df-pn proves."""
+    from niwa.solver.certificate import _JobProofs
+
+    variant = dict(BOARDS[0], rule="pro", trampoline="optional")
+    state, r, cp = finished_checkpoint(tmp_path, variant)
+    proven, tree = proven_jobs(cp, state)
+    assert proven and tree
+    jobs = _JobProofs(proven, tree)
+    assert jobs.value(state) == r.value
+    winner = state.current_player() if r.value == 1.0 else 1 - state.current_player()
+    checked, frontier = 0, [state]
+    for _ in range(3):      # the winner's positions behind the loser's first replies
+        later = []
+        for s in frontier:
+            if s.is_terminal():
+                continue
+            if s.current_player() != winner:
+                later.extend(s.child(a) for a in s.legal_actions())
+                continue
+            move = jobs.winning_move(s, winner)
+            if move is not None:
+                assert ProofSearch(tt_mb=16).prove_value(s.child(move), winner) == 1
+                checked += 1
+        frontier = later
+    assert checked
+
+
+def test_winning_move_finds_a_win_below_an_entry_loaded_without_its_subtree():
+    """A kept proof answers for its position alone; the winner's move is then found with
+    growing budgets (a losing move is not disproved to its end first)."""
+    state = LotusState(**dict(BOARDS[1], rule="basic", trampoline="optional"))
+    full = ProofSearch(tt_mb=16)
+    value = full.prove_value(state, 0)
+    winner = 0 if value == 1 else 1
+    s = state if winner == 0 else state.child(state.legal_actions()[0])
+    assert full.prove_value(s, winner) == 1
+    rows = full.proven_entries(0, 0)
+    only = ProofSearch(tt_mb=16)
+    key = only.table_key(s)
+    assert only.load_proven(rows[rows[:, 0] == key]) == 1
+    assert only.known_value(s, winner) == 1
+    a = winning_move(only, s, winner)
+    assert ProofSearch(tt_mb=16).prove_value(s.child(a), winner) == 1
+
+
+def test_an_unfinished_proof_writes_no_certificate(tmp_path):
+    state = LotusState(**dict(BOARDS[0], rule="pro", trampoline="mandatory"))
+    tree = ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=tmp_path / "cp")
+    try:
+        r = tree.run(max_jobs=2)
+    finally:
+        tree.close()
+    assert not r.proven
+    with pytest.raises(CertificateError, match="not finished"):
+        certificate_from_checkpoint(tmp_path / "cp", tt_mb=16)
+
+
+def test_solve_checkpoint_certificate_from_the_cli(tmp_path):
+    runner = CliRunner()
+    pos = "lotus towers=2 lane=1 shared=4 trampoline_at=3 rule=pro"
+    cp, cert = tmp_path / "cp", tmp_path / "c.npz"
+    # a session that stops before the proof is done: the progress is kept, no certificate
+    stopped = runner.invoke(main, ["solve", pos, "--checkpoint", str(cp), "--job-nodes", "40",
+                                   "--tt-mb", "16", "--no-tables", "--time", "0.001",
+                                   "--certificate", str(cert)])
+    assert stopped.exit_code == 2, stopped.output
+    assert "no certificate written" in stopped.output and not cert.exists()
+    done = runner.invoke(main, ["solve", "--checkpoint", str(cp), "--tt-mb", "16",
+                                "--no-tables", "--certificate", str(cert)])
+    assert done.exit_code == 0, done.output
+    assert "certificate" in done.output and cert.exists()
+    checked = runner.invoke(main, ["proof", "check", str(cert)])
+    assert checked.exit_code == 0 and "valid" in checked.output
+    again = runner.invoke(main, ["solve", "--checkpoint", str(cp), "--status",
+                                 "--certificate", str(cert)])
+    assert again.exit_code == 2 and again.output.count("\n") == 1
