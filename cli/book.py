@@ -76,6 +76,40 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
                           sort_keys=True))
 
 
+@book_group.command("from-certificate")
+@click.argument("certificate", type=click.Path(dir_okay=False))
+@click.option("--plies", type=Number(int, 1, 200), default=8, show_default=True,
+              help="Depth of the book in plies from the start.")
+@click.option("--max-nodes", type=Number(int, 1, 10**12), default=None,
+              help="Go on past --plies while the certificate's tree below a position has "
+                   "more than this many positions (what a live proof could not redo).")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Book file (default: the books folder, named after game and variant).")
+@user_errors
+def from_certificate_cmd(certificate, plies, max_nodes, out):
+    """Write the book of a proof CERTIFICATE whose root is its game's start (nothing is
+    proved again; the certificate is verified against its checksum, not re-checked: run
+    `niwa proof check` for that).
+
+    \b
+    Example:
+      niwa book from-certificate lotus-pro-mandatory.npz --plies 8 --max-nodes 2000
+    """
+    from niwa.solver.book import book_from_certificate, book_name, books_dir
+    from niwa.solver.certificate import load_certificate
+
+    cert = load_certificate(certificate)
+    book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes)
+    path = out or str(books_dir() / book_name(book.game, book.variant))
+    creatable_file(path)
+    try:
+        book.save(path)
+    except OSError as e:
+        raise UserError(f"cannot write the book {path}: {e.strerror or e}") from None
+    click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
+                          sort_keys=True))
+
+
 @book_group.command("info")
 @click.argument("where")
 @variant_option

@@ -356,6 +356,68 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
                 actions=actions, info=info)
 
 
+def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = None) -> Book:
+    """The book of a proof certificate (niwa.solver.certificate) whose root is its game's
+    start: the winner's move at each of the winner's positions of its solution tree to
+    depth `plies`, nothing proved again (a certificate of a proof too long for one table,
+    such as a two-level proof, gives its book this way). With `max_nodes`, a line goes on
+    past `plies` while the certificate's tree below the position (counted as a tree: a
+    position reached twice counts twice) has more than `max_nodes` positions, the
+    certificate's stand-in for build_book's max_work. Every move is checked legal with the
+    engine on the way."""
+    from niwa.ext.registry import get_game
+
+    if plies < 1:
+        raise BookError("a book needs at least one ply")
+    game, winner = certificate.game, int(certificate.winner)
+    variant = canonical_variant(game, certificate.variant)
+    start = get_game(game).new(**variant)
+    if certificate.root != start.to_notation():
+        raise BookError(f"the certificate's root is not the start of {game} {variant}: a "
+                        f"book begins at the start")
+    offsets = certificate.offsets.astype(np.int64)
+    actions, children = certificate.actions.astype(np.int64), certificate.children
+    n = len(offsets) - 1
+    size = np.ones(n, dtype=object)     # the tree below each node (children come later)
+    for i in range(n - 1, -1, -1):
+        size[i] = 1 + sum(size[c] for c in children[offsets[i]:offsets[i + 1]] if c >= 0)
+    book: dict[int, int] = {}
+    depth_done: dict[int, int] = {}
+    counts = {"winner_positions": 0, "loser_positions": 0, "deepest": 0}
+    stack = [(0, start, plies)]
+    while stack:
+        i, state, left = stack.pop()
+        if left <= 0 and (max_nodes is None or size[i] <= max_nodes):
+            continue
+        if depth_done.get(i, -(1 << 30)) >= left:
+            continue
+        depth_done[i] = left
+        counts["deepest"] = max(counts["deepest"], plies - left + 1)
+        legal = state.legal_actions()
+        edges = range(offsets[i], offsets[i + 1])
+        for e in edges:
+            if int(actions[e]) not in legal:
+                raise BookError(f"the certificate's move {int(actions[e])} is not legal at "
+                                f"{state.to_notation()}: it does not fit this engine")
+        if state.current_player() == winner:
+            counts["winner_positions"] += 1
+            if len(legal) > 1:
+                book[state.hash()] = int(actions[offsets[i]])
+        else:
+            counts["loser_positions"] += 1
+        for e in edges:
+            if children[e] >= 0:
+                stack.append((int(children[e]), state.child(int(actions[e])), left - 1))
+    keys = np.array(sorted(book), dtype=np.uint64)
+    info = {**counts, "certificate_sha256": certificate.sha256,
+            "certificate_nodes": certificate.nodes,
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if max_nodes is not None:
+        info["max_nodes"] = int(max_nodes)
+    return Book(game=game, variant=variant, plies=plies, winner=winner, keys=keys,
+                actions=np.array([book[int(k)] for k in keys], dtype=np.int32), info=info)
+
+
 def book_leaves(book: Book) -> list:
     """The winner's positions just past the book (in its tree, without a book move), with
     their plies from the start: where `perfect` starts proving live."""

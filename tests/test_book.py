@@ -232,3 +232,63 @@ def test_the_shipped_full_lotus_books_verify(variant, tt_mb):
     book = load_book(PACKAGE_BOOKS / book_name("lotus", variant))
     assert book.winner == 1 and book.variant == book.variant | {"towers": 4}
     assert verify_book(book, tt_mb=tt_mb, progress=True) >= book.entries
+
+
+# ---- books of certificates (a proof too long for one table gives its book this way) ----
+PRO_CERT = "bench/perfect-play/certificates/lotus-towers3-pro-mandatory.npz"
+
+
+@pytest.fixture(scope="module")
+def pro_certificate():
+    from pathlib import Path
+
+    from niwa.solver.certificate import load_certificate
+
+    return load_certificate(Path(__file__).resolve().parents[1] / PRO_CERT)
+
+
+def test_a_certificates_book_holds_its_winner_moves_and_they_verify(pro_certificate):
+    from niwa.solver.book import book_from_certificate
+
+    book = book_from_certificate(pro_certificate, plies=5)
+    assert book.winner == pro_certificate.winner and book.variant["rule"] == "pro"
+    assert book.entries > 0 and book.info["certificate_sha256"] == pro_certificate.sha256
+    assert verify_book(book, tt_mb=64) == book.entries      # fresh df-pn proofs
+    deeper = book_from_certificate(pro_certificate, plies=5, max_nodes=2000)
+    assert deeper.entries > book.entries and deeper.info["deepest"] > 5
+
+
+def test_perfect_plays_the_pro_rule_from_a_certificates_book(pro_certificate, tmp_path):
+    from niwa.solver.book import book_from_certificate
+
+    book = book_from_certificate(pro_certificate, plies=6)
+    path = book.save(tmp_path / "pro.npz")
+    perfect = make_agent(f"perfect:time=5,tt_mb=64,book={path}", seed=1)
+    s = LotusState(**book.variant)
+    while s.current_player() != book.winner:        # the first stone(s) of the loser
+        s.apply(s.legal_actions()[-1])
+    assert perfect.step(s, book.winner) == book.lookup(s)
+    assert perfect.analysis().algo == "book"
+
+
+def test_a_certificate_not_from_the_start_gives_no_book(tmp_path):
+    from niwa.solver.book import book_from_certificate
+    from niwa.solver.certificate import extract_certificate
+
+    s = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+    s.apply(s.legal_actions()[0])
+    cert = extract_certificate(ProofSearch(tt_mb=8), s)
+    with pytest.raises(BookError, match="not the start"):
+        book_from_certificate(cert)
+    path = cert.save(tmp_path / "c.npz")
+    r = run("book", "from-certificate", path, "--out", tmp_path / "b.npz")
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "not the start" in r.output
+
+
+def test_cli_writes_a_certificates_book(pro_certificate, tmp_path):
+    from pathlib import Path
+
+    cert = Path(__file__).resolve().parents[1] / PRO_CERT
+    r = run("book", "from-certificate", cert, "--plies", "4", "--out", tmp_path / "b.npz")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["entries"] == load_book(tmp_path / "b.npz").entries > 0
