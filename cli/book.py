@@ -68,12 +68,7 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
                           progress=sys.stderr.isatty() if progress is None else progress)
     except MemoryError as e:
         raise UserError(str(e)) from None
-    try:
-        book.save(path)
-    except OSError as e:
-        raise UserError(f"cannot write the book {path}: {e.strerror or e}") from None
-    click.echo(json.dumps({"path": str(path), **book.meta(), "sha256": book.sha256},
-                          sort_keys=True))
+    _save(book, path)
 
 
 @book_group.command("from-certificate")
@@ -102,6 +97,11 @@ def from_certificate_cmd(certificate, plies, max_nodes, out):
     book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes)
     path = out or str(books_dir() / book_name(book.game, book.variant))
     creatable_file(path)
+    _save(book, path)
+
+
+def _save(book, path) -> None:
+    """Write the book and print its header as one JSON line."""
     try:
         book.save(path)
     except OSError as e:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from test_proof_tree import BOARDS, CASES, tag
 
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
@@ -19,15 +20,6 @@ from niwa.solver.certificate import (
 )
 from niwa.solver.proof import ProofSearch
 from niwa.solver.proof_tree import ProofTree, proven_jobs
-
-RULES = [dict(rule=r, trampoline=t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
-BOARDS = [dict(towers=2, lane=1, shared=4, trampoline_at=3),
-          dict(towers=2, lane=2, shared=3, trampoline_at=4)]
-CASES = [dict(b, **r) for b in BOARDS for r in RULES]
-
-
-def tag(v):
-    return "-".join(f"{k}{v[k]}" for k in v)
 
 
 def finished_checkpoint(tmp_path, variant, job_nodes=40):
