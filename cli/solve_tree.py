@@ -27,6 +27,10 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
         return
     click.echo(f"position {tree.notation}")
     click.echo(r.summary())
+    open_moves = [f"{k} pn {_n(pn)} dn {_n(dn)}" for k, (pn, dn) in r.first_numbers.items()
+                  if pn != 0 and dn != 0]
+    if open_moves:
+        click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
                f"process{'es' * (len(r.workers) != 1)} so far, a top tree of "
                f"{'positions' if tree.transpositions else 'move paths'}"
@@ -38,10 +42,16 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
 
 
 
+def _n(x: int) -> str:
+    return "inf" if x >= 0xFFFFFFFF else f"{x:,}"
+
+
 def _json(r, tree) -> dict:
     return {"position": tree.notation, "value": r.value, "proven": r.proven,
             "player": r.player, "root_pn": r.root_pn, "root_dn": r.root_dn,
-            "first_moves": r.first_moves, "jobs": r.jobs, "nodes": r.nodes,
+            "first_moves": r.first_moves,
+            "first_numbers": {k: list(v) for k, v in r.first_numbers.items()},
+            "jobs": r.jobs, "nodes": r.nodes,
             "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
             "tree_nodes": r.tree_nodes, "status": r.status,
             "transpositions": tree.transpositions,

@@ -269,6 +269,8 @@ class ProofTreeResult:
     torn_lines: int = 0
     status: str = ""
     workers: dict[int, int] = field(default_factory=dict)   # pid -> jobs
+    # each root move's (pn, dn) in the root mover's perspective: how far it is from decided
+    first_numbers: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def proven(self) -> bool:
@@ -787,19 +789,21 @@ class ProofTree:
     def result(self) -> ProofTreeResult:
         r = self.root
         value = None if not r.proven else (1.0 if r.pn == 0 else 0.0)
-        first = {}
+        first, numbers = {}, {}
         state = self.root_state
         for a, c in zip(r.actions or [], r.children or [], strict=True):
             name = state.action_to_string(a)
             cp, cd = r.seen(c)
             first[name] = 1.0 if cp == 0 else 0.0 if cd == 0 else None
+            numbers[name] = (cp, cd)
         wall = self.wall_s
         if self._session_t0 is not None:
             wall += time.monotonic() - self._session_t0
         return ProofTreeResult(value, r.mover, r.pn, r.dn, first, self.jobs_done, self.nodes,
                                self.cpu_s, wall, len(self.by_key),
                                self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
-                               "proven" if r.proven else "open", dict(self.workers))
+                               "proven" if r.proven else "open", dict(self.workers),
+                               numbers)
 
     # -- the checkpoint
     def _meta(self) -> dict:
@@ -892,7 +896,9 @@ class ProofTree:
         self._snapshot_at = time.monotonic()
         r = self.result()
         snap = {"value": r.value, "player": r.player, "root_pn": r.root_pn,
-                "root_dn": r.root_dn, "first_moves": r.first_moves, "jobs": r.jobs,
+                "root_dn": r.root_dn, "first_moves": r.first_moves,
+                "first_numbers": {k: list(v) for k, v in r.first_numbers.items()},
+                "jobs": r.jobs,
                 "nodes": r.nodes, "cpu_s": round(r.cpu_s, 3),
                 "wall_s": round(r.wall_s, 3), "tree_nodes": r.tree_nodes,
                 "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

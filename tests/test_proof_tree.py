@@ -381,3 +381,21 @@ def test_a_resume_records_the_tables_it_was_given(tmp_path):
     assert json.loads((cp / "meta.json").read_text())["tables"] == str(tmp_path / "tables")
     open_checkpoint(cp, read_only=True, tables=None).close()     # a look changes nothing
     assert json.loads((cp / "meta.json").read_text())["tables"] == str(tmp_path / "tables")
+
+
+def test_status_gives_each_open_first_moves_numbers(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    tree = ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=tmp_path / "cp")
+    try:
+        r = tree.run(max_jobs=3)
+    finally:
+        tree.close()
+    assert set(r.first_numbers) == set(r.first_moves)
+    for name, (pn, dn) in r.first_numbers.items():
+        assert (r.first_moves[name] is None) == (pn != 0 and dn != 0)
+    assert min(pn for pn, _ in r.first_numbers.values()) == r.root_pn
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path / "cp"), "--status"])
+    assert out.exit_code == 0 and "open first moves" in out.output
+    as_json = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path / "cp"),
+                                        "--status", "--json"])
+    assert set(json.loads(as_json.output)["first_numbers"]) == set(r.first_moves)
