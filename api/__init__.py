@@ -74,27 +74,43 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
-def tournament(game: str, agents, *, games: int | None = None, rounds: int | None = None,
-               variant: dict | None = None, players: int | None = None,
-               fmt: str = "round-robin", seed: int = 1, max_plies: int | None = None,
-               move_time: float | None = None, time_control: str | None = None,
-               sprt: str | None = None, out_dir: str | None = None,
-               workers: int | None = None, resume: bool = False, progress: bool = False):
+def tournament(game: str | None, agents=(), *, games: int | None = None,
+               rounds: int | None = None, variant: dict | None = None,
+               players: int | None = None, fmt: str | None = None, seed: int | None = None,
+               max_plies: int | None = None, move_time: float | None = None,
+               time_control: str | None = None, time_margin: float | None = None,
+               sprt: str | None = None, openings: str | None = None,
+               out_dir: str | None = None, workers: int | None = None, resume: bool = False,
+               trust_engines: bool = False, progress: bool = False):
     """Play a tournament as `niwa tournament` does and return its TournamentOutcome:
     `.tables.standings` (a DataFrame: agent, Elo with its interval, score...),
     `.tables.pairs`, `.meta` (tournament.json) and `.out_dir`, where games.csv, the game
     records and the tables are written. `agents` are spec texts or AgentSpecs; the other
     options are the command's (`variant` as a dict, `time_control` as `--tc`). Bad options
-    raise one-line NiwaErrors before any game is played."""
+    raise one-line NiwaErrors before any game is played.
+
+    fmt: "round-robin" (default) or "gauntlet" (--format); seed: default 1 (--seed).
+    time_margin: slack (s) over an agent's own time= budget before it forfeits, default 0.5 (--time-margin).
+    openings: FILE, "suite:NAME" or "random:plies=N": each round's opening, seats swapped (--openings).
+    resume: finish or grow out_dir's tournament; what is left at None is as saved (--resume).
+    trust_engines: on resume, start saved engine agents (engine:cmd=...) not given again (--trust-engines).
+    """
     import tempfile
 
     from niwa.analysis.arena.executors import LocalExecutor
-    from niwa.analysis.arena.tournament import check_out_dir, make_config, run_tournament
+    from niwa.analysis.arena.tournament import check_out_dir, resume_or_make_config, run_tournament
 
-    config, _ = make_config(game, [str(a) for a in agents], variant=variant, players=players,
-                            fmt=fmt, games=games, rounds=rounds, seed=seed,
-                            max_plies=max_plies, move_time=move_time, sprt=sprt,
-                            time_control=time_control)
+    options = {"games": games, "rounds": rounds, "players": players, "fmt": fmt,
+               "seed": seed, "max_plies": max_plies, "move_time": move_time,
+               "time_control": time_control, "time_margin": time_margin, "sprt": sprt,
+               "openings": openings}
+    given = {name for name, value in options.items() if value is not None}
+    defaults = {"fmt": "round-robin", "seed": 1, "time_margin": 0.5}    # the command's
+    options.update({k: v for k, v in defaults.items() if options[k] is None})
+    config, _ = resume_or_make_config(game, [str(a) for a in agents], given=given,
+                                      out_dir=out_dir, resume=resume,
+                                      trust_engines=trust_engines, variant=variant,
+                                      spell=str, **options)
     out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-tournament-{config.game}-")
     check_out_dir(config, out_dir, resume)
     return run_tournament(config, out_dir, executor=LocalExecutor(workers), resume=resume,

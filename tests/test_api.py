@@ -107,3 +107,68 @@ def test_an_analysis_resumed_from_python_starts_saved_engines_only_if_trusted(tm
     with pytest.raises(niwa.NiwaError, match="did not start"):
         niwa.analyse(None, out_dir=str(out), resume=True, trust_engines=True, workers=1)
     assert marker.exists()
+
+
+# ---- the options niwa.tournament() and niwa.analyse() share with their commands --------
+def _records(out) -> list[dict]:
+    import json
+
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_tournament_from_python_plays_the_openings_given(tmp_path):
+    out = niwa.tournament("lotus", ["random", "greedy"], games=4, variant={"towers": 1},
+                          openings="random:plies=2", out_dir=str(tmp_path), workers=1)
+    assert out.config.openings == {"source": "random", "plies": 2, "count": None,
+                                   "order": "sequential"}
+    recs = _records(tmp_path)
+    assert [r["opening"] for r in recs] == [{"id": k // 2 + 1, "plies": 2} for k in range(4)]
+    assert recs[0]["moves"][:2] == recs[1]["moves"][:2]          # one opening, seats swapped
+    with pytest.raises(niwa.NiwaError, match="openings"):
+        niwa.tournament("lotus", ["random", "greedy"], games=2, openings="random:plies=x",
+                        out_dir=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_tournament_from_python_records_its_time_margin(tmp_path):
+    import json
+
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    time_margin=2.5, out_dir=str(tmp_path / "run"), workers=1)
+    meta = json.loads((tmp_path / "run" / "tournament.json").read_text())
+    assert meta["config"]["time_margin"] == 2.5
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    out_dir=str(tmp_path / "default"), workers=1)
+    meta = json.loads((tmp_path / "default" / "tournament.json").read_text())
+    assert meta["config"]["time_margin"] == 0.5                  # the command's default
+    with pytest.raises(niwa.NiwaError, match="--time-margin must be between 0 and") as e:
+        niwa.tournament("lotus", ["random", "greedy"], games=2, time_margin=-1,
+                        out_dir=str(tmp_path / "bad"))
+    assert "\n" not in str(e.value) and not (tmp_path / "bad").exists()
+
+
+def test_a_tournament_resumed_from_python_starts_saved_engines_only_if_trusted(tmp_path):
+    """A resume that does not give the agents again takes them from tournament.json; one
+    that starts a program is refused unless `trust_engines` (then it starts, and fails its
+    handshake in one line)."""
+    import json
+
+    from niwa.analysis.arena.schedule import TournamentConfig, identity_digest
+
+    out, marker = tmp_path / "run", tmp_path / "ran"
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    out_dir=str(out), workers=1)
+    meta = json.loads((out / "tournament.json").read_text())
+    meta["config"]["agents"] = ["random", f"engine:cmd=touch {marker}"]
+    meta["identity_digest"] = identity_digest(TournamentConfig(**meta["config"]).identity())
+    (out / "tournament.json").write_text(json.dumps(meta))
+    (out / "games.csv").write_text((out / "games.csv").read_text().splitlines()[0] + "\n")
+    (out / "games.jsonl").write_text("")
+    with pytest.raises(niwa.NiwaError, match="starts a program.*--trust-engines"):
+        niwa.tournament(None, out_dir=str(out), resume=True, workers=1)
+    assert not marker.exists()
+    with pytest.raises(niwa.NiwaError, match="did not start"):
+        niwa.tournament(None, out_dir=str(out), resume=True, trust_engines=True, workers=1)
+    assert marker.exists()
+    with pytest.raises(niwa.NiwaError, match="resume needs out_dir"):
+        niwa.tournament(None, resume=True)
