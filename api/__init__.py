@@ -117,17 +117,24 @@ def tournament(game: str | None, agents=(), *, games: int | None = None,
                           progress=progress, command="niwa.tournament()")
 
 
-def analyse(game: str | None, *, vary=(), agents=None, strengths=(),
+def analyse(game: str | None, *, vary=(), agents=None, strengths=(), house=(),
             games: int | None = None, top_games: int | None = None,
             rate_games: int | None = None, rate_under: str | None = None,
-            players: int | None = None, seed: int | None = None, out_dir: str | None = None,
-            workers: int | None = None, resume: bool = False, trust_engines: bool = False,
-            progress: bool = False):
+            players: int | None = None, seed: int | None = None,
+            openings: str | None = None, proof_time: float = 10.0, margin: float = 5.0,
+            out_dir: str | None = None, workers: int | None = None, executor: str = "local",
+            resume: bool = False, trust_engines: bool = False, progress: bool = False):
     """Analyse rule variants as `niwa analyse` does and return its AnalysisOutcome:
     `.summary` (metrics per variant, comparisons, trends and their verdicts) and `.files`
     written in `out_dir`. `vary` is a list of "KEY=V1,V2" texts, `agents` one spec
     (self-play) or a lineup (default: random self-play), `strengths` the command's sweeps
     ("mcts:iters=100,1000"); `games` (1000) and `seed` (1) as the command's options.
+
+    house: "MODULE:CLASS" texts, house rules played beside the engine as rules=CLASS (--house).
+    openings: FILE, "suite:NAME" or "random:plies=N": each round's opening, every variant (--openings).
+    proof_time: seconds df-pn gets per two-player variant beside the strengths; 0 = none (--proof-time).
+    margin: points of seat-0 win rate within which a verdict may say "equivalent", default 5 (--margin).
+    executor: "local" (default), "dask://HOST:PORT" or "tls://HOST:PORT": where games run (--executor).
 
     With `strengths`, rating games between neighbouring rungs measure their Elo:
     `rate_games` per pair (default max(20, games // 2)) under `rate_under` "each"
@@ -149,42 +156,21 @@ def analyse(game: str | None, *, vary=(), agents=None, strengths=(),
     """
     import tempfile
 
-    from niwa.analysis.arena.executors import LocalExecutor
-    from niwa.analysis.experiments.variants import (
-        RATE_UNDER,
-        AnalysisError,
-        check_out_dir,
-        experiment_from_options,
-        plan_cells,
-    )
-    from niwa.analysis.experiments.variants import (
-        analyse as run_analysis,
-    )
+    from niwa.analysis.arena.executors import make_executor
+    from niwa.analysis.experiments.variants import analyse as run_analysis
+    from niwa.analysis.experiments.variants import setup_experiment
 
-    if rate_under is not None and rate_under not in RATE_UNDER:
-        raise AnalysisError(f"rate_under must be one of {', '.join(RATE_UNDER)}, "
-                            f"got {rate_under!r}")
-    for name, value in (("rate_games", rate_games), ("rate_under", rate_under),
-                        ("top_games", top_games)):
-        if value is not None and not strengths and not resume:
-            raise AnalysisError(f"{name} applies to the rungs of strengths; give strengths "
-                                f"too")
-    if resume and not out_dir:
-        raise AnalysisError("resume needs out_dir (the folder of the experiment)")
-    given = {name for name, value in (("players", players), ("games", games),
-                                      ("seed", seed)) if value is not None}
-    games = 1000 if games is None else games
-    if rate_games is None and strengths:
-        rate_games = max(20, games // 2)
     lineup = [] if agents is None else [str(agents)] if isinstance(agents, str) \
         else [str(a) for a in agents]
-    exp = experiment_from_options(
-        game, vary=list(vary), lineup=lineup, strengths=list(strengths), games=games,
-        players=players, seed=1 if seed is None else seed, given=given, out_dir=out_dir,
-        resume=resume, rate_games=rate_games, top_games=top_games, rate_under=rate_under,
-        trust_engines=trust_engines)
-    plan = plan_cells(exp)
-    out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-analysis-{exp.game}-")
-    check_out_dir(exp, out_dir, resume)
-    return run_analysis(exp, out_dir, executor=LocalExecutor(workers), resume=resume,
-                        progress=progress, command="niwa.analyse()", plan=plan)
+    if isinstance(house, str):
+        house = [house]
+    exp, plan, out_dir = setup_experiment(
+        game, vary=vary, lineup=lineup, strengths=strengths, games=games, players=players,
+        seed=seed, out_dir=out_dir, resume=resume, rate_games=rate_games,
+        top_games=top_games, rate_under=rate_under, house=house, openings=openings,
+        trust_engines=trust_engines, proof_time=proof_time, margin=margin,
+        default_out=lambda name: tempfile.mkdtemp(prefix=f"niwa-analysis-{name}-"), spell=str)
+    ex = make_executor(executor, workers)
+    return run_analysis(exp, out_dir, executor=ex, resume=resume, progress=progress,
+                        command="niwa.analyse()", plan=plan, proof_time=proof_time,
+                        margin=margin / 100)
