@@ -74,44 +74,67 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
-def tournament(game: str, agents, *, games: int | None = None, rounds: int | None = None,
-               variant: dict | None = None, players: int | None = None,
-               fmt: str = "round-robin", seed: int = 1, max_plies: int | None = None,
-               move_time: float | None = None, time_control: str | None = None,
-               sprt: str | None = None, out_dir: str | None = None,
-               workers: int | None = None, resume: bool = False, progress: bool = False):
+def tournament(game: str | None, agents=(), *, games: int | None = None,
+               rounds: int | None = None, variant: dict | None = None,
+               players: int | None = None, fmt: str | None = None, seed: int | None = None,
+               max_plies: int | None = None, move_time: float | None = None,
+               time_control: str | None = None, time_margin: float | None = None,
+               sprt: str | None = None, openings: str | None = None,
+               out_dir: str | None = None, workers: int | None = None, resume: bool = False,
+               trust_engines: bool = False, progress: bool = False):
     """Play a tournament as `niwa tournament` does and return its TournamentOutcome:
     `.tables.standings` (a DataFrame: agent, Elo with its interval, score...),
     `.tables.pairs`, `.meta` (tournament.json) and `.out_dir`, where games.csv, the game
     records and the tables are written. `agents` are spec texts or AgentSpecs; the other
     options are the command's (`variant` as a dict, `time_control` as `--tc`). Bad options
-    raise one-line NiwaErrors before any game is played."""
+    raise one-line NiwaErrors before any game is played.
+
+    fmt: "round-robin" (default) or "gauntlet" (--format); seed: default 1 (--seed).
+    time_margin: slack (s) over an agent's own time= budget before it forfeits, default 0.5 (--time-margin).
+    openings: FILE, "suite:NAME" or "random:plies=N": each round's opening, seats swapped (--openings).
+    resume: finish or grow out_dir's tournament; what is left at None is as saved (--resume).
+    trust_engines: on resume, start saved engine agents (engine:cmd=...) not given again (--trust-engines).
+    """
     import tempfile
 
     from niwa.analysis.arena.executors import LocalExecutor
-    from niwa.analysis.arena.tournament import check_out_dir, make_config, run_tournament
+    from niwa.analysis.arena.tournament import check_out_dir, resume_or_make_config, run_tournament
 
-    config, _ = make_config(game, [str(a) for a in agents], variant=variant, players=players,
-                            fmt=fmt, games=games, rounds=rounds, seed=seed,
-                            max_plies=max_plies, move_time=move_time, sprt=sprt,
-                            time_control=time_control)
+    options = {"games": games, "rounds": rounds, "players": players, "fmt": fmt,
+               "seed": seed, "max_plies": max_plies, "move_time": move_time,
+               "time_control": time_control, "time_margin": time_margin, "sprt": sprt,
+               "openings": openings}
+    given = {name for name, value in options.items() if value is not None}
+    defaults = {"fmt": "round-robin", "seed": 1, "time_margin": 0.5}    # the command's
+    options.update({k: v for k, v in defaults.items() if options[k] is None})
+    config, _ = resume_or_make_config(game, [str(a) for a in agents], given=given,
+                                      out_dir=out_dir, resume=resume,
+                                      trust_engines=trust_engines, variant=variant,
+                                      spell=str, **options)
     out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-tournament-{config.game}-")
     check_out_dir(config, out_dir, resume)
     return run_tournament(config, out_dir, executor=LocalExecutor(workers), resume=resume,
                           progress=progress, command="niwa.tournament()")
 
 
-def analyse(game: str | None, *, vary=(), agents=None, strengths=(),
+def analyse(game: str | None, *, vary=(), agents=None, strengths=(), house=(),
             games: int | None = None, top_games: int | None = None,
             rate_games: int | None = None, rate_under: str | None = None,
-            players: int | None = None, seed: int | None = None, out_dir: str | None = None,
-            workers: int | None = None, resume: bool = False, trust_engines: bool = False,
-            progress: bool = False):
+            players: int | None = None, seed: int | None = None,
+            openings: str | None = None, proof_time: float = 10.0, margin: float = 5.0,
+            out_dir: str | None = None, workers: int | None = None, executor: str = "local",
+            resume: bool = False, trust_engines: bool = False, progress: bool = False):
     """Analyse rule variants as `niwa analyse` does and return its AnalysisOutcome:
     `.summary` (metrics per variant, comparisons, trends and their verdicts) and `.files`
     written in `out_dir`. `vary` is a list of "KEY=V1,V2" texts, `agents` one spec
     (self-play) or a lineup (default: random self-play), `strengths` the command's sweeps
     ("mcts:iters=100,1000"); `games` (1000) and `seed` (1) as the command's options.
+
+    house: "MODULE:CLASS" texts, house rules played beside the engine as rules=CLASS (--house).
+    openings: FILE, "suite:NAME" or "random:plies=N": each round's opening, every variant (--openings).
+    proof_time: seconds df-pn gets per two-player variant beside the strengths; 0 = none (--proof-time).
+    margin: points of seat-0 win rate within which a verdict may say "equivalent", default 5 (--margin).
+    executor: "local" (default), "dask://HOST:PORT" or "tls://HOST:PORT": where games run (--executor).
 
     With `strengths`, rating games between neighbouring rungs measure their Elo:
     `rate_games` per pair (default max(20, games // 2)) under `rate_under` "each"
@@ -133,42 +156,21 @@ def analyse(game: str | None, *, vary=(), agents=None, strengths=(),
     """
     import tempfile
 
-    from niwa.analysis.arena.executors import LocalExecutor
-    from niwa.analysis.experiments.variants import (
-        RATE_UNDER,
-        AnalysisError,
-        check_out_dir,
-        experiment_from_options,
-        plan_cells,
-    )
-    from niwa.analysis.experiments.variants import (
-        analyse as run_analysis,
-    )
+    from niwa.analysis.arena.executors import make_executor
+    from niwa.analysis.experiments.variants import analyse as run_analysis
+    from niwa.analysis.experiments.variants import setup_experiment
 
-    if rate_under is not None and rate_under not in RATE_UNDER:
-        raise AnalysisError(f"rate_under must be one of {', '.join(RATE_UNDER)}, "
-                            f"got {rate_under!r}")
-    for name, value in (("rate_games", rate_games), ("rate_under", rate_under),
-                        ("top_games", top_games)):
-        if value is not None and not strengths and not resume:
-            raise AnalysisError(f"{name} applies to the rungs of strengths; give strengths "
-                                f"too")
-    if resume and not out_dir:
-        raise AnalysisError("resume needs out_dir (the folder of the experiment)")
-    given = {name for name, value in (("players", players), ("games", games),
-                                      ("seed", seed)) if value is not None}
-    games = 1000 if games is None else games
-    if rate_games is None and strengths:
-        rate_games = max(20, games // 2)
     lineup = [] if agents is None else [str(agents)] if isinstance(agents, str) \
         else [str(a) for a in agents]
-    exp = experiment_from_options(
-        game, vary=list(vary), lineup=lineup, strengths=list(strengths), games=games,
-        players=players, seed=1 if seed is None else seed, given=given, out_dir=out_dir,
-        resume=resume, rate_games=rate_games, top_games=top_games, rate_under=rate_under,
-        trust_engines=trust_engines)
-    plan = plan_cells(exp)
-    out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-analysis-{exp.game}-")
-    check_out_dir(exp, out_dir, resume)
-    return run_analysis(exp, out_dir, executor=LocalExecutor(workers), resume=resume,
-                        progress=progress, command="niwa.analyse()", plan=plan)
+    if isinstance(house, str):
+        house = [house]
+    exp, plan, out_dir = setup_experiment(
+        game, vary=vary, lineup=lineup, strengths=strengths, games=games, players=players,
+        seed=seed, out_dir=out_dir, resume=resume, rate_games=rate_games,
+        top_games=top_games, rate_under=rate_under, house=house, openings=openings,
+        trust_engines=trust_engines, proof_time=proof_time, margin=margin,
+        default_out=lambda name: tempfile.mkdtemp(prefix=f"niwa-analysis-{name}-"), spell=str)
+    ex = make_executor(executor, workers)
+    return run_analysis(exp, out_dir, executor=ex, resume=resume, progress=progress,
+                        command="niwa.analyse()", plan=plan, proof_time=proof_time,
+                        margin=margin / 100)

@@ -120,7 +120,7 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_un
     report.html (the report and its plots in one file) and analysis.json.
     """
     from niwa.analysis.arena.executors import make_executor
-    from niwa.analysis.experiments.variants import analyse, check_out_dir, experiment_from_options, plan_cells
+    from niwa.analysis.experiments.variants import analyse, setup_experiment
 
     if agent and agents:
         raise UserError("give --agent SPEC (self-play) or --agents SPEC ... (a lineup), not both")
@@ -128,29 +128,15 @@ def analyse_cmd(game, vary, house, agent, agents, strengths, rate_games, rate_un
         raise UserError("--strengths sets the agents itself; drop --agent/--agents")
     if len(agents) == 1:
         raise UserError("--agents needs at least two specs; for self-play use --agent SPEC")
-    if resume and not out_dir:
-        raise UserError("--resume needs --out DIR (the folder of the experiment)")
-    if not resume and not game:
-        raise UserError("missing GAME (e.g. niwa analyse lotus --vary rule=basic,pro)")
-    if rate_games is not None and not strengths and not resume:
-        raise UserError("--rate-games measures the Elo of --strengths; give --strengths too")
-    if rate_under is not None and not strengths and not resume:
-        raise UserError("--rate-under says where the rating games of --strengths are played; "
-                        "give --strengths too")
-    if top_games is not None and not strengths and not resume:
-        raise UserError("--top-games sets the games at the strongest of --strengths; give "
-                        "--strengths too")
-    if rate_games is None and strengths:
-        rate_games = max(20, games // 2)
-    given = {name for name in ("players", "games", "seed") if given_on_command_line(name)}
-    exp = experiment_from_options(
+    typed = {name: value if given_on_command_line(name) else None
+             for name, value in (("players", players), ("games", games), ("seed", seed))}
+    exp, plan, out_dir = setup_experiment(
         game, vary=vary, lineup=[agent] if agent else list(agents), strengths=strengths,
-        games=games, players=players, seed=seed, given=given, out_dir=out_dir, resume=resume,
-        rate_games=rate_games, top_games=top_games, house=house, openings=openings,
-        rate_under=rate_under, trust_engines=trust_engines)
-    plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
-    out_dir = out_dir or f"analysis-{exp.game}-{time.strftime('%Y%m%d-%H%M%S')}"
-    check_out_dir(exp, out_dir, resume)
+        out_dir=out_dir, resume=resume, rate_games=rate_games, top_games=top_games,
+        rate_under=rate_under, house=house, openings=openings, trust_engines=trust_engines,
+        proof_time=proof_time, margin=margin,
+        default_out=lambda name: f"analysis-{name}-{time.strftime('%Y%m%d-%H%M%S')}",
+        **typed)
     creatable_folder(out_dir)
     ex = make_executor(executor, workers)
     for note in plan[1]:

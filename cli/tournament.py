@@ -13,7 +13,6 @@ from niwa.cli.common import (
     SEED,
     AgentsCommand,
     Number,
-    UserError,
     creatable_folder,
     given_on_command_line,
     recorded_command,
@@ -115,12 +114,6 @@ def tournament_cmd(game, agents, games, rounds, fmt, variants, players, workers,
     )
     from niwa.ext.registry import parse_variant_options
 
-    if resume and not out_dir:
-        raise UserError("--resume needs --out DIR (the folder of the tournament to finish)")
-    if not resume and not game:
-        raise UserError("missing GAME (e.g. niwa tournament lotus --agents random random)")
-    if not resume and len(agents) < 2:
-        raise UserError("give at least two agents: --agents A B [C ...]")
     given = {name for name in ("games", "rounds", "players", "fmt", "seed", "max_plies",
                                "move_time", "time_control", "time_margin", "sprt",
                                "openings")

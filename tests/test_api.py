@@ -107,3 +107,127 @@ def test_an_analysis_resumed_from_python_starts_saved_engines_only_if_trusted(tm
     with pytest.raises(niwa.NiwaError, match="did not start"):
         niwa.analyse(None, out_dir=str(out), resume=True, trust_engines=True, workers=1)
     assert marker.exists()
+
+
+# ---- the options niwa.tournament() and niwa.analyse() share with their commands --------
+def _records(out) -> list[dict]:
+    import json
+
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_tournament_from_python_plays_the_openings_given(tmp_path):
+    out = niwa.tournament("lotus", ["random", "greedy"], games=4, variant={"towers": 1},
+                          openings="random:plies=2", out_dir=str(tmp_path), workers=1)
+    assert out.config.openings == {"source": "random", "plies": 2, "count": None,
+                                   "order": "sequential"}
+    recs = _records(tmp_path)
+    assert [r["opening"] for r in recs] == [{"id": k // 2 + 1, "plies": 2} for k in range(4)]
+    assert recs[0]["moves"][:2] == recs[1]["moves"][:2]          # one opening, seats swapped
+    with pytest.raises(niwa.NiwaError, match="openings"):
+        niwa.tournament("lotus", ["random", "greedy"], games=2, openings="random:plies=x",
+                        out_dir=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_tournament_from_python_records_its_time_margin(tmp_path):
+    import json
+
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    time_margin=2.5, out_dir=str(tmp_path / "run"), workers=1)
+    meta = json.loads((tmp_path / "run" / "tournament.json").read_text())
+    assert meta["config"]["time_margin"] == 2.5
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    out_dir=str(tmp_path / "default"), workers=1)
+    meta = json.loads((tmp_path / "default" / "tournament.json").read_text())
+    assert meta["config"]["time_margin"] == 0.5                  # the command's default
+    with pytest.raises(niwa.NiwaError, match="--time-margin must be between 0 and") as e:
+        niwa.tournament("lotus", ["random", "greedy"], games=2, time_margin=-1,
+                        out_dir=str(tmp_path / "bad"))
+    assert "\n" not in str(e.value) and not (tmp_path / "bad").exists()
+
+
+def test_a_tournament_resumed_from_python_starts_saved_engines_only_if_trusted(tmp_path):
+    """A resume that does not give the agents again takes them from tournament.json; one
+    that starts a program is refused unless `trust_engines` (then it starts, and fails its
+    handshake in one line)."""
+    import json
+
+    from niwa.analysis.arena.schedule import TournamentConfig, identity_digest
+
+    out, marker = tmp_path / "run", tmp_path / "ran"
+    niwa.tournament("lotus", ["random", "greedy"], games=2, variant={"towers": 1},
+                    out_dir=str(out), workers=1)
+    meta = json.loads((out / "tournament.json").read_text())
+    meta["config"]["agents"] = ["random", f"engine:cmd=touch {marker}"]
+    meta["identity_digest"] = identity_digest(TournamentConfig(**meta["config"]).identity())
+    (out / "tournament.json").write_text(json.dumps(meta))
+    (out / "games.csv").write_text((out / "games.csv").read_text().splitlines()[0] + "\n")
+    (out / "games.jsonl").write_text("")
+    with pytest.raises(niwa.NiwaError, match="starts a program.*--trust-engines"):
+        niwa.tournament(None, out_dir=str(out), resume=True, workers=1)
+    assert not marker.exists()
+    with pytest.raises(niwa.NiwaError, match="did not start"):
+        niwa.tournament(None, out_dir=str(out), resume=True, trust_engines=True, workers=1)
+    assert marker.exists()
+    with pytest.raises(niwa.NiwaError, match="resume needs out_dir"):
+        niwa.tournament(None, resume=True)
+
+
+def test_an_analysis_from_python_plays_a_house_rule_beside_the_engine(tmp_path):
+    """A house rule in which seat 0 wins every game it would not have lost to a draw:
+    its cell's seat 0 wins them all, the engine's does not."""
+    rules = tmp_path / "seat_zero.py"
+    rules.write_text("from niwa.ext.reference.lotus import LotusOracle\n\n\n"
+                     "class SeatZeroWins(LotusOracle):\n"
+                     "    def winner(self):\n"
+                     "        return None if super().winner() is None else 0\n")
+    out = niwa.analyse("lotus", vary=["towers=1"], house=[f"{rules}:SeatZeroWins"], games=6,
+                       out_dir=str(tmp_path / "run"), workers=1)
+    engine, house = out.summary.metrics
+    assert (engine["set_rules"], house["set_rules"]) == ("engine", "SeatZeroWins")
+    assert house["wins_0"] == house["decisive"] == 6 and engine["wins_0"] < 6
+    with pytest.raises(niwa.NiwaError, match="nope.py"):
+        niwa.analyse("lotus", house=[f"{tmp_path}/nope.py:X"], games=2,
+                     out_dir=str(tmp_path / "bad"))
+
+
+def test_an_analysis_from_python_plays_the_openings_given(tmp_path):
+    import json
+
+    out = niwa.analyse("lotus", vary=["towers=1,2"], games=2, openings="random:plies=2",
+                       out_dir=str(tmp_path), workers=1)
+    assert [m["games"] for m in out.summary.metrics] == [2, 2]
+    assert json.loads((tmp_path / "analysis.json").read_text())["experiment"]["openings"]
+    assert [r["opening"] for r in _records(tmp_path)] == [{"id": 1, "plies": 2}] * 4
+
+
+def test_an_analysis_from_python_judges_against_its_margin(tmp_path):
+    """Seat 0's share in a small sample: outside a margin of 0.1 points (different), inside
+    one of 50 (equivalent); the verdict field changes with the margin alone."""
+    kinds = {}
+    for margin in (0.1, 50):
+        out = niwa.analyse("lotus", vary=["towers=1"], games=20, margin=margin,
+                           out_dir=str(tmp_path / str(margin)), workers=1)
+        assert out.summary.margin == margin / 100
+        kinds[margin] = out.summary.metrics[0]["verdict_kind"]
+    assert kinds == {0.1: "different", 50: "equivalent"}
+    with pytest.raises(niwa.NiwaError, match="margin must be between 0.1 and 50 points"):
+        niwa.analyse("lotus", games=2, margin=0, out_dir=str(tmp_path / "bad"))
+
+
+def test_an_analysis_from_python_gives_its_proof_time_to_the_summary(tmp_path):
+    common = dict(vary=["towers=1"], strengths=["mcts:iters=4,8"], games=2, rate_games=2,
+                  workers=1)
+    out = niwa.analyse("lotus", **common, proof_time=0, out_dir=str(tmp_path / "none"))
+    assert out.summary.ratings["proof_time"] == 0
+    out = niwa.analyse("lotus", **common, proof_time=1.5, out_dir=str(tmp_path / "some"))
+    assert out.summary.ratings["proof_time"] == 1.5
+    with pytest.raises(niwa.NiwaError, match="proof_time must be between 0 and 3600"):
+        niwa.analyse("lotus", **common, proof_time=-1, out_dir=str(tmp_path / "bad"))
+
+
+def test_an_analysis_from_python_refuses_an_unknown_executor_in_one_line(tmp_path):
+    with pytest.raises(niwa.NiwaError, match="unknown --executor 'ftp://x'") as e:
+        niwa.analyse("lotus", games=2, executor="ftp://x", out_dir=str(tmp_path))
+    assert "\n" not in str(e.value) and not (tmp_path / "games.csv").exists()

@@ -82,6 +82,21 @@ def starts_a_program(spec: str) -> bool:
     return parsed.name == "engine" or "cmd" in parsed.entry.params
 
 
+# a Python parameter -> the command-line option it stands for, where the two differ
+_FLAGS = {"out_dir": "--out DIR", "game": "GAME", "fmt": "--format",
+          "time_control": "--tc", "lineup": "--agents"}
+
+
+def option_flag(name: str) -> str:
+    """How a command spells the option behind a parameter name, for one-line errors raised
+    below the CLI (the API passes `str` instead, to name its own parameters).
+
+    >>> option_flag("time_margin"), option_flag("out_dir")
+    ('--time-margin', '--out DIR')
+    """
+    return _FLAGS.get(name) or "--" + name.replace("_", "-")
+
+
 def refuse_untrusted_programs(record: str, agents=(), house=(), *, again: str,
                               error: type[NiwaError], trust: bool = False) -> None:
     """A resume takes what the user did not type from the folder's record (`record`, its

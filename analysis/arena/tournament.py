@@ -22,6 +22,7 @@ from niwa.analysis.arena.live import LiveReport
 from niwa.analysis.arena.openings import load_suite, parse_openings
 from niwa.analysis.arena.run_record import (
     end_run,
+    option_flag,
     read_record,
     refuse_untrusted_programs,
     start_run,
@@ -424,13 +425,25 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
 
 def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir: str | None,
                           resume: bool, variant: dict | None = None,
-                          trust_engines: bool = False, **options
+                          trust_engines: bool = False, spell=option_flag, **options
                           ) -> tuple[TournamentConfig, list[str]]:
     """The configuration of a new tournament (make_config), or, with `resume`, the one
     saved in out_dir with only the options in `given` (typed again) replacing the saved
     settings; the agents, game and variant replace them when given at all. Saved agents
     that start a program (engine:cmd=...) are refused unless `trust_engines`
-    (run_record.refuse_untrusted_programs)."""
+    (run_record.refuse_untrusted_programs). `niwa tournament` and niwa.tournament() both
+    start here: a resume without a folder, a new tournament without a game or with fewer
+    than two agents are refused in one line, naming the options as `spell` spells them
+    (the command's flags by default)."""
+    agents = list(agents)
+    if resume and not out_dir:
+        raise TournamentError(f"{spell('resume')} needs {spell('out_dir')} (the folder of "
+                              f"the tournament to finish)")
+    if not resume and not game:
+        raise TournamentError(f"missing {spell('game')} (e.g. niwa tournament lotus "
+                              f"--agents random random)")
+    if not resume and len(agents) < 2:
+        raise TournamentError(f"give at least two agents: {spell('agents')} A B [C ...]")
     if not resume:
         return make_config(game, list(agents), variant=variant, **options)
     saved = load_saved_config(out_dir)

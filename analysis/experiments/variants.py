@@ -34,6 +34,7 @@ from niwa.analysis.arena.games_jsonl import RecordedGameLog
 from niwa.analysis.arena.openings import load_suite, parse_openings
 from niwa.analysis.arena.run_record import (
     end_run,
+    option_flag,
     read_record,
     refuse_untrusted_programs,
     start_run,
@@ -461,6 +462,66 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
         rate_games=(rate_games if rate_games is not None or not saved else saved.rate_games) or 0,
         rate_under=rate_under or (saved.rate_under if saved else "each"),
         house=list(house) if house or not saved else saved.house)
+
+
+MAX_PROOF_TIME = 3600.0                 # seconds (--proof-time)
+MARGIN_POINTS = (0.1, 50.0)             # the range of --margin, in points
+
+
+def setup_experiment(game: str | None, *, vary=(), lineup=(), strengths=(),
+                     games: int | None = None, players: int | None = None,
+                     seed: int | None = None, out_dir: str | None = None,
+                     resume: bool = False, rate_games: int | None = None,
+                     top_games: int | None = None, rate_under: str | None = None,
+                     house=(), openings: str | None = None, trust_engines: bool = False,
+                     proof_time: float = 10.0, margin: float = 100 * DEFAULT_MARGIN,
+                     default_out=None, spell=option_flag
+                     ) -> tuple[Experiment, tuple[list[Cell], list[str]], str]:
+    """Everything `niwa analyse` and niwa.analyse() do before the first game: check the
+    options, build the experiment (experiment_from_options; `games`, `players` and `seed`
+    left at None are not given: the defaults, or the saved ones on resume), plan its
+    cells and check the output folder (`default_out(game)` when out_dir is None). Each
+    problem is one AnalysisError, naming the options as `spell` spells them (the command's
+    flags by default). `margin` is in points, as --margin. Returns (exp, plan, out_dir)."""
+    if resume and not out_dir:
+        raise AnalysisError(f"{spell('resume')} needs {spell('out_dir')} (the folder of the "
+                            f"experiment)")
+    if not resume and not game:
+        raise AnalysisError(f"missing {spell('game')} (e.g. niwa analyse lotus --vary "
+                            f"rule=basic,pro)")
+    if rate_under is not None and rate_under not in RATE_UNDER:
+        raise AnalysisError(f"{spell('rate_under')} must be one of {', '.join(RATE_UNDER)}, "
+                            f"got {rate_under!r}")
+    if not strengths and not resume:
+        for name, value, what in (
+                ("rate_games", rate_games, "it measures their Elo"),
+                ("rate_under", rate_under, "it says where their rating games are played"),
+                ("top_games", top_games, "it sets the games at the strongest")):
+            if value is not None:
+                raise AnalysisError(f"{spell(name)} applies to the rungs of "
+                                    f"{spell('strengths')} ({what}); give "
+                                    f"{spell('strengths')} too")
+    if not 0 <= proof_time <= MAX_PROOF_TIME:        # also refuses nan
+        raise AnalysisError(f"{spell('proof_time')} must be between 0 and "
+                            f"{MAX_PROOF_TIME:g} seconds, got {proof_time}")
+    low, high = MARGIN_POINTS
+    if not low <= margin <= high:
+        raise AnalysisError(f"{spell('margin')} must be between {low:g} and {high:g} points, "
+                            f"got {margin}")
+    given = {name for name, value in (("players", players), ("games", games),
+                                      ("seed", seed)) if value is not None}
+    games = 1000 if games is None else games
+    if rate_games is None and strengths:
+        rate_games = max(20, games // 2)
+    exp = experiment_from_options(
+        game, vary=list(vary), lineup=list(lineup), strengths=list(strengths), games=games,
+        players=players, seed=1 if seed is None else seed, given=given, out_dir=out_dir,
+        resume=resume, rate_games=rate_games, top_games=top_games, house=list(house),
+        openings=openings, rate_under=rate_under, trust_engines=trust_engines)
+    plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
+    out_dir = out_dir or default_out(exp.game)
+    check_out_dir(exp, out_dir, resume)
+    return exp, plan, out_dir
 
 
 def check_out_dir(exp: Experiment, out_dir: str, resume: bool) -> dict | None:
