@@ -97,6 +97,16 @@ def option_flag(name: str) -> str:
     return _FLAGS.get(name) or "--" + name.replace("_", "-")
 
 
+def require_folder_and_game(resume: bool, out_dir, game, *, what: str, example: str,
+                            error: type[NiwaError], spell=option_flag) -> None:
+    """The first checks of a run that may resume: a resume needs its folder (`what` names
+    the run), a new run its game (`example` shows one)."""
+    if resume and not out_dir:
+        raise error(f"{spell('resume')} needs {spell('out_dir')} (the folder of {what})")
+    if not resume and not game:
+        raise error(f"missing {spell('game')} (e.g. {example})")
+
+
 def refuse_untrusted_programs(record: str, agents=(), house=(), *, again: str,
                               error: type[NiwaError], trust: bool = False) -> None:
     """A resume takes what the user did not type from the folder's record (`record`, its

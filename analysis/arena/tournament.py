@@ -25,6 +25,7 @@ from niwa.analysis.arena.run_record import (
     option_flag,
     read_record,
     refuse_untrusted_programs,
+    require_folder_and_game,
     start_run,
     versions,
     write_record,
@@ -436,12 +437,9 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     than two agents are refused in one line, naming the options as `spell` spells them
     (the command's flags by default)."""
     agents = list(agents)
-    if resume and not out_dir:
-        raise TournamentError(f"{spell('resume')} needs {spell('out_dir')} (the folder of "
-                              f"the tournament to finish)")
-    if not resume and not game:
-        raise TournamentError(f"missing {spell('game')} (e.g. niwa tournament lotus "
-                              f"--agents random random)")
+    require_folder_and_game(resume, out_dir, game, what="the tournament to finish",
+                            example="niwa tournament lotus --agents random random",
+                            error=TournamentError, spell=spell)
     if not resume and len(agents) < 2:
         raise TournamentError(f"give at least two agents: {spell('agents')} A B [C ...]")
     if not resume:

@@ -37,6 +37,7 @@ from niwa.analysis.arena.run_record import (
     option_flag,
     read_record,
     refuse_untrusted_programs,
+    require_folder_and_game,
     start_run,
     write_record,
 )
@@ -483,12 +484,9 @@ def setup_experiment(game: str | None, *, vary=(), lineup=(), strengths=(),
     cells and check the output folder (`default_out(game)` when out_dir is None). Each
     problem is one AnalysisError, naming the options as `spell` spells them (the command's
     flags by default). `margin` is in points, as --margin. Returns (exp, plan, out_dir)."""
-    if resume and not out_dir:
-        raise AnalysisError(f"{spell('resume')} needs {spell('out_dir')} (the folder of the "
-                            f"experiment)")
-    if not resume and not game:
-        raise AnalysisError(f"missing {spell('game')} (e.g. niwa analyse lotus --vary "
-                            f"rule=basic,pro)")
+    require_folder_and_game(resume, out_dir, game, what="the experiment",
+                            example="niwa analyse lotus --vary rule=basic,pro",
+                            error=AnalysisError, spell=spell)
     if rate_under is not None and rate_under not in RATE_UNDER:
         raise AnalysisError(f"{spell('rate_under')} must be one of {', '.join(RATE_UNDER)}, "
                             f"got {rate_under!r}")
