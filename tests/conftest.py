@@ -48,3 +48,15 @@ def engine_agent_registered():
         REGISTRY.pop("engine", None)
     else:
         REGISTRY["engine"] = had
+
+
+@pytest.fixture
+def forget_new_games():
+    """Games a test registers (a house rule's, say) leave the registry after it, so that
+    later tests see only the installed games."""
+    from niwa.ext.registry import games, unregister_game
+
+    before = set(games())
+    yield
+    for name in set(games()) - before:
+        unregister_game(name)

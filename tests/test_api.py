@@ -174,7 +174,8 @@ def test_a_tournament_resumed_from_python_starts_saved_engines_only_if_trusted(t
         niwa.tournament(None, resume=True)
 
 
-def test_an_analysis_from_python_plays_a_house_rule_beside_the_engine(tmp_path):
+def test_an_analysis_from_python_plays_a_house_rule_beside_the_engine(tmp_path,
+                                                                     forget_new_games):
     """A house rule in which seat 0 wins every game it would not have lost to a draw:
     its cell's seat 0 wins them all, the engine's does not."""
     rules = tmp_path / "seat_zero.py"
