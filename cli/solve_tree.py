@@ -53,6 +53,7 @@ def _json(r, tree) -> dict:
             "first_numbers": {k: list(v) for k, v in r.first_numbers.items()},
             "jobs": r.jobs, "nodes": r.nodes,
             "cpu_s": round(r.cpu_s, 3), "wall_s": round(r.wall_s, 3),
+            "answer_s": None if r.answer_s is None else round(r.answer_s, 3),
             "tree_nodes": r.tree_nodes, "status": r.status,
             "transpositions": tree.transpositions,
             "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}

@@ -271,6 +271,9 @@ class ProofTreeResult:
     workers: dict[int, int] = field(default_factory=dict)   # pid -> jobs
     # each root move's (pn, dn) in the root mover's perspective: how far it is from decided
     first_numbers: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # wall seconds (all sessions) until the root was proven, before the session's teardown
+    # (stopping the workers, keeping its proofs): when the answer was known
+    answer_s: float | None = None
 
     @property
     def proven(self) -> bool:
@@ -340,6 +343,7 @@ class ProofTree:
         self.jobs_done = self.nodes = 0
         self.cpu_s = 0.0
         self.wall_s = 0.0           # wall seconds of earlier sessions (from the checkpoint)
+        self.answer_s = None        # wall seconds until the root was proven
         self.next_job = 0
         self.workers: dict[int, int] = {}
         self.run_id = uuid.uuid4().hex[:12]     # this session's worker tables
@@ -754,6 +758,7 @@ class ProofTree:
                     if progress is not None:
                         progress(self, row)
                     if self.root.proven:
+                        self.answer_s = self.wall_s + time.monotonic() - t0
                         break
                     if time_limit > 0 and time.monotonic() - t0 >= time_limit:
                         status = "time limit"
@@ -803,7 +808,7 @@ class ProofTree:
                                self.cpu_s, wall, len(self.by_key),
                                self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
                                "proven" if r.proven else "open", dict(self.workers),
-                               numbers)
+                               numbers, self.answer_s)
 
     # -- the checkpoint
     def _meta(self) -> dict:
@@ -852,6 +857,8 @@ class ProofTree:
             snap = _read_json(d / "tree.json") if (d / "tree.json").exists() else None
             if isinstance(snap, dict):
                 self.wall_s = float(snap.get("wall_s", 0.0))
+                if isinstance(snap.get("answer_s"), int | float) and self.root.proven:
+                    self.answer_s = float(snap["answer_s"])
         else:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -901,6 +908,7 @@ class ProofTree:
                 "jobs": r.jobs,
                 "nodes": r.nodes, "cpu_s": round(r.cpu_s, 3),
                 "wall_s": round(r.wall_s, 3), "tree_nodes": r.tree_nodes,
+                "answer_s": None if r.answer_s is None else round(r.answer_s, 3),
                 "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 

@@ -399,3 +399,17 @@ def test_status_gives_each_open_first_moves_numbers(tmp_path):
     as_json = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path / "cp"),
                                         "--status", "--json"])
     assert set(json.loads(as_json.output)["first_numbers"]) == set(r.first_moves)
+
+
+def test_the_answer_time_is_kept_apart_from_the_sessions_teardown(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    tree = ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=tmp_path / "cp")
+    try:
+        assert tree.run(max_jobs=2).answer_s is None        # not proven yet
+        r = tree.run()
+    finally:
+        tree.close()
+    assert r.proven and 0 < r.answer_s <= r.wall_s
+    again = open_checkpoint(tmp_path / "cp", read_only=True)
+    assert again.result().answer_s == pytest.approx(r.answer_s, abs=1e-3)
+    again.close()

@@ -375,6 +375,9 @@ class LocalExecutor:
                         continue
                     workers[i] = _Worker(ctx)
         finally:
+            for w in workers:       # all killed first: their exits (unmapping) overlap
+                if w.proc.is_alive():
+                    w.proc.kill()
             for w in workers:
                 w.stop()
 

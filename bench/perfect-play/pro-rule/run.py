@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
            "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
            "jobs_before_kill", "proven_jobs_before_kill", "jobs_replayed", "proven_jobs_resent",
-           "torn_lines", "root_pn", "root_dn", "utc", "code", "shared_mb", "cpu_total_s"]
+           "torn_lines", "root_pn", "root_dn", "utc", "code", "shared_mb", "cpu_total_s",
+           "answer_s"]
 # what the `code` column says of rows written before it existed
 OLD_CODE = "4e6079b private tables"
 
@@ -145,7 +146,9 @@ def row_of(a, r, load0) -> dict:
     return {"case": case_name(a), "mode": a.mode, "workers": a.workers,
             "job_nodes": a.job_nodes, "tt_mb": a.tt_mb, "value_first_player": value,
             "jobs": r.jobs, "nodes": r.nodes, "cpu_s": round(r.cpu_s, 1),
-            "wall_s": round(r.wall_s, 1), "tree_nodes": r.tree_nodes,
+            "wall_s": round(r.wall_s, 1),
+            "answer_s": "" if r.answer_s is None else round(r.answer_s, 1),
+            "tree_nodes": r.tree_nodes,
             "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),
             "root_pn": r.root_pn, "root_dn": r.root_dn,
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "code": code_label(a)}
