@@ -1071,10 +1071,9 @@ def proven_jobs(directory, root_state) -> tuple[dict, set]:
         facts = [(state, pn == 0)]
         if pn != 0 and dn != 0:
             # a job out of budget: the children its table had proven are proven too
-            facts = []
+            facts, legal = [], state.legal_actions()
             for a, player, cpn, cdn in row.get("children") or []:
-                if player is not None and (cpn == 0 or cdn == 0) and \
-                        a in state.legal_actions():
+                if player is not None and (cpn == 0 or cdn == 0) and a in legal:
                     child = state.child(a)
                     if not child.is_terminal() and child.current_player() == player:
                         facts.append((child, cpn == 0))
