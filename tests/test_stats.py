@@ -34,6 +34,20 @@ def test_wilson_interval_is_the_closed_form_score_interval():
     assert all(math.isnan(x) for x in st.wilson_interval(0, 0))
 
 
+def test_wilson_interval_agrees_with_scipy_binomtest():
+    """The closed form gives scipy's numbers at every count, size and confidence tried."""
+    for n in (1, 2, 5, 17, 100, 2001):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            for confidence in (0.8, 0.95, 0.99):
+                ci = sps.binomtest(k, n).proportion_ci(confidence, method="wilson")
+                assert st.wilson_interval(k, n, confidence) == pytest.approx(
+                    (ci.low, ci.high), abs=1e-12), (k, n, confidence)
+    with pytest.raises(ValueError, match="successes"):
+        st.wilson_interval(11, 10)
+    with pytest.raises(ValueError, match="confidence"):
+        st.wilson_interval(1, 10, confidence=1.0)
+
+
 # Newcombe (1998), "Interval estimation for the difference between independent
 # proportions", Table II, method 10 (hybrid score interval without continuity correction).
 @pytest.mark.parametrize("k1, n1, k2, n2, low, high", [
