@@ -37,6 +37,7 @@ temporary folder when not given) and returns its tables:
 from __future__ import annotations
 
 import importlib
+import os
 
 __all__ = [
     "Agent", "AgentError", "AgentSpec", "GameSpec", "NiwaError", "analyse", "describe_agents",
@@ -80,7 +81,8 @@ def tournament(game: str | None, agents=(), *, games: int | None = None,
                max_plies: int | None = None, move_time: float | None = None,
                time_control: str | None = None, time_margin: float | None = None,
                sprt: str | None = None, openings: str | None = None,
-               out_dir: str | None = None, workers: int | None = None, resume: bool = False,
+               out_dir: str | None = None, workers: int | None = None,
+               executor: str = "local", resume: bool = False,
                trust_engines: bool = False, progress: bool = False):
     """Play a tournament as `niwa tournament` does and return its TournamentOutcome:
     `.tables.standings` (a DataFrame: agent, Elo with its interval, score...),
@@ -94,10 +96,11 @@ def tournament(game: str | None, agents=(), *, games: int | None = None,
     openings: FILE, "suite:NAME" or "random:plies=N": each round's opening, seats swapped (--openings).
     resume: finish or grow out_dir's tournament; what is left at None is as saved (--resume).
     trust_engines: on resume, start saved engine agents (engine:cmd=...) not given again (--trust-engines).
+    executor: "local" (default), "dask://HOST:PORT" or "tls://HOST:PORT": where games run (--executor).
     """
     import tempfile
 
-    from niwa.analysis.arena.executors import LocalExecutor
+    from niwa.analysis.arena.executors import make_executor
     from niwa.analysis.arena.tournament import check_out_dir, resume_or_make_config, run_tournament
 
     options = {"games": games, "rounds": rounds, "players": players, "fmt": fmt,
@@ -111,9 +114,11 @@ def tournament(game: str | None, agents=(), *, games: int | None = None,
                                       out_dir=out_dir, resume=resume,
                                       trust_engines=trust_engines, variant=variant,
                                       spell=str, **options)
+    if out_dir:
+        check_out_dir(config, out_dir, resume)
+    ex = make_executor(executor, workers, spell=str)      # a bad spec or scheduler: before any folder
     out_dir = out_dir or tempfile.mkdtemp(prefix=f"niwa-tournament-{config.game}-")
-    check_out_dir(config, out_dir, resume)
-    return run_tournament(config, out_dir, executor=LocalExecutor(workers), resume=resume,
+    return run_tournament(config, out_dir, executor=ex, resume=resume,
                           progress=progress, command="niwa.tournament()")
 
 
@@ -164,13 +169,25 @@ def analyse(game: str | None, *, vary=(), agents=None, strengths=(), house=(),
         else [str(a) for a in agents]
     if isinstance(house, str):
         house = [house]
+    made = []           # the temporary folder, if one is made: removed again if unused
+
+    def temporary_folder(name):
+        made.append(tempfile.mkdtemp(prefix=f"niwa-analysis-{name}-"))
+        return made[-1]
+
     exp, plan, out_dir = setup_experiment(
         game, vary=vary, lineup=lineup, strengths=strengths, games=games, players=players,
         seed=seed, out_dir=out_dir, resume=resume, rate_games=rate_games,
         top_games=top_games, rate_under=rate_under, house=house, openings=openings,
         trust_engines=trust_engines, proof_time=proof_time, margin=margin,
-        default_out=lambda name: tempfile.mkdtemp(prefix=f"niwa-analysis-{name}-"), spell=str)
-    ex = make_executor(executor, workers)
+        default_out=temporary_folder, spell=str)
+    try:
+        ex = make_executor(executor, workers, spell=str)
+    except Exception:
+        for folder in made:
+            if not os.listdir(folder):
+                os.rmdir(folder)
+        raise
     return run_analysis(exp, out_dir, executor=ex, resume=resume, progress=progress,
                         command="niwa.analyse()", plan=plan, proof_time=proof_time,
                         margin=margin / 100)

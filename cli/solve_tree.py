@@ -15,7 +15,7 @@ from niwa.cli.common import UserError, load_position
 def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
     `transpositions` given: replayed into that kind of tree, the checkpoint untouched)."""
-    from niwa.solver.proof_tree import kept_header, open_checkpoint
+    from niwa.solver.proof_tree import kept_header, number_text, open_checkpoint
 
     tree = open_checkpoint(directory, read_only=True, transpositions=transpositions)
     try:
@@ -27,8 +27,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
         return
     click.echo(f"position {tree.notation}")
     click.echo(r.summary())
-    open_moves = [f"{k} pn {_n(pn)} dn {_n(dn)}" for k, (pn, dn) in r.first_numbers.items()
-                  if pn != 0 and dn != 0]
+    open_moves = [f"{k} pn {number_text(pn, True)} dn {number_text(dn, True)}"
+                  for k, (pn, dn) in r.first_numbers.items() if pn != 0 and dn != 0]
     if open_moves:
         click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
@@ -39,11 +39,6 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
     if kept is not None:
         click.echo(f"kept proofs: {kept.get('rows', 0):,} positions in proven.npy "
                    f"(written {kept.get('written_utc', '?')}), loaded by the next session")
-
-
-
-def _n(x: int) -> str:
-    return "inf" if x >= 0xFFFFFFFF else f"{x:,}"
 
 
 def _json(r, tree) -> dict:

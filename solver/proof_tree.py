@@ -283,15 +283,16 @@ class ProofTreeResult:
         head = {1.0: "win", 0.0: "loss", None: "unproven"}[self.value]
         decided = sum(v is not None for v in self.first_moves.values())
         moves = " ".join(f"{k}={'?' if v is None else int(v)}" for k, v in self.first_moves.items())
-        return (f"{head} for player {self.player} ({self.status}): root pn={_num(self.root_pn)} "
-                f"dn={_num(self.root_dn)}; first moves decided {decided}/{len(self.first_moves)} "
+        return (f"{head} for player {self.player} ({self.status}): root pn={number_text(self.root_pn)} "
+                f"dn={number_text(self.root_dn)}; first moves decided {decided}/{len(self.first_moves)} "
                 f"({moves}); {self.jobs:,} jobs, {self.nodes:,} nodes, {self.cpu_s:,.1f} CPU s, "
                 f"{self.wall_s:,.1f} s wall; top tree {self.tree_nodes:,} nodes "
                 f"(peak {self.peak_tree_nodes:,}, {self.expansions:,} expansions)")
 
 
-def _num(x: int) -> str:
-    return "inf" if x >= INF else str(x)
+def number_text(x: int, thousands: bool = False) -> str:
+    """A proof or disproof number as text: "inf" for infinity (proven the other way)."""
+    return "inf" if x >= INF else f"{x:,}" if thousands else str(x)
 
 
 class ProofTree:

@@ -229,6 +229,19 @@ def test_an_analysis_from_python_gives_its_proof_time_to_the_summary(tmp_path):
 
 
 def test_an_analysis_from_python_refuses_an_unknown_executor_in_one_line(tmp_path):
-    with pytest.raises(niwa.NiwaError, match="unknown --executor 'ftp://x'") as e:
+    with pytest.raises(niwa.NiwaError, match="unknown executor 'ftp://x'") as e:
         niwa.analyse("lotus", games=2, executor="ftp://x", out_dir=str(tmp_path))
     assert "\n" not in str(e.value) and not (tmp_path / "games.csv").exists()
+
+
+@pytest.mark.parametrize("run", [
+    lambda: niwa.analyse("lotus", games=2, executor="ftp://x"),
+    lambda: niwa.tournament("lotus", ["random", "random"], games=2, executor="ftp://x"),
+], ids=["analyse", "tournament"])
+def test_a_refused_executor_leaves_no_temporary_folder(run, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(niwa.NiwaError, match="unknown executor 'ftp://x'"):
+        run()
+    assert list(tmp_path.iterdir()) == []

@@ -112,6 +112,17 @@ def test_dask_run_equals_the_local_run(cluster, tmp_path):
     assert read_tables(remote) == read_tables(local)
 
 
+def test_a_tournament_from_python_runs_on_the_cluster(cluster, tmp_path):
+    """niwa.tournament(executor="dask://...") gives the games of the local run."""
+    import niwa
+
+    local = niwa.tournament("lotus", ["random", "greedy"], games=4, seed=5, workers=1,
+                            out_dir=str(tmp_path / "local"))
+    remote = niwa.tournament("lotus", ["random", "greedy"], games=4, seed=5,
+                             executor=f"dask://{cluster}", out_dir=str(tmp_path / "dask"))
+    assert games_without_durations(remote.out_dir).equals(games_without_durations(local.out_dir))
+
+
 def test_dask_executor_reports_the_cluster_and_an_unreachable_one(cluster):
     ex = DaskExecutor(f"dask://{cluster}")
     try:

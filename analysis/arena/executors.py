@@ -23,6 +23,7 @@ from multiprocessing.connection import wait
 from niwa.analysis.arena.game_loop import GameResult, Watcher, first_line
 from niwa.analysis.arena.game_record import task_record_line
 from niwa.analysis.arena.games_csv import game_row, play_task, played_until
+from niwa.analysis.arena.run_record import option_flag
 from niwa.analysis.arena.schedule import GameTask
 from niwa.ext.errors import NiwaError
 from niwa.solver.lifetime import (
@@ -505,7 +506,10 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def make_executor(spec: str, workers: int | None):
+def make_executor(spec: str, workers: int | None, spell=option_flag):
+    """The executor a spec names: "local", "dask://HOST:PORT" or "tls://HOST:PORT"; a bad
+    spec is one ExecutorError naming the option as `spell` spells it (the API: its own
+    parameter)."""
     spec = (spec or "local").strip()
     if spec == "local":
         return LocalExecutor(workers)
@@ -513,11 +517,12 @@ def make_executor(spec: str, workers: int | None):
     if sep and scheme in ("dask", "tcp", "tls"):
         m = _HOST_PORT.match(where)
         if not m or not 1 <= int(m["port"]) <= 65535:
-            raise ExecutorError(f"--executor {spec[:80]!r}: expected {scheme}://HOST:PORT "
-                                f"with a port in 1..65535, e.g. {scheme}://10.0.0.5:8786")
+            raise ExecutorError(f"{spell('executor')} {spec[:80]!r}: expected "
+                                f"{scheme}://HOST:PORT with a port in 1..65535, "
+                                f"e.g. {scheme}://10.0.0.5:8786")
         # dask:// is plain TCP; tls:// keeps its scheme (Dask's TLS transport)
         return DaskExecutor(("tls://" if scheme == "tls" else "tcp://") + where, workers)
-    raise ExecutorError(f"unknown --executor {spec[:80]!r}; expected local, "
+    raise ExecutorError(f"unknown {spell('executor')} {spec[:80]!r}; expected local, "
                         f"dask://HOST:PORT or tls://HOST:PORT")
 
 
