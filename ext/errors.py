@@ -20,3 +20,20 @@ class VariantError(NiwaError):
 class GameContractError(NiwaError):
     """A game that breaks the game contract (niwa.ext.game), e.g. a plain-Python game whose
     method raised inside a search, or returned an action id out of range."""
+
+
+def file_error_reason(error: BaseException) -> str:
+    """The first line of an error met reading a data file, as a user should read it.
+
+    numpy takes any file that is not .npy or .npz for a pickle and suggests loading it
+    "unsafely"; niwa never loads pickles, so that advice is replaced:
+
+    >>> file_error_reason(ValueError("This file contains pickled (object) data. If you trust"))
+    'not a numpy .npy/.npz file'
+    >>> file_error_reason(EOFError())
+    'EOFError'
+    """
+    text = str(error)
+    if text.startswith("This file contains pickled"):
+        return "not a numpy .npy/.npz file"
+    return text.splitlines()[0] if text else type(error).__name__

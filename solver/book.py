@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from niwa.ext.errors import NiwaError
+from niwa.ext.errors import NiwaError, file_error_reason
 
 FORMAT = "niwa-book-2"
 OLD_FORMATS = ("niwa-book-1",)      # read only by upgrade_book
@@ -204,8 +204,8 @@ def load_book(path, *, old_format: bool = False) -> Book:
             NotImplementedError, zipfile.BadZipFile, zlib.error) as e:
         # a damaged archive fails in zipfile, zlib or numpy's reader, each in its own way
         # (an unknown compression method, a bad CRC, a broken .npy header...)
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise BookError(f"{path} is not a readable book ({first}); {rebuild}") from None
+        raise BookError(f"{path} is not a readable book ({file_error_reason(e)}); "
+                        f"{rebuild}") from None
     wanted = OLD_FORMATS if old_format else (FORMAT,)
     if not isinstance(meta, dict) or meta.get("format") not in wanted or \
             text != json.dumps(meta, sort_keys=True):

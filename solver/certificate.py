@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from niwa.ext.errors import NiwaError
+from niwa.ext.errors import NiwaError, file_error_reason
 
 FORMAT = "niwa-certificate-1"
 GAME_OVER = -1      # the edge's move ends the game (the winner must have won)
@@ -150,8 +150,8 @@ def load_certificate(path) -> Certificate:
     except IsADirectoryError:
         raise CertificateError(f"{path} is a folder, not a certificate") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise CertificateError(f"{path} is not a readable certificate ({reason})") from None
+        raise CertificateError(f"{path} is not a readable certificate "
+                               f"({file_error_reason(e)})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CertificateError(f"{path}: not a {FORMAT} file")
     offsets, actions, children = arrays["offsets"], arrays["actions"], arrays["children"]

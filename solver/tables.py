@@ -37,6 +37,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from niwa.ext.errors import file_error_reason
 from niwa.ext.lotus_tables import TableError  # noqa: F401  (one error class for tables)
 
 FORMAT = "niwa-endgame-table"
@@ -381,7 +382,7 @@ def load_table(header_path, verify=True):
     try:
         values = np.load(payload, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError) as e:
-        raise TableError(f"{payload}: not a numpy array file ({e})") from None
+        raise TableError(f"{payload}: not a numpy array file ({file_error_reason(e)})") from None
     if values.dtype != np.uint8 or values.ndim != 1 or values.shape[0] != index.size:
         raise TableError(f"{payload}: {values.dtype} array of shape {values.shape}; the index "
                          f"expects {index.size:,} uint8 values")
