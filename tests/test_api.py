@@ -141,7 +141,7 @@ def test_a_tournament_from_python_records_its_time_margin(tmp_path):
                     out_dir=str(tmp_path / "default"), workers=1)
     meta = json.loads((tmp_path / "default" / "tournament.json").read_text())
     assert meta["config"]["time_margin"] == 0.5                  # the command's default
-    with pytest.raises(niwa.NiwaError, match="--time-margin must be between 0 and") as e:
+    with pytest.raises(niwa.NiwaError, match="^time_margin must be between 0 and") as e:
         niwa.tournament("lotus", ["random", "greedy"], games=2, time_margin=-1,
                         out_dir=str(tmp_path / "bad"))
     assert "\n" not in str(e.value) and not (tmp_path / "bad").exists()
@@ -245,3 +245,20 @@ def test_a_refused_executor_leaves_no_temporary_folder(run, tmp_path, monkeypatc
     with pytest.raises(niwa.NiwaError, match="unknown executor 'ftp://x'"):
         run()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("run, said", [
+    (lambda: niwa.tournament("lotus", ["random", "random"], games=0), "games must be"),
+    (lambda: niwa.tournament("lotus", ["random", "random"], fmt="swiss"), "unknown fmt"),
+    (lambda: niwa.tournament("lotus", ["random", "random"], games=2, rounds=2),
+     "give games or rounds"),
+    (lambda: niwa.analyse("lotus", vary=["bogus=1"], games=2), "vary bogus:"),
+    (lambda: niwa.analyse("lotus", strengths=["mcts:iters=1,2,c=1,2"], games=2),
+     "strengths 'mcts"),
+    (lambda: niwa.analyse("lotus", games=0), "games must be"),
+], ids=["games", "fmt", "games-rounds", "vary", "strengths", "analyse-games"])
+def test_the_api_names_its_own_parameters_in_errors_not_the_commands_flags(run, said):
+    with pytest.raises(niwa.NiwaError) as e:
+        run()
+    assert str(e.value).startswith(said) or said in str(e.value), str(e.value)
+    assert "--" not in str(e.value), str(e.value)

@@ -331,16 +331,16 @@ def _summarise(meta: dict, config: TournamentConfig, rows: list[dict], result: R
         meta["seat_advantage_elo"] = [round(float(x), 1) for x in tables.fit.seat_elo]
 
 
-def checked_sprt(sprt: str | dict, n_agents: int, n_players: int):
+def checked_sprt(sprt: str | dict, n_agents: int, n_players: int, spell=option_flag):
     """The --sprt test (SprtSpec) of a string or a saved dict, checked for this tournament."""
     from niwa.analysis.stats.sprt import SprtSpec, parse_sprt
 
     spec = parse_sprt(sprt) if isinstance(sprt, str) else SprtSpec(**sprt)
     if not all(-4000 <= v <= 4000 for v in (spec.elo0, spec.elo1)):
-        raise TournamentError(f"--sprt elo0 and elo1 must be finite Elo differences "
+        raise TournamentError(f"{spell('sprt')} elo0 and elo1 must be finite Elo differences "
                               f"within +-4000, got elo0={spec.elo0:g} elo1={spec.elo1:g}")
     if n_agents != 2 or n_players != 2:
-        raise TournamentError("--sprt tests two agents in a two-player game "
+        raise TournamentError(f"{spell('sprt')} tests two agents in a two-player game "
                               f"(here {n_agents} agents, {n_players} players)")
     return spec
 
@@ -349,10 +349,11 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
                 fmt: str = "round-robin", games: int | None = None, rounds: int | None = None,
                 seed: int = 1, max_plies: int | None = None, move_time: float | None = None,
                 time_margin: float = 0.5, sprt: str | dict | None = None,
-                time_control: str | None = None, openings: str | dict | None = None
-                ) -> tuple[TournamentConfig, list[str]]:
-    """Validate the options (NiwaError with one line on any problem); returns the config
-    and notes for the user (e.g. --games rounded up to a whole number of rounds)."""
+                time_control: str | None = None, openings: str | dict | None = None,
+                spell=option_flag) -> tuple[TournamentConfig, list[str]]:
+    """Validate the options (NiwaError with one line on any problem, naming the option as
+    `spell` spells it: the command's flag by default); returns the config and notes for
+    the user (e.g. --games rounded up to a whole number of rounds)."""
     from niwa.solver.agent_spec import AgentSpec, check_for_game, make_agent
     from niwa.solver.protocol import check_engines
 
@@ -364,7 +365,8 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
             variant["players"] = players     # the game checks the range (VariantError)
         elif players != info.new(seed=0, **variant).num_players:
             n = info.new(seed=0, **variant).num_players
-            raise TournamentError(f"{info.name} is a {n}-player game; --players must be {n}")
+            raise TournamentError(f"{info.name} is a {n}-player game; {spell('players')} "
+                                  f"must be {n}")
     state = info.new(seed=0, **variant)
     n_players = state.num_players
     if n_players < 2:
@@ -380,23 +382,25 @@ def make_config(game: str, agents, *, variant: dict | None = None, players: int 
             raise TournamentError("the human agent cannot sit in a tournament; "
                                   "play it with `niwa play`")
     if fmt not in FORMATS:
-        raise TournamentError(f"unknown --format {fmt!r}; expected {' or '.join(FORMATS)}")
+        raise TournamentError(f"unknown {spell('fmt')} {fmt!r}; expected "
+                              f"{' or '.join(FORMATS)}")
     if games is not None and rounds is not None:
-        raise TournamentError("give --games or --rounds, not both")
-    for name, value, high in (("--games", games, MAX_GAME_ID), ("--rounds", rounds, MAX_GAME_ID),
-                              ("--max-plies", max_plies, MAX_PLIES), ("--seed", seed, MAX_SEED)):
-        if value is not None and not (isinstance(value, int) and (name == "--seed" or value >= 1)):
+        raise TournamentError(f"give {spell('games')} or {spell('rounds')}, not both")
+    for key, value, high in (("games", games, MAX_GAME_ID), ("rounds", rounds, MAX_GAME_ID),
+                             ("max_plies", max_plies, MAX_PLIES), ("seed", seed, MAX_SEED)):
+        name = spell(key)
+        if value is not None and not (isinstance(value, int) and (key == "seed" or value >= 1)):
             raise TournamentError(f"{name} must be a whole number of at least 1, got {value}")
         if value is not None and not 0 <= value <= high:
-            raise TournamentError(f"{name} must be between {1 - (name == '--seed')} and "
+            raise TournamentError(f"{name} must be between {1 - (key == 'seed')} and "
                                   f"{high}, got {value}")
     if move_time is not None and not 0 < move_time <= MAX_MOVE_SECONDS:
-        raise TournamentError(f"--move-time must be above 0 and at most {MAX_MOVE_SECONDS:g} "
-                              f"seconds, got {move_time}")
+        raise TournamentError(f"{spell('move_time')} must be above 0 and at most "
+                              f"{MAX_MOVE_SECONDS:g} seconds, got {move_time}")
     if not 0 <= time_margin <= MAX_MOVE_SECONDS:     # also refuses nan
-        raise TournamentError(f"--time-margin must be between 0 and {MAX_MOVE_SECONDS:g} "
-                              f"seconds, got {time_margin}")
-    sprt_spec = checked_sprt(sprt, len(agents), n_players) if sprt else None
+        raise TournamentError(f"{spell('time_margin')} must be between 0 and "
+                              f"{MAX_MOVE_SECONDS:g} seconds, got {time_margin}")
+    sprt_spec = checked_sprt(sprt, len(agents), n_players, spell) if sprt else None
     if openings is not None:
         suite = parse_openings(openings) if isinstance(openings, str) else dict(openings)
         openings = load_suite(suite, info.name, dict(state.variant))
@@ -443,11 +447,11 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
     if not resume and len(agents) < 2:
         raise TournamentError(f"give at least two agents: {spell('agents')} A B [C ...]")
     if not resume:
-        return make_config(game, list(agents), variant=variant, **options)
+        return make_config(game, list(agents), variant=variant, spell=spell, **options)
     saved = load_saved_config(out_dir)
     if saved is None:
         if game and len(agents) >= 2:   # nothing recorded yet: --resume starts the run
-            return make_config(game, list(agents), variant=variant, **options)
+            return make_config(game, list(agents), variant=variant, spell=spell, **options)
         raise TournamentError(f"nothing to resume in {out_dir}: no tournament.json there")
     if game and get_game(game).name != saved.game:
         raise TournamentError(f"{out_dir} holds a {saved.game} tournament, not {game}")
@@ -465,4 +469,4 @@ def resume_or_make_config(game: str | None, agents, *, given: set[str], out_dir:
         if name not in given:
             options[name] = value
     return make_config(game or saved.game, list(agents) or saved.agents,
-                       variant=variant if variant else saved.variant, **options)
+                       variant=variant if variant else saved.variant, spell=spell, **options)

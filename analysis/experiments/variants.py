@@ -177,7 +177,7 @@ class Cell:
         return self.variant_label + (f" ({self.strength})" if self.strength else "")
 
 
-def parse_vary(items, game: str) -> list:
+def parse_vary(items, game: str, spell=option_flag) -> list:
     """['rule=basic,pro'] -> [['rule', ['basic', 'pro']]], keys checked against the game."""
     info = get_game(game)
     out, seen = [], set()
@@ -186,20 +186,22 @@ def parse_vary(items, game: str) -> list:
         key = key.strip().replace("-", "_")
         vals = [v.strip() for v in values.split(",") if v.strip()]
         if not eq or not key or not vals:
-            raise AnalysisError(f"--vary {item!r} should be KEY=V1,V2,... (e.g. rule=basic,pro)")
+            raise AnalysisError(f"{spell('vary')} {item!r} should be KEY=V1,V2,... "
+                                f"(e.g. rule=basic,pro)")
         if key not in info.variants:
-            raise AnalysisError(f"--vary {key}: {info.name} has no setting {key!r}; settings: "
+            raise AnalysisError(f"{spell('vary')} {key}: {info.name} has no setting {key!r}; settings: "
                                 f"{', '.join(info.variants)}")
         if key in seen:
-            raise AnalysisError(f"--vary {key} is given twice; list all its values once")
+            raise AnalysisError(f"{spell('vary')} {key} is given twice; list all its values "
+                                f"once")
         if len(set(vals)) != len(vals):
-            raise AnalysisError(f"--vary {item!r} repeats a value")
+            raise AnalysisError(f"{spell('vary')} {item!r} repeats a value")
         seen.add(key)
         out.append([key, vals])
     return out
 
 
-def parse_strengths(items) -> list[str]:
+def parse_strengths(items, spell=option_flag) -> list[str]:
     """['mcts:iters=100,1000'] -> ['mcts:iters=100', 'mcts:iters=1000'].
 
     In `NAME:KEY=V1,V2,...,OTHER=X` (a sweep, not itself an agent spec), a bare value
@@ -217,51 +219,55 @@ def parse_strengths(items) -> list[str]:
             elif params:
                 params[-1][1].append(tok)
             else:
-                raise AnalysisError(f"--strengths {item!r} should be NAME:KEY=V1,V2,... "
+                raise AnalysisError(f"{spell('strengths')} {item!r} should be NAME:KEY=V1,V2,... "
                                     "(e.g. mcts:iters=100,1000,10000)")
         swept = [p for p in params if len(p[1]) > 1]
         if len(swept) > 1:
-            raise AnalysisError(f"--strengths {item!r} lists several values for more than one "
-                                "parameter; sweep one parameter at a time")
+            raise AnalysisError(f"{spell('strengths')} {item!r} lists several values for more "
+                                "than one parameter; sweep one parameter at a time")
         combos = swept[0][1] if swept else [None]
         for value in combos:
             parts = [f"{k}={value if len(vs) > 1 else vs[0]}" for k, vs in params]
             spec = name.strip() + (":" + ",".join(parts) if colon and parts else "")
             parsed = AgentSpec.parse(spec)      # unknown agent or bad parameter: AgentError
             if parsed in seen:
-                raise AnalysisError(f"--strengths lists {spec!r} twice")
+                raise AnalysisError(f"{spell('strengths')} lists {spec!r} twice")
             seen.add(parsed)
             specs.append(spec)
     return specs
 
 
-def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
+def plan_cells(exp: Experiment, spell=option_flag) -> tuple[list[Cell], list[str]]:
     """The cells of an experiment (strength-major, then settings in --vary order) and notes
-    for the user. Raises a one-line NiwaError on any bad setting, agent or count."""
+    for the user. Raises a one-line NiwaError on any bad setting, agent or count, naming
+    the option as `spell` spells it (the command's flag by default)."""
     info = get_game(exp.game)
     if not 1 <= exp.games <= STRIDE:
-        raise AnalysisError(f"--games must be at least 1 and at most {STRIDE}, got {exp.games}")
+        raise AnalysisError(f"{spell('games')} must be at least 1 and at most {STRIDE}, "
+                            f"got {exp.games}")
     if not 0 <= exp.top_games <= STRIDE:
-        raise AnalysisError(f"--top-games must be at least 1 and at most {STRIDE}, "
+        raise AnalysisError(f"{spell('top_games')} must be at least 1 and at most {STRIDE}, "
                             f"got {exp.top_games}")   # (0 in the record: as --games)
     if exp.top_games and len(exp.strengths) < 2:
-        raise AnalysisError("--top-games sets the games at the strongest of several "
-                            "--strengths; give a ladder of at least two")
+        raise AnalysisError(f"{spell('top_games')} sets the games at the strongest of several "
+                            f"{spell('strengths')}; give a ladder of at least two")
     if not 0 <= exp.seed <= MAX_SEED:
-        raise AnalysisError(f"--seed must be at least 0 and at most {MAX_SEED}, got {exp.seed}")
+        raise AnalysisError(f"{spell('seed')} must be at least 0 and at most {MAX_SEED}, "
+                            f"got {exp.seed}")
     if exp.max_plies is not None and exp.max_plies < 1:
         raise AnalysisError(f"max_plies must be at least 1, got {exp.max_plies}")
     if exp.players is not None and any(k == "players" for k, _ in exp.vary):
-        raise AnalysisError("give --players or --vary players=..., not both")
+        raise AnalysisError(f"give {spell('players')} or {spell('vary')} players=..., not both")
     if exp.strengths and len(exp.agents) > 1:
-        raise AnalysisError("--strengths sweeps self-play; it cannot be combined with --agents")
+        raise AnalysisError(f"{spell('strengths')} sweeps self-play; it cannot be combined "
+                            f"with {spell('agents')}")
     from niwa.analysis.experiments import house
 
     games_of = {house.ENGINE: info}
     for text in exp.house:
         name, cls_name = house.register_house(info.name, text)
         if cls_name in games_of:
-            raise AnalysisError(f"--house names the class {cls_name} twice")
+            raise AnalysisError(f"{spell('house')} names the class {cls_name} twice")
         games_of[cls_name] = get_game(name)
     keys = [k for k, _ in exp.compared]
     combos = list(itertools.product(*[vals for _, vals in exp.compared])) or [()]
@@ -277,7 +283,8 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
             state = plays.new(seed=0, **variant)          # VariantError on a bad value
             n = state.num_players
             if exp.players is not None and n != exp.players:
-                raise AnalysisError(f"{info.name} is a {n}-player game; --players must be {n}")
+                raise AnalysisError(f"{info.name} is a {n}-player game; {spell('players')} "
+                                    f"must be {n}")
             specs = [strength] * n if strength else (list(lineup) * n if len(lineup) == 1
                                                      else list(lineup))
             index = len(cells)
@@ -289,10 +296,10 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
                 rounds = math.ceil(wanted / per_round)
                 config, _ = make_config(plays.name, specs, variant=variant, rounds=rounds,
                                         seed=seed, max_plies=exp.max_plies,
-                                        openings=exp.openings)
+                                        openings=exp.openings, spell=spell)
             else:       # solo: the tournament runner plays it, its schedule is ours
                 if len(specs) != 1:
-                    raise AnalysisError("a solo game takes one agent (--agent SPEC)")
+                    raise AnalysisError(f"a solo game takes one agent ({spell('agent')} SPEC)")
                 make_agent(specs[0], seed=0)
                 check_for_game(specs[0], state)
                 names = check_engines(specs, plays.name)    # as make_config does
@@ -310,13 +317,14 @@ def plan_cells(exp: Experiment) -> tuple[list[Cell], list[str]]:
             cells.append(Cell(index, settings, dict(state.variant), n, strength, config,
                               rounds * per_round))
     for wanted, per_round, total in sorted(rounded):
-        option = "--top-games" if exp.top_games and wanted == exp.top_games else "--games"
+        option = spell("top_games" if exp.top_games and wanted == exp.top_games else "games")
         notes.append(f"{option} {wanted} rounded up to {total} per variant so that every "
                      f"seat order is played equally often (rounds of {per_round} games)")
-    return cells + rating_cells(exp, cells, notes), notes
+    return cells + rating_cells(exp, cells, notes, spell), notes
 
 
-def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[Cell]:
+def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str],
+                 spell=option_flag) -> list[Cell]:
     """The rating matches of a strength sweep (experiments.strength): each strength
     against the next, seats swapped, under each two-player variant (`rate_under` "each")
     or the first variant only ("first"); after every analysis cell, first variant first.
@@ -326,10 +334,10 @@ def rating_cells(exp: Experiment, cells: list[Cell], notes: list[str]) -> list[C
     if not exp.rate_games or len(exp.strengths) < 2:
         return []
     if exp.rate_games < 0 or exp.rate_games > STRIDE:
-        raise AnalysisError(f"--rate-games must be at least 0 and at most {STRIDE}, "
+        raise AnalysisError(f"{spell('rate_games')} must be at least 0 and at most {STRIDE}, "
                             f"got {exp.rate_games}")
     if exp.rate_under not in RATE_UNDER:
-        raise AnalysisError(f"--rate-under must be one of {', '.join(RATE_UNDER)}, "
+        raise AnalysisError(f"{spell('rate_under')} must be one of {', '.join(RATE_UNDER)}, "
                             f"got {exp.rate_under!r}")
     # one cell per variant: the weakest rung's, which carries the game and the variant
     by_variant: dict[str, Cell] = {}
@@ -430,7 +438,7 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
                             top_games: int | None = None, house=(),
                             openings: str | None = None,
                             rate_under: str | None = None,
-                            trust_engines: bool = False) -> Experiment:
+                            trust_engines: bool = False, spell=option_flag) -> Experiment:
     """The experiment of the command-line options; with `resume`, the one saved in out_dir
     with the options given again (`given` names the typed ones) replacing its settings.
     Saved agents that start a program (engine:cmd=...) and saved house rules are refused
@@ -450,10 +458,11 @@ def experiment_from_options(game: str | None, *, vary, lineup: list[str], streng
     game = game or saved.game
     return Experiment(
         game=game,
-        vary=parse_vary(vary, game) if vary or not saved else saved.vary,
+        vary=parse_vary(vary, game, spell) if vary or not saved else saved.vary,
         players=players if "players" in given or not saved else saved.players,
         agents=lineup or (saved.agents if saved else ["random"]),
-        strengths=parse_strengths(strengths) if strengths or not saved else saved.strengths,
+        strengths=(parse_strengths(strengths, spell) if strengths or not saved
+                   else saved.strengths),
         games=games if "games" in given or not saved else saved.games,
         top_games=(top_games if top_games is not None or not saved else saved.top_games) or 0,
         seed=seed if "seed" in given or not saved else saved.seed,
@@ -515,8 +524,8 @@ def setup_experiment(game: str | None, *, vary=(), lineup=(), strengths=(),
         game, vary=list(vary), lineup=list(lineup), strengths=list(strengths), games=games,
         players=players, seed=1 if seed is None else seed, given=given, out_dir=out_dir,
         resume=resume, rate_games=rate_games, top_games=top_games, house=list(house),
-        openings=openings, rate_under=rate_under, trust_engines=trust_engines)
-    plan = plan_cells(exp)          # every bad setting or agent fails here, in one line
+        openings=openings, rate_under=rate_under, trust_engines=trust_engines, spell=spell)
+    plan = plan_cells(exp, spell)   # every bad setting or agent fails here, in one line
     out_dir = out_dir or default_out(exp.game)
     check_out_dir(exp, out_dir, resume)
     return exp, plan, out_dir
