@@ -14,6 +14,7 @@ from scipy.stats import fisher_exact
 from niwa.analysis.experiments import findings, headline, strength
 from niwa.analysis.experiments.variants import Cell, Experiment
 from niwa.analysis.stats import verdicts as vd
+from niwa.analysis.stats.intervals import wilson_interval
 from niwa.analysis.stats.tests import TableTest
 
 
@@ -54,18 +55,10 @@ def _cell(index, variant, strength):
     return Cell(index, {"rule": variant}, {"rule": variant}, 2, strength, None, 0)
 
 
-def _wilson(k, n, z=1.959963984540054):
-    """The Wilson score interval in closed form (what scipy's binomtest gives, faster)."""
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def _metrics(cell, wins0, decisive):
     """A variants.csv row of a two-player cell with these counts (the seat columns only,
     as experiments.metrics computes them)."""
-    lo, hi = _wilson(wins0, decisive)
+    lo, hi = wilson_interval(wins0, decisive)
     z = (wins0 - decisive / 2) / math.sqrt(decisive / 4)
     return {"cell": cell.index, "label": cell.label, "variant": cell.variant_label,
             "strength": cell.strength or "", "players": 2, "games_scheduled": decisive,

@@ -1,4 +1,4 @@
-"""Interval estimates for rates (thin wrappers over scipy.stats).
+"""Interval estimates for rates (published closed forms; the exact test from scipy.stats).
 
 Model: each game is an independent Bernoulli trial with a fixed success rate.
 - One proportion: Wilson score interval (Wilson 1927; Newcombe 1998, method 3), which keeps
