@@ -27,7 +27,7 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
         return
     click.echo(f"position {tree.notation}")
     click.echo(r.summary())
-    open_moves = [f"{k} pn {number_text(pn, True)} dn {number_text(dn, True)}"
+    open_moves = [f"{k} pn {number_text(pn, thousands=True)} dn {number_text(dn, thousands=True)}"
                   for k, (pn, dn) in r.first_numbers.items() if pn != 0 and dn != 0]
     if open_moves:
         click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
