@@ -222,6 +222,11 @@ def json_report(state, r) -> dict:
 @click.option("--status", "show_status", is_flag=True,
               help="--checkpoint: print the checkpoint's progress (root pn/dn, first moves "
                    "decided, jobs, nodes, CPU) and exit.")
+@click.option("--history", "history_file", type=click.Path(dir_okay=False), default=None,
+              help="--checkpoint: replay its job log and write where the proof stood after "
+                   "every job (root and first moves' proof numbers, nodes, CPU) to FILE "
+                   "(CSV), with a plot beside it (FILE's name with .png); only reads the "
+                   "checkpoint.")
 @click.option("--workers", type=Number(int, 1, 4096), default=None,
               help="--checkpoint: worker processes (default 1: in this process).")
 @click.option("--executor", default=None, metavar="local|dask://HOST:PORT",
@@ -244,7 +249,7 @@ def json_report(state, r) -> dict:
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
-              workers, executor, job_nodes, transpositions, as_json, batch, out):
+              history_file, workers, executor, job_nodes, transpositions, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -256,9 +261,10 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     # a record of any other game gives the position to solve
     deck_known = deck_known or deck_cards is not None or deck_seed is not None or \
         bool(record_file and _solo_record(record_file, game_number))
-    if checkpoint_dir is not None or show_status or workers is not None or \
-            executor is not None or job_nodes is not None or transpositions is not None:
-        _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
+    if checkpoint_dir is not None or show_status or history_file is not None or \
+            workers is not None or executor is not None or job_nodes is not None or \
+            transpositions is not None:
+        _two_level(position, checkpoint_dir, show_status, history_file, workers, executor, job_nodes,
                    transpositions, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
@@ -375,25 +381,30 @@ def _check_writable(path) -> None:
         raise UserError(f"--certificate: cannot write into {folder}")
 
 
-def _two_level(position, checkpoint_dir, show_status, workers, executor, job_nodes,
+def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor, job_nodes,
                transpositions, certificate_file, tt_mb, tables_dir, no_tables, time_s,
                as_json, given) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
-    from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve
+    from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
     if checkpoint_dir is None:
-        raise UserError("--status, --workers, --executor, --job-nodes and --transpositions go "
-                        "with --checkpoint DIR")
+        raise UserError("--status, --history, --workers, --executor, --job-nodes and "
+                        "--transpositions go with --checkpoint DIR")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
-    if show_status:
+    if show_status or history_file is not None:
+        flag = "--status" if show_status else "--history"
         if position:
-            raise UserError("--status reads the checkpoint only: leave out POSITION")
+            raise UserError(f"{flag} reads the checkpoint only: leave out POSITION")
         if certificate_file is not None:
-            raise UserError("--status reads the checkpoint only: leave out --certificate")
-        checkpoint_status(checkpoint_dir, as_json, transpositions)
+            raise UserError(f"{flag} reads the checkpoint only: leave out --certificate")
+        if history_file is not None:
+            write_history(checkpoint_dir, history_file, as_json and not show_status,
+                          transpositions)
+        if show_status:
+            checkpoint_status(checkpoint_dir, as_json, transpositions)
         return
     if certificate_file is not None:
         _check_writable(certificate_file)

@@ -41,6 +41,38 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
                    f"(written {kept.get('written_utc', '?')}), loaded by the next session")
 
 
+def write_history(directory, csv_file, as_json: bool, transpositions=None) -> None:
+    """Write a checkpoint's history (niwa.solver.proof_history) to `csv_file` and its plot
+    beside it (the same name with .png), then say what was written."""
+    from pathlib import Path
+
+    from niwa.solver.proof_history import checkpoint_history, plot_history
+
+    csv_path = Path(csv_file)
+    png_path = csv_path.with_suffix(".png")
+    if png_path == csv_path:
+        raise UserError(f"--history {csv_file}: give the CSV's name; the plot goes beside it "
+                        "with .png")
+    folder = csv_path.resolve().parent
+    if not folder.is_dir():
+        raise UserError(f"--history: no folder {folder}")
+    frame = checkpoint_history(directory, transpositions=transpositions,
+                               progress=sys.stderr.isatty())
+    try:
+        frame.to_csv(csv_path, index=False, float_format="%.15g")
+        if len(frame):
+            plot_history(frame, png_path)
+    except OSError as e:
+        raise UserError(f"--history: cannot write {e.filename or csv_path}: {e.strerror}") \
+            from None
+    plot = str(png_path) if len(frame) else None
+    if as_json:
+        click.echo(json.dumps({"history": str(csv_path), "plot": plot, "jobs": len(frame)}))
+    else:
+        click.echo(f"history of {len(frame):,} jobs -> {csv_path}"
+                   f"{f' and {plot}' if plot else ' (no finished job: no plot)'}")
+
+
 def _json(r, tree) -> dict:
     return {"position": tree.notation, "value": r.value, "proven": r.proven,
             "player": r.player, "root_pn": r.root_pn, "root_dn": r.root_dn,

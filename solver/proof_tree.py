@@ -310,7 +310,7 @@ class ProofTree:
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
-                 keep_min_work: int = KEEP_MIN_WORK):
+                 keep_min_work: int = KEEP_MIN_WORK, on_replay=None):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -353,6 +353,8 @@ class ProofTree:
         self.jobs_replayed = self.torn_lines = 0
         self.dir = None if checkpoint is None else Path(checkpoint)
         self.read_only = read_only      # a look at a checkpoint (--status): nothing written
+        # called as on_replay(tree, row) after each job of the log is replayed (the history)
+        self._on_replay = on_replay
         self._log = self._lock = None
         self._snapshot_at = 0.0
         self._session_t0 = None     # when the running session started (for the wall time)
@@ -853,6 +855,8 @@ class ProofTree:
             for row in read_rows(d, self, repair=not self.read_only):
                 self.apply_row(row)
                 self.jobs_replayed += 1
+                if self._on_replay is not None:
+                    self._on_replay(self, row)
             for n in self.by_key.values():
                 n.busy = 0
             snap = _read_json(d / "tree.json") if (d / "tree.json").exists() else None
