@@ -87,13 +87,15 @@ def _json(r, tree) -> dict:
 
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
-                       tt_mb, tables, time_s, as_json, certificate_file=None) -> None:
+                       tt_mb, tables, time_s, as_json, certificate_file=None,
+                       huge_pages=False) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given)."""
     from niwa.solver.proof_tree import open_checkpoint
 
     state = load_position(position) if position else None
-    settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions}
+    settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
+                "huge_pages": huge_pages}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     ex = _executor(executor, workers)       # a bad --executor before any folder is made
@@ -107,9 +109,16 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         click.echo(f"resuming {directory}: {tree.jobs_replayed:,} finished jobs replayed",
                    err=True)
     workers = int(getattr(ex, "workers", 1) or 1)
-    table = (f"one {tt_mb * workers:g} MB table shared by the workers"
-             if getattr(ex, "name", "") == "local" and workers > 1 else
-             f"{tt_mb:g} MB table per worker")
+    shared = getattr(ex, "name", "") == "local" and workers > 1
+    table = (f"one {tt_mb * workers:g} MB table shared by the workers" if shared else
+             f"{tt_mb:g} MB table per worker") + (" on huge pages" if huge_pages else "")
+    if huge_pages:
+        from niwa.solver.proof_tree import huge_pages_note
+
+        note = huge_pages_note(shared)
+        if note:
+            # not an error: the proof is the same on small pages, only slower
+            click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
                f"{table} -> {directory}", err=True)
     last = [0.0]

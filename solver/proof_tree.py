@@ -108,13 +108,15 @@ _WORKER = threading.local()     # one ProofSearch per worker thread/process, kep
 _SHARED_TABLES: dict = {}
 
 
-def _worker_search(tt_mb: float, tables: str | None, state, run: str):
+def _worker_search(tt_mb: float, tables: str | None, state, run: str,
+                   huge_pages: bool = False):
     """This worker's ProofSearch (made on first use; its table is kept across the jobs of
     one proof tree's session, `run`: another tree starts from an empty table). It works in
-    the session's shared table when this process inherited one, else in its own."""
+    the session's shared table when this process inherited one, else in its own (on huge
+    pages if asked)."""
     from niwa.solver.proof import ProofSearch
 
-    key = (os.getpid(), tt_mb, tables, run)
+    key = (os.getpid(), tt_mb, tables, run, huge_pages)
     cached = getattr(_WORKER, "search", None)
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -124,9 +126,42 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str):
         from niwa.solver.tables import resolve_tables
 
         table = resolve_tables(state, tables)
-    search = ProofSearch(tt_mb=tt_mb, tables=table, shared=_SHARED_TABLES.get(run))
+    search = ProofSearch(tt_mb=tt_mb, tables=table, shared=_SHARED_TABLES.get(run),
+                         huge_pages=huge_pages)
     _WORKER.search = (key, search)
     return search
+
+
+THP = Path("/sys/kernel/mm/transparent_hugepage")
+
+
+def huge_pages_note(shared: bool, thp=None) -> str | None:
+    """Why a table asked for on huge pages will get small pages here, or None when it will
+    get 2 MB pages. Linux backs a mapping madvise()d MADV_HUGEPAGE with huge pages when
+    `enabled` is always or madvise, and a shared one (the workers' table) when
+    `shmem_enabled` is always, within_size or advise (many systems ship it as never; root
+    can set it: `echo advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled`).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "enabled").write_text("always [madvise] never")
+    >>> _ = (d / "shmem_enabled").write_text("always within_size advise [never] deny force")
+    >>> huge_pages_note(False, d) is None
+    True
+    >>> huge_pages_note(True, d)
+    'the kernel gives shared memory no huge pages (transparent_hugepage/shmem_enabled is never)'
+    """
+    name, good = (("shmem_enabled", ("always", "within_size", "advise", "force")) if shared
+                  else ("enabled", ("always", "madvise")))
+    try:
+        text = (Path(THP if thp is None else thp) / name).read_text()
+    except OSError:
+        return "this system has no transparent huge pages"
+    chosen = text[text.find("[") + 1:text.find("]")] if "[" in text else text.strip()
+    if chosen in good:
+        return None
+    what = "shared memory" if shared else "memory"
+    return f"the kernel gives {what} no huge pages (transparent_hugepage/{name} is {chosen})"
 
 
 class DrawInProofTree(NiwaError):
@@ -158,6 +193,7 @@ class ProofJob:
     tables: str | None
     job_id: int
     run: str = ""
+    huge_pages: bool = False
 
     def __call__(self) -> dict:
         from niwa.ext.registry import parse_position
@@ -167,7 +203,7 @@ class ProofJob:
         state = parse_position(self.root)
         for a in self.path:
             state.apply(a)
-        search = _worker_search(self.tt_mb, self.tables, state, self.run)
+        search = _worker_search(self.tt_mb, self.tables, state, self.run, self.huge_pages)
         r = search.solve(state, max_nodes=self.max_nodes, root_values=False, pv=False)
         row = {"job": self.job_id, "path": list(self.path), "budget": self.max_nodes,
                "player": r.player, "nodes": r.nodes, "shared": search.shared is not None}
@@ -310,7 +346,7 @@ class ProofTree:
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
-                 keep_min_work: int = KEEP_MIN_WORK, on_replay=None):
+                 keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -324,6 +360,9 @@ class ProofTree:
         self.max_tree_nodes = max_tree_nodes
         self.max_depth = max_depth
         self.share = share          # local workers share one table (see the module docstring)
+        # df-pn tables on 2 MB pages (madvise; Linux transparent huge pages): fewer TLB misses
+        # in a table of gigabytes, a dearer first touch (see huge_pages_note())
+        self.huge_pages = bool(huge_pages)
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
@@ -599,7 +638,7 @@ class ProofTree:
         node.busy += 1
         self.next_job += 1
         return ProofJob(self.notation, node.path, node.budget or self.job_nodes, self.tt_mb,
-                        self.tables, self.next_job, self.run_id)
+                        self.tables, self.next_job, self.run_id, self.huge_pages)
 
     def _jobs(self, stop):
         """The job stream the executor takes from (a job is chosen when a worker is free)."""
@@ -679,7 +718,7 @@ class ProofTree:
         if not self.share or getattr(executor, "name", "") != "local" or workers < 2:
             return 0.0
         mb = self.tt_mb * workers
-        _SHARED_TABLES[self.run_id] = SharedProofTable(mb)
+        _SHARED_TABLES[self.run_id] = SharedProofTable(mb, huge_pages=self.huge_pages)
         return mb
 
     # -- proofs kept between sessions
@@ -693,7 +732,8 @@ class ProofTree:
         if shared is not None:
             return ProofSearch(tt_mb=shared.tt_mb, shared=shared)
         if isinstance(executor, InProcessExecutor):
-            return _worker_search(self.tt_mb, self.tables, self.root_state, self.run_id)
+            return _worker_search(self.tt_mb, self.tables, self.root_state, self.run_id,
+                                  self.huge_pages)
         return None
 
     def _load_proven(self, executor) -> None:

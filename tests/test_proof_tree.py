@@ -413,3 +413,34 @@ def test_the_answer_time_is_kept_apart_from_the_sessions_teardown(tmp_path):
     again = open_checkpoint(tmp_path / "cp", read_only=True)
     assert again.result().answer_s == pytest.approx(r.answer_s, abs=1e-3)
     again.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_huge_pages_prove_the_same_value(workers, tmp_path):
+    """--huge-pages changes where the table lives, never the value; where the kernel gives
+    no huge pages the run warns and goes on."""
+    import niwa.solver.proof_tree as proof_tree
+
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    expected = ProofSearch(tt_mb=16).solve(state, pv=False).value
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, huge_pages=True)
+    assert tree.run(LocalExecutor(workers) if workers > 1 else None).value == expected
+    thp = tmp_path / "thp"
+    thp.mkdir()
+    (thp / "enabled").write_text("always madvise [never]\n")
+    (thp / "shmem_enabled").write_text("always within_size advise [never] deny force\n")
+    pos = "lotus towers=2 lane=1 shared=4 trampoline_at=3 rule=pro"
+    original = proof_tree.THP
+    proof_tree.THP = thp
+    try:
+        r = CliRunner().invoke(main, ["solve", pos, "--checkpoint", str(tmp_path / "cp"),
+                                      "--workers", str(workers), "--job-nodes", "30",
+                                      "--tt-mb", "8", "--no-tables", "--huge-pages", "--json"])
+    finally:
+        proof_tree.THP = original
+    assert r.exit_code == 0, r.output
+    kind = "shmem_enabled" if workers > 1 else "enabled"
+    assert "warning: --huge-pages: the kernel gives" in r.output and kind in r.output
+    assert json.loads(r.output.strip().splitlines()[-1])["value"] == expected
+    r = CliRunner().invoke(main, ["solve", pos, "--huge-pages"])
+    assert r.exit_code == 2 and "--checkpoint" in r.output
