@@ -86,6 +86,8 @@ def code_label(a) -> str:
     if getattr(a, "no_transpositions", False):
         label += ", tree of paths"
     label += f", busy={getattr(a, 'busy', 'guess')}, expand_after={getattr(a, 'expand_after', 1)}"
+    if getattr(a, "huge_pages", False):
+        label += ", huge pages"
     return label
 
 
@@ -125,7 +127,7 @@ def timed(a) -> dict:
     tree = ProofTree(state_of(a), job_nodes=a.job_nodes, tt_mb=a.tt_mb, tables=a.tables,
                      checkpoint=folder, share=not a.no_share,
                      transpositions=not a.no_transpositions, busy_policy=a.busy,
-                     expand_after=a.expand_after)
+                     expand_after=a.expand_after, huge_pages=a.huge_pages)
     try:
         r = tree.run(ex, time_limit=a.time_limit)
     finally:
@@ -252,6 +254,8 @@ def main(argv=None):
     p.add_argument("--busy", default="guess", help="the busy policy (ProofTree busy_policy)")
     p.add_argument("--expand-after", type=int, default=2,
                    help="unfinished jobs on a leaf before the top tree expands it")
+    p.add_argument("--huge-pages", action="store_true",
+                   help="the df-pn tables on 2 MB pages (ProofTree huge_pages)")
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
     p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
     a = p.parse_args(argv)
