@@ -239,6 +239,10 @@ def json_report(state, r) -> dict:
                    "(mirror first moves and transposed paths share their jobs; the default "
                    "of a new checkpoint) or one per path of moves (checkpoints made before "
                    "it). Given on a resume, the checkpoint is switched over for good.")
+@click.option("--focus", "focus", multiple=True, metavar="MOVE",
+              help="--checkpoint: send this session's jobs below this first move (repeat for "
+                   "several) until it is decided, then go on as usual: to settle one first "
+                   "move early. Changes the order of the work, never a value.")
 @click.option("--huge-pages", "huge_pages", is_flag=True,
               help="--checkpoint: put the df-pn tables on 2 MB pages (Linux transparent huge "
                    "pages): fewer TLB misses in a table of gigabytes, for long proofs; the "
@@ -253,8 +257,8 @@ def json_report(state, r) -> dict:
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
-              history_file, workers, executor, job_nodes, transpositions, huge_pages, as_json,
-              batch, out):
+              history_file, workers, executor, job_nodes, transpositions, focus, huge_pages,
+              as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -268,9 +272,9 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         bool(record_file and _solo_record(record_file, game_number))
     if checkpoint_dir is not None or show_status or history_file is not None or \
             workers is not None or executor is not None or job_nodes is not None or \
-            transpositions is not None or huge_pages:
+            transpositions is not None or huge_pages or focus:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-                   job_nodes, transpositions, huge_pages, certificate_file,
+                   job_nodes, transpositions, (focus, huge_pages), certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
@@ -387,14 +391,14 @@ def _check_writable(path) -> None:
 
 
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-               job_nodes, transpositions, huge_pages, certificate_file, tt_mb, tables_dir,
+               job_nodes, transpositions, session, certificate_file, tt_mb, tables_dir,
                no_tables, time_s, as_json, given) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
     if checkpoint_dir is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
-                        "--transpositions and --huge-pages go with --checkpoint DIR")
+                        "--transpositions, --focus and --huge-pages go with --checkpoint DIR")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
     if no_tables and tables_dir:
@@ -405,6 +409,11 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
             raise UserError(f"{flag} reads the checkpoint only: leave out POSITION")
         if certificate_file is not None:
             raise UserError(f"{flag} reads the checkpoint only: leave out --certificate")
+        for name, on in (("--focus", bool(session[0])), ("--huge-pages", session[1]),
+                         ("--workers", workers is not None),
+                         ("--executor", executor is not None)):
+            if on:
+                raise UserError(f"{flag} reads the checkpoint only: {name} is for a run")
         if history_file is not None:
             write_history(checkpoint_dir, history_file, as_json and not show_status,
                           transpositions)
@@ -415,4 +424,4 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         _check_writable(certificate_file)
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
-                       certificate_file, huge_pages)
+                       certificate_file, *session)

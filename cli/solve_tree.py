@@ -87,7 +87,7 @@ def _json(r, tree) -> dict:
 
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
-                       tt_mb, tables, time_s, as_json, certificate_file=None,
+                       tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
                        huge_pages=False) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given)."""
@@ -95,7 +95,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
 
     state = load_position(position) if position else None
     settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
-                "huge_pages": huge_pages}
+                "huge_pages": huge_pages, "focus": tuple(focus)}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     ex = _executor(executor, workers)       # a bad --executor before any folder is made
@@ -119,8 +119,10 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         if note:
             # not an error: the proof is the same on small pages, only slower
             click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
+    focus = (f", jobs below {', '.join(tree.root_state.action_to_string(a) for a in tree.focus)}"
+             f" first" if tree.focus else "")
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
-               f"{table} -> {directory}", err=True)
+               f"{table}{focus} -> {directory}", err=True)
     last = [0.0]
 
     def progress(t, row):

@@ -101,6 +101,10 @@ class CheckpointError(NiwaError):
     """A checkpoint folder that cannot be read or does not fit the run."""
 
 
+class FocusError(NiwaError):
+    """A focus move that is not a move of the root."""
+
+
 # ---- the job a worker runs ----------------------------------------------------------------
 _WORKER = threading.local()     # one ProofSearch per worker thread/process, kept across jobs
 # run id -> the SharedProofTable of that session, mapped by the coordinator before it forks
@@ -346,7 +350,8 @@ class ProofTree:
                  max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
-                 keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False):
+                 keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False,
+                 focus=()):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -363,6 +368,9 @@ class ProofTree:
         # df-pn tables on 2 MB pages (madvise; Linux transparent huge pages): fewer TLB misses
         # in a table of gigabytes, a dearer first touch (see huge_pages_note())
         self.huge_pages = bool(huge_pages)
+        # root moves (actions, or their names) whose positions get this session's jobs
+        # first, until each is decided (or has no leaf free): the order of the work only
+        self.focus = self._root_actions(state, focus)
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
@@ -403,6 +411,18 @@ class ProofTree:
             except BaseException:
                 self.close()        # let go of the lock of a checkpoint we cannot use
                 raise
+
+    @staticmethod
+    def _root_actions(state, moves) -> tuple[int, ...]:
+        names = {state.action_to_string(a): a for a in state.legal_actions()}
+        out = []
+        for m in moves:
+            a = names.get(m) if isinstance(m, str) else m
+            if a not in names.values():
+                raise FocusError(f"focus: {m!r} is not a move of the root (its moves: "
+                                 f"{', '.join(names)})")
+            out.append(a)
+        return tuple(out)
 
     def _new_tree(self):
         state = self.root_state
@@ -536,16 +556,19 @@ class ProofTree:
             memo: dict = {}
             if self._free(node, memo):
                 while node.children is not None:
-                    node = min((c for c in node.children if self._free(c, memo)),
+                    node = min(self._focused(node, [c for c in node.children
+                                                     if self._free(c, memo)]),
                                key=node.seen)
                 return node
             while node.children is not None:
-                node = min((c for c in node.children if not c.proven), key=node.seen)
+                node = min(self._focused(node, [c for c in node.children if not c.proven]),
+                           key=node.seen)
             self._expand(node)
             self._update(node)
             if node.proven or self.root.proven:
                 return None
-            pick = min((c for c in node.children if not c.proven), key=node.seen)
+            pick = min(self._focused(node, [c for c in node.children if not c.proven]),
+                       key=node.seen)
             if self._free(pick, {}):
                 return pick
             # (transpositions) that child is busy elsewhere: look again, the tree grew
@@ -605,8 +628,20 @@ class ProofTree:
             return None
         node = r
         while node.children is not None:
-            node = min(node.children, key=lambda c, n=node: seen(n, c))
+            node = min(self._focused(node, node.children, lambda c: 0 not in numbers(c)),
+                       key=lambda c, n=node: seen(n, c))
         return node
+
+    def _focused(self, node, children, is_open=None):
+        """`children` of `node` to choose from: at the root, the focused moves' among them
+        if any is still open (`is_open`, default: not proven), else all."""
+        if node is not self.root or not self.focus or node.actions is None:
+            return children
+        is_open = is_open or (lambda c: not c.proven)
+        wanted = {id(c) for a, c in zip(node.actions, node.children, strict=True)
+                  if a in self.focus and is_open(c)}
+        kept = [c for c in children if id(c) in wanted]
+        return kept or children
 
     def _find(self, path):
         """The node at `path` and its position (None when the path is not in the tree);
@@ -1084,7 +1119,7 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
                     "tables": meta.get("tables"), **settings}
     try:
         return ProofTree(state, checkpoint=d, **settings)
-    except CheckpointError:
+    except (CheckpointError, FocusError):
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None

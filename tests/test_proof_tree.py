@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from niwa.analysis.arena.executors import LocalExecutor
 from niwa.cli.main import main
+from niwa.ext.errors import NiwaError
 from niwa.ext.lotus import LotusState
 from niwa.ext.reference.lotus import LotusOracle
 from niwa.solver.proof import ProofSearch
@@ -444,3 +445,47 @@ def test_huge_pages_prove_the_same_value(workers, tmp_path):
     assert json.loads(r.output.strip().splitlines()[-1])["value"] == expected
     r = CliRunner().invoke(main, ["solve", pos, "--huge-pages"])
     assert r.exit_code == 2 and "--checkpoint" in r.output
+
+
+@pytest.mark.parametrize("policy", ["guess", "skip"])
+@pytest.mark.parametrize("lag", [1, 3])
+def test_a_focused_first_move_gets_the_jobs_until_it_is_decided(policy, lag, tmp_path):
+    """--focus changes the order of the work, never the value. One job at a time, every
+    job before the focused move is decided lies below it (a mirror move is the same node);
+    with jobs in flight the first ones do (later, its leaves may all be busy)."""
+    from niwa.solver.proof_history import checkpoint_history
+
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    expected = ProofSearch(tt_mb=16).solve(state, pv=False).value
+    names = {state.action_to_string(a): a for a in state.legal_actions()}
+    for move in names:
+        d = tmp_path / f"{move}-{policy}-{lag}"
+        tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d, busy_policy=policy,
+                         focus=[move])
+        try:
+            assert tree.run(LaggingExecutor(lag)).value == expected
+        finally:
+            tree.close()
+        r = tree.root
+        node = r.children[r.actions.index(names[move])]
+        same = {a for a, c in zip(r.actions, r.children, strict=True) if c is node}
+        frame = checkpoint_history(d)
+        decided = frame[(frame[f"{move} pn"] == 0) | (frame[f"{move} dn"] == 0)]["job"]
+        first = int(decided.iloc[0])
+        rows = [json.loads(x) for x in (d / "jobs.jsonl").read_text().splitlines()]
+        # one job at a time the root's own job comes first; with several out, the root
+        # is expanded at once and the first job goes below the focused move
+        assert (rows[0]["path"] == []) == (lag == 1)
+        chosen_before = rows[1:first] if lag == 1 else rows[:1]
+        assert chosen_before and all(row["path"][0] in same for row in chosen_before), move
+    with pytest.raises(NiwaError, match="not a move of the root"):
+        ProofTree(state, focus=["W9"])
+    pos = state.to_notation()
+    for args, says in (([pos, "--checkpoint", str(tmp_path / "new"), "--focus", "W9"],
+                        "not a move of the root"),
+                       (["--checkpoint", str(d), "--status", "--focus", "W2-2"], "for a run"),
+                       ([pos, "--focus", "W2-2"], "--checkpoint")):
+        out = CliRunner().invoke(main, ["solve", *args])
+        assert out.exit_code == 2 and says in out.output, out.output
+        assert len(out.output.strip().splitlines()) == 1
+    assert not (tmp_path / "new").exists()      # refused before a folder was made
