@@ -68,6 +68,60 @@ def check_cmd(certificate, leaf_budget, as_json, progress):
     click.echo("valid")
 
 
+@proof_group.command("extract")
+@click.argument("checkpoint", type=click.Path(file_okay=False))
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
+              help="Where to write the certificate (.npz).")
+@click.option("--move", default=None, metavar="MOVE",
+              help="A first move the proof has decided (the root may still be open): the "
+                   "certificate of the position after it.")
+@click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=1024,
+              show_default=True, help="The table of the df-pn search that proves the jobs' "
+                                      "positions again.")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), default=None,
+              help="Endgame tables (default: those the checkpoint's last session used).")
+@click.option("--no-tables", is_flag=True, help="No endgame tables: every leaf a game's end.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: only on a terminal).")
+@user_errors
+def extract_cmd(checkpoint, out_file, move, tt_mb, tables_dir, no_tables, as_json, progress):
+    """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
+    or with --move of one first move it has decided, reading the checkpoint only (so also
+    beside the run that writes it). Check it with `niwa proof check`.
+
+    Example: niwa proof extract runs/pro-mandatory --move W3-a3 --out w3.npz
+    """
+    import sys
+    import time
+
+    from niwa.cli.common import UserError
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    if no_tables and tables_dir:
+        raise UserError("--tables and --no-tables contradict each other")
+    folder = os.path.dirname(os.path.abspath(out_file))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise UserError(f"--out: cannot write into {folder}")
+    tables = None if no_tables else (tables_dir or "checkpoint")
+    t0 = time.perf_counter()
+    cert = certificate_from_checkpoint(
+        checkpoint, tt_mb=tt_mb, tables=tables, move=move,
+        progress=sys.stderr.isatty() if progress is None else progress)
+    cert.save(out_file)
+    out = {"certificate": out_file, "root": cert.root, "first_move": move,
+           "winner": cert.winner, "value": cert.value, "nodes": cert.nodes, "edges": cert.edges,
+           "bytes": os.path.getsize(out_file), "sha256": cert.sha256,
+           "extract_s": round(time.perf_counter() - t0, 2)}
+    if as_json:
+        click.echo(json.dumps(out, sort_keys=True))
+        return
+    what = f"first move {move}" if move else "the root"
+    click.echo(f"certificate of {what}: seat {cert.winner} wins; {cert.nodes:,} positions, "
+               f"{cert.edges:,} moves, {out['bytes']:,} bytes, sha256 {cert.sha256[:16]}..., "
+               f"{out['extract_s']} s -> {out_file} (check it: niwa proof check {out_file})")
+
+
 @proof_group.command("info")
 @click.argument("certificate", type=click.Path(dir_okay=True))
 @user_errors

@@ -283,13 +283,17 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
 
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
-                                time_limit: float = 0.0, progress: bool = False) -> Certificate:
+                                time_limit: float = 0.0, progress: bool = False,
+                                move: str | None = None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
     through are proved again by one df-pn search of `tt_mb` MB, its table first given the
     proofs the checkpoint kept (proven.npy). `tables`: an endgame table folder (or loaded
-    table; "checkpoint": the one the proof used, None: none), as in extract_certificate."""
+    table; "checkpoint": the one the proof used, None: none), as in extract_certificate.
+    `move`: a first move (its name) the proof has decided, though the root may still be
+    open; the certificate is then of the position after it. The checkpoint is only read,
+    so this works beside the run that writes it."""
     from niwa.solver.proof import ProofSearch
     from niwa.solver.proof_tree import open_checkpoint, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
@@ -299,23 +303,44 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         result = tree.result()
     finally:
         tree.close()
-    if not result.proven:
+    state = tree.root_state
+    expected = result.value
+    if move is not None:
+        names = {state.action_to_string(a): a for a in state.legal_actions()}
+        if move not in names:
+            raise CertificateError(f"{move!r} is not a first move of {directory}'s position "
+                                   f"(its moves: {', '.join(names)})")
+        decided = result.first_moves.get(move)
+        if decided is None:
+            pn, dn = result.first_numbers.get(move, (None, None))
+            raise CertificateError(f"the first move {move} is not decided yet in "
+                                   f"{directory} (pn {pn}, dn {dn}): no certificate")
+        child = state.child(names[move])
+        # first_moves holds the value for the root's mover; the certificate's is the
+        # child's mover's (the same player when a turn has two moves, as the pro opening)
+        expected = decided if child.current_player() == state.current_player() \
+            else 1.0 - decided
+        root, state = state, child
+    elif not result.proven:
         raise CertificateError(f"the proof in {directory} is not finished (root pn "
                                f"{result.root_pn}, dn {result.root_dn}): no certificate")
-    state = tree.root_state
+    else:
+        root = state
     if tables == "checkpoint":
         tables = tree.tables
     table = resolve_tables(state, tables)
     search = ProofSearch(tt_mb=tt_mb, tables=table)
-    kept = read_proven(directory, search, state)
+    kept = read_proven(directory, search, root)
     if kept is not None:
         search.load_proven(kept)
     t0 = time.perf_counter()
     certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                      progress=progress, jobs=proven_jobs(directory, state))
-    if certificate.value != result.value:
+                                      progress=progress, jobs=proven_jobs(directory, root))
+    if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "
-                               f"proof's {result.value}: the proof is wrong")
+                               f"proof's {expected}: the proof is wrong")
+    if move is not None:
+        certificate.info.update(first_move=move, proof_root=root.to_notation())
     certificate.info.update(proof="two-level", proof_jobs=result.jobs,
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),

@@ -126,3 +126,47 @@ def test_solve_checkpoint_certificate_from_the_cli(tmp_path):
     again = runner.invoke(main, ["solve", "--checkpoint", str(cp), "--status",
                                  "--certificate", str(cert)])
     assert again.exit_code == 2 and again.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("rule", ["basic", "pro"])
+def test_a_decided_first_move_gets_a_certificate_while_the_root_is_open(rule, tmp_path):
+    """`niwa proof extract DIR --move MOVE`: once one first move is decided, its position
+    is certified from the checkpoint alone, the root still open (the pro opening's first
+    stone leaves the same player to move; the basic rule's move passes the turn)."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule=rule)
+    expected = {state.action_to_string(a): ProofSearch(tt_mb=16).solve(
+        state.child(a), pv=False).value for a in state.legal_actions()}
+    d = tmp_path / "cp"
+    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=d, keep_min_work=1)
+    decided = {}
+    try:
+        while not decided:
+            r = tree.run(max_jobs=1)
+            decided = {m: v for m, v in r.first_moves.items() if v is not None}
+            open_moves = [m for m, v in r.first_moves.items() if v is None]
+    finally:
+        tree.close()
+    move = next(iter(decided))
+    cert = certificate_from_checkpoint(d, move=move, tables=None)
+    child = state.child(state.legal_actions()[list(r.first_moves).index(move)])
+    assert cert.root == child.to_notation() and cert.value == expected[move]
+    assert cert.info["first_move"] == move
+    check_certificate(cert)
+    out = tmp_path / "move.npz"
+    res = CliRunner().invoke(main, ["proof", "extract", str(d), "--move", move, "--out",
+                                    str(out), "--no-tables", "--tt-mb", "16"])
+    assert res.exit_code == 0 and f"first move {move}" in res.output, res.output
+    assert CliRunner().invoke(main, ["proof", "check", str(out)]).exit_code == 0
+    refusals = [(["--move", "W9"], "not a first move")]
+    if open_moves:
+        refusals.append((["--move", open_moves[0]], "not decided yet"))
+    if not r.proven:
+        refusals.append(([], "not finished"))
+    for args, says in refusals:
+        res = CliRunner().invoke(main, ["proof", "extract", str(d), "--out",
+                                        str(tmp_path / "x.npz"), "--no-tables", *args])
+        assert res.exit_code == 2 and says in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1
+    # (basic: the root stays open after the first decision; pro's two first moves are
+    # decided by one job, which proves the root)
+    assert bool(open_moves) == (rule == "basic")
