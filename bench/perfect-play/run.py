@@ -5,6 +5,8 @@ solver.book, the game loop); results go to results/ beside this file.
     python bench/perfect-play/run.py proofs                  # towers 2..1 and 3..1, every rule
     python bench/perfect-play/run.py proofs --only 4:pro:optional --time-limit 600 \
         --tt-mb 8192 --slice 60                              # results/proof-4-pro-*.log
+    python bench/perfect-play/run.py checkpoint pro-rule/checkpoint-pro-mandatory \
+        --out docs/lotus-perfect-play.csv                    # a two-level proof's row
     python bench/perfect-play/run.py solve --tt-mb 8000 --time 900   # results/solve-lotus-full.json
     python bench/perfect-play/run.py book --plies 8 --max-work 1000 --tt-mb 8192 \
         --out /tmp/lotus.npz                                 # results/books-build.txt
@@ -199,6 +201,66 @@ def proofs_main(argv=None) -> int:
         print(f"  value {'?' if value == '' else value} winning {row['winning_first_moves'] or '-'}"
               f" nodes {row['nodes']:,} {row['time_s']} s, table {row['tt_entries']:,}; "
               f"{row['status']} (wall {time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    return 0
+
+
+def checkpoint_row(directory) -> dict:
+    """The perfect-play table's row of a two-level proof (niwa solve --checkpoint), read off
+    its checkpoint: the value when proven, else each first move decided so far; nodes and
+    CPU seconds of all its sessions; the root's proof numbers in the status."""
+    from niwa.solver.proof_tree import number_text, open_checkpoint
+
+    tree = open_checkpoint(directory, read_only=True)
+    try:
+        r = tree.result()
+    finally:
+        tree.close()
+    state = tree.root_state
+    if state.game_name != "lotus" or state.num_players != 2:
+        raise SystemExit(f"{directory}: not a two-player Lotus proof")
+    variant = state.variant
+    towers = int(variant.get("towers", 4))
+    first_player = None if r.value is None else (r.value if r.player == 0 else 1.0 - r.value)
+    decided = sum(v is not None for v in r.first_moves.values())
+    numbers = " ".join(f"{m}={number_text(pn)}/{number_text(dn)}"
+                       for m, (pn, dn) in r.first_numbers.items())
+    status = "proven (two-level search)" if r.proven else (
+        f"unproven (two-level search, resumable: {r.jobs:,} jobs, {r.nodes:,} nodes; root "
+        f"pn={number_text(r.root_pn)} dn={number_text(r.root_dn)}; {decided} of "
+        f"{len(r.first_moves)} first moves decided)")
+    return {
+        "towers": towers, "rule": variant.get("rule", "basic"),
+        "trampoline": variant.get("trampoline", "optional"),
+        "value_first_player": "" if first_player is None else int(first_player),
+        "winning_first_moves": " ".join(m for m, v in r.first_moves.items() if v == 1.0),
+        "first_move_values": " ".join(f"{m}={'?' if v is None else int(v)}"
+                                      for m, v in r.first_moves.items()),
+        "nodes": r.nodes, "time_s": round(r.cpu_s, 1), "tt_entries": "", "tt_capacity": "",
+        # (each session chose its own table size: none stands for the proof)
+        "tt_mb": "", "status": status, "followup_nodes": 0, "followup_time_s": 0.0,
+        "table_warning": "", "pv_plies": 0, "pv": "",
+        # each first move's proof/disproof numbers (pn/dn for the first player) in the
+        # two-level tree: how far from decided it is
+        "first_move_work": numbers,
+    }
+
+
+def checkpoint_main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="run.py checkpoint", description=(
+        "Write a two-level proof's row of the perfect-play table from its checkpoint "
+        "(niwa solve --checkpoint DIR): the value, or the first moves decided so far."))
+    p.add_argument("checkpoint", type=Path)
+    p.add_argument("--out", type=Path, default=RESULTS / "proofs.csv",
+                   help="the table (default results/proofs.csv; the published one is "
+                        "docs/lotus-perfect-play.csv)")
+    args = p.parse_args(argv)
+    row = checkpoint_row(args.checkpoint)
+    rows = read_rows(args.out)
+    rows[case_key(row["towers"], row["rule"], row["trampoline"])] = \
+        {k: str(v) for k, v in row.items()}
+    write_rows(args.out, rows)
+    print(f"{row['towers']}:{row['rule']}:{row['trampoline']}: {row['first_move_values']}; "
+          f"{row['status']}", file=sys.stderr)
     return 0
 
 
@@ -457,8 +519,8 @@ def plot(summary, path):
     plt.close(fig)
 
 
-COMMANDS = {"proofs": proofs_main, "solve": solve_main, "book": book_main,
-            "book-depth": book_depth_main, "seat": seat_main}
+COMMANDS = {"proofs": proofs_main, "checkpoint": checkpoint_main, "solve": solve_main,
+            "book": book_main, "book-depth": book_depth_main, "seat": seat_main}
 
 
 def main(argv=None) -> int:
