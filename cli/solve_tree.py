@@ -15,13 +15,9 @@ from niwa.cli.common import UserError, load_position
 def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
     `transpositions` given: replayed into that kind of tree, the checkpoint untouched)."""
-    from niwa.solver.proof_tree import kept_header, number_text, open_checkpoint
+    from niwa.solver.proof_tree import kept_header, look_at_checkpoint, number_text
 
-    tree = open_checkpoint(directory, read_only=True, transpositions=transpositions)
-    try:
-        r = tree.result()
-    finally:
-        tree.close()
+    tree, r = look_at_checkpoint(directory, transpositions=transpositions)
     if as_json:
         click.echo(json.dumps(_json(r, tree)))
         return

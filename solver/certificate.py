@@ -295,14 +295,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     open; the certificate is then of the position after it. The checkpoint is only read,
     so this works beside the run that writes it."""
     from niwa.solver.proof import ProofSearch
-    from niwa.solver.proof_tree import open_checkpoint, proven_jobs, read_proven
+    from niwa.solver.proof_tree import look_at_checkpoint, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
 
-    tree = open_checkpoint(directory, read_only=True)
-    try:
-        result = tree.result()
-    finally:
-        tree.close()
+    tree, result = look_at_checkpoint(directory)
     state = tree.root_state
     expected = result.value
     if move is not None:

@@ -1125,6 +1125,16 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None
 
 
+def look_at_checkpoint(directory, **settings):
+    """(tree, result) of the checkpoint in `directory`, its jobs replayed read-only (no lock,
+    nothing written): where the proof stands, for --status, a table row or a certificate."""
+    tree = open_checkpoint(directory, read_only=True, **settings)
+    try:
+        return tree, tree.result()
+    finally:
+        tree.close()
+
+
 def proven_jobs(directory, root_state) -> tuple[dict, set]:
     """What the finished jobs of a checkpoint proved, as (proven, tree): `proven` maps the
     (symmetric key, mover) of each position a job proved to (1 if its mover wins else 0,

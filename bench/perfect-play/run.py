@@ -208,13 +208,9 @@ def checkpoint_row(directory) -> dict:
     """The perfect-play table's row of a two-level proof (niwa solve --checkpoint), read off
     its checkpoint: the value when proven, else each first move decided so far; nodes and
     CPU seconds of all its sessions; the root's proof numbers in the status."""
-    from niwa.solver.proof_tree import number_text, open_checkpoint
+    from niwa.solver.proof_tree import look_at_checkpoint, number_text
 
-    tree = open_checkpoint(directory, read_only=True)
-    try:
-        r = tree.result()
-    finally:
-        tree.close()
+    tree, r = look_at_checkpoint(directory)
     state = tree.root_state
     if state.game_name != "lotus" or state.num_players != 2:
         raise SystemExit(f"{directory}: not a two-player Lotus proof")
