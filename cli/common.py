@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 
 import click
@@ -235,3 +236,11 @@ def creatable_file(path, option: str = "--out") -> None:
     if is_dir:
         raise UserError(f"{option} {path} is a folder; give a file name")
     creatable_folder(file.parent if str(file.parent) else ".", option)
+
+
+def check_writable(path, flag: str) -> None:
+    """Refuse, before a search that may take minutes rather than after it, a file `path`
+    (given with `flag`) whose folder is missing or not writable."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise UserError(f"{flag}: cannot write into {folder}")

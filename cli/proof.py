@@ -95,14 +95,12 @@ def extract_cmd(checkpoint, out_file, move, tt_mb, tables_dir, no_tables, as_jso
     import sys
     import time
 
-    from niwa.cli.common import UserError
+    from niwa.cli.common import UserError, check_writable
     from niwa.solver.certificate import certificate_from_checkpoint
 
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
-    folder = os.path.dirname(os.path.abspath(out_file))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise UserError(f"--out: cannot write into {folder}")
+    check_writable(out_file, "--out")
     tables = None if no_tables else (tables_dir or "checkpoint")
     t0 = time.perf_counter()
     cert = certificate_from_checkpoint(

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from niwa.cli.common import SEED, Number, UserError, load_position, user_errors
+from niwa.cli.common import SEED, Number, UserError, check_writable, load_position, user_errors
 from niwa.ext.errors import NiwaError
 from niwa.solver.solve import solve_position
 
@@ -367,7 +367,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                         f"from the df-pn proof)")
     if not position:
         raise UserError("--certificate needs a POSITION")
-    _check_writable(path)
+    check_writable(path, "--certificate")
     state = load_position(position)
     r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
                                      progress=sys.stderr.isatty())
@@ -381,13 +381,6 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
         click.echo(f"certificate {path}: {cert.nodes:,} positions, {cert.edges:,} moves, "
                    f"{os.path.getsize(path):,} bytes, sha256 {cert.sha256[:16]}... "
                    f"(check it: niwa proof check {path})")
-
-
-def _check_writable(path) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        # refused before a proof that may take minutes, not after it
-        raise UserError(f"--certificate: cannot write into {folder}")
 
 
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
@@ -421,7 +414,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
             checkpoint_status(checkpoint_dir, as_json, transpositions)
         return
     if certificate_file is not None:
-        _check_writable(certificate_file)
+        check_writable(certificate_file, "--certificate")
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
                        certificate_file, *session)

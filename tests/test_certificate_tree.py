@@ -167,6 +167,9 @@ def test_a_decided_first_move_gets_a_certificate_while_the_root_is_open(rule, tm
                                         str(tmp_path / "x.npz"), "--no-tables", *args])
         assert res.exit_code == 2 and says in res.output, res.output
         assert len(res.output.strip().splitlines()) == 1
+    res = CliRunner().invoke(main, ["proof", "extract", str(d), "--move", move, "--out",
+                                    str(tmp_path / "no" / "x.npz")])
+    assert res.exit_code == 2 and "--out: cannot write into" in res.output, res.output
     # (basic: the root stays open after the first decision; pro's two first moves are
     # decided by one job, which proves the root)
     assert bool(open_moves) == (rule == "basic")
