@@ -115,8 +115,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         if note:
             # not an error: the proof is the same on small pages, only slower
             click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
-    focus = (f", jobs below {', '.join(tree.root_state.action_to_string(a) for a in tree.focus)}"
-             f" first" if tree.focus else "")
+    focus = f", jobs below {tree.focus_text()} first" if tree.focus else ""
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
                f"{table}{focus} -> {directory}", err=True)
     last = [0.0]

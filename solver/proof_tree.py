@@ -102,7 +102,16 @@ class CheckpointError(NiwaError):
 
 
 class FocusError(NiwaError):
-    """A focus move that is not a move of the root."""
+    """A focus line that is not a line of moves from the root."""
+
+
+def _line_text(state, line) -> str:
+    """A line of actions from `state` by move names, space-separated."""
+    s, names = state.clone(), []
+    for a in line:
+        names.append(s.action_to_string(a))
+        s.apply(a)
+    return " ".join(names)
 
 
 # ---- the job a worker runs ----------------------------------------------------------------
@@ -368,9 +377,11 @@ class ProofTree:
         # df-pn tables on 2 MB pages (madvise; Linux transparent huge pages): fewer TLB misses
         # in a table of gigabytes, a dearer first touch (see huge_pages_note())
         self.huge_pages = bool(huge_pages)
-        # root moves (actions, or their names) whose positions get this session's jobs
-        # first, until each is decided (or has no leaf free): the order of the work only
-        self.focus = self._root_actions(state, focus)
+        # lines of moves from the root (a first move, or deeper: the pro opening's two
+        # stones) whose positions get this session's jobs first, until each is decided
+        # (or has no leaf free): the order of the work only
+        self.focus = self._focus_lines(state, focus)
+        self._plan = None           # the focus nodes of the running selection
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
@@ -413,16 +424,37 @@ class ProofTree:
                 raise
 
     @staticmethod
-    def _root_actions(state, moves) -> tuple[int, ...]:
-        names = {state.action_to_string(a): a for a in state.legal_actions()}
-        out = []
-        for m in moves:
-            a = names.get(m) if isinstance(m, str) else m
-            if a not in names.values():
-                raise FocusError(f"focus: {m!r} is not a move of the root (its moves: "
-                                 f"{', '.join(names)})")
-            out.append(a)
-        return tuple(out)
+    def _focus_lines(state, focus) -> tuple[tuple[int, ...], ...]:
+        """Each focus item as a line of actions from the root: a move name or action (a
+        first move), or a line of them ("W2-a2 W4-4", or a sequence)."""
+        lines = []
+        for item in focus:
+            if isinstance(item, str):
+                moves = item.replace(",", " ").split()
+            elif isinstance(item, int):
+                moves = [item]
+            else:
+                moves = list(item)
+            if not moves:
+                raise FocusError(f"focus: {item!r} names no move")
+            s, line = state.clone(), []
+            for m in moves:
+                names = {s.action_to_string(a): a for a in s.legal_actions()}
+                a = names.get(m) if isinstance(m, str) else m
+                if s.is_terminal() or a not in names.values():
+                    where = ("the root" if not line else
+                             f"the position after {_line_text(state, line)}")
+                    theirs = f" (its moves: {', '.join(names)})" if names else \
+                        " (the game is over there)"
+                    raise FocusError(f"focus: {m!r} is not a move of {where}{theirs}")
+                line.append(a)
+                s.apply(a)
+            lines.append(tuple(line))
+        return tuple(lines)
+
+    def focus_text(self) -> str:
+        """The focus lines by move names, comma-separated ("" without a focus)."""
+        return ", ".join(_line_text(self.root_state, line) for line in self.focus)
 
     def _new_tree(self):
         state = self.root_state
@@ -547,6 +579,9 @@ class ProofTree:
         """The most-proving leaf no job is working on (busy nodes counted as the busy
         policy says); if there is none, the most-proving busy leaf is expanded in the top
         tree and one of its children is taken."""
+        self._plan = self._focus_plan()
+        if self.root.proven:        # growing the tree to a focus line may decide it
+            return None
         if self.busy_policy != "skip":
             node = self._select_virtual()
             if node is not None:
@@ -632,15 +667,45 @@ class ProofTree:
                        key=lambda c, n=node: seen(n, c))
         return node
 
+    def _focus_plan(self):
+        """(the open focus nodes, their ancestors), each by id, for this selection, or None
+        without a focus. A focus line's node is grown into the top tree if it is not there
+        yet (None if a node on the way is decided first)."""
+        if not self.focus:
+            return None
+        targets = []
+        for line in self.focus:
+            node = self.by_key.get(self._key(line, self._state_at(line)
+                                             if self.transpositions else None))
+            if node is None:
+                node = self.root
+                for a in line:
+                    if node.proven:
+                        break
+                    if node.children is None:
+                        self._expand(node)
+                        self._update(node)
+                    node = node.children[node.actions.index(a)]
+            if not node.proven:
+                targets.append(node)
+        toward: dict = {}
+        stack = list(targets)
+        while stack:
+            for p in stack.pop().parents:
+                if id(p) not in toward:
+                    toward[id(p)] = p   # held, so no id is reused while the plan stands
+                    stack.append(p)
+        return {id(t): t for t in targets}, toward
+
     def _focused(self, node, children, is_open=None):
-        """`children` of `node` to choose from: at the root, the focused moves' among them
-        if any is still open (`is_open`, default: not proven), else all."""
-        if node is not self.root or not self.focus or node.actions is None:
+        """`children` of `node` to choose from: on the way down to an open focus node (from
+        any of its parents), the children that lead there and are open (`is_open`,
+        default: not proven) if there are any, else all."""
+        plan = self._plan
+        if plan is None or id(node) not in plan[1]:
             return children
         is_open = is_open or (lambda c: not c.proven)
-        wanted = {id(c) for a, c in zip(node.actions, node.children, strict=True)
-                  if a in self.focus and is_open(c)}
-        kept = [c for c in children if id(c) in wanted]
+        kept = [c for c in children if (id(c) in plan[0] or id(c) in plan[1]) and is_open(c)]
         return kept or children
 
     def _find(self, path):

@@ -473,13 +473,14 @@ def test_a_focused_first_move_gets_the_jobs_until_it_is_decided(policy, lag, tmp
         decided = frame[(frame[f"{move} pn"] == 0) | (frame[f"{move} dn"] == 0)]["job"]
         first = int(decided.iloc[0])
         rows = [json.loads(x) for x in (d / "jobs.jsonl").read_text().splitlines()]
-        # one job at a time the root's own job comes first; with several out, the root
-        # is expanded at once and the first job goes below the focused move
-        assert (rows[0]["path"] == []) == (lag == 1)
-        chosen_before = rows[1:first] if lag == 1 else rows[:1]
+        # the root is expanded at once (no job on the root: the focus is below it)
+        chosen_before = rows[:first] if lag == 1 else rows[:1]
         assert chosen_before and all(row["path"][0] in same for row in chosen_before), move
     with pytest.raises(NiwaError, match="not a move of the root"):
         ProofTree(state, focus=["W9"])
+    with pytest.raises(NiwaError, match="'W9' is not a move of the position after W1-a1 "
+                                        r"\(its moves: W2-2, pass\)"):
+        ProofTree(state, focus=["W1-a1 W9"])
     pos = state.to_notation()
     for args, says in (([pos, "--checkpoint", str(tmp_path / "new"), "--focus", "W9"],
                         "not a move of the root"),
@@ -489,3 +490,40 @@ def test_a_focused_first_move_gets_the_jobs_until_it_is_decided(policy, lag, tmp
         assert out.exit_code == 2 and says in out.output, out.output
         assert len(out.output.strip().splitlines()) == 1
     assert not (tmp_path / "new").exists()      # refused before a folder was made
+
+
+@pytest.mark.parametrize("line", ["W1-a1 W2-2", "W2-2 pass", "W1-b1,pass"])
+def test_a_focused_line_gets_the_jobs_until_its_position_is_decided(line, tmp_path):
+    """--focus 'MOVE MOVE': the position the line reaches (the pro opening's two stones,
+    here) gets every job until it is decided, whichever path the top tree takes to it (a
+    transposed move order is the same node), and the value is the same."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    expected = ProofSearch(tt_mb=16).solve(state, pv=False).value
+
+    def key(path):
+        s = state.clone()
+        for a in path:
+            s.apply(a)
+        return s.symmetric_hash(), s.current_player()
+
+    d = tmp_path / "run"
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d, focus=[line])
+    try:
+        assert tree.focus_text() == line.replace(",", " ")
+        assert tree.run().value == expected
+        target = key(tree.focus[0])
+    finally:
+        tree.close()
+    seen: list = []
+    look = open_checkpoint(d, read_only=True, on_replay=lambda t, row: seen.append(
+        t.by_key.get(target) is None or t.by_key[target].proven))
+    look.close()
+    first = seen.index(True) + 1        # the job that decided it
+    rows = [json.loads(x) for x in (d / "jobs.jsonl").read_text().splitlines()]
+    assert first > 1 and all(len(r["path"]) >= 2 and key(r["path"][:2]) == target
+                             for r in rows[:first]), [r["path"] for r in rows[:first]]
+    out = CliRunner().invoke(main, ["solve", state.to_notation(), "--checkpoint",
+                                    str(tmp_path / "cli"), "--focus", line, "--job-nodes",
+                                    "30", "--tt-mb", "8", "--json"])
+    assert out.exit_code == 0 and f"jobs below {line.replace(',', ' ')} first" in out.output
+    assert json.loads(out.output.strip().splitlines()[-1])["value"] == expected
