@@ -163,7 +163,9 @@ def json_report(state, r) -> dict:
               help="Seconds of search (default 10 s for the proof, and for alpha-beta when "
                    "--depth is not given).")
 @click.option("--depth", type=Number(int, 1, 500), default=None,
-              help="Alpha-beta plies (iterative deepening stops earlier when proven).")
+              help="Alpha-beta plies (iterative deepening stops earlier when proven); with "
+                   "--checkpoint DIR --status, also list the proof's open positions down to "
+                   "that many plies (where --focus can send the work).")
 @click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
               help="MCTS iterations (default 100000 when --time is not given).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
@@ -279,9 +281,10 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
-                       ("--depth", depth is not None), ("--iters", iters is not None),
+                       ("--depth", depth is not None and not show_status),
+                       ("--iters", iters is not None),
                        ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
-                       ("--nodes", node_limit is not None)) if on])
+                       ("--nodes", node_limit is not None)) if on], status_depth=depth)
         return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
@@ -386,7 +389,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
 
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                job_nodes, transpositions, session, certificate_file, tt_mb, tables_dir,
-               no_tables, time_s, as_json, given) -> None:
+               no_tables, time_s, as_json, given, status_depth=None) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
@@ -412,7 +415,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
             write_history(checkpoint_dir, history_file, as_json and not show_status,
                           transpositions)
         if show_status:
-            checkpoint_status(checkpoint_dir, as_json, transpositions)
+            checkpoint_status(checkpoint_dir, as_json, transpositions, status_depth)
         return
     if certificate_file is not None:
         check_writable(certificate_file, "--certificate")

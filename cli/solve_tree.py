@@ -12,14 +12,20 @@ import click
 from niwa.cli.common import UserError, load_position
 
 
-def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
+def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None) -> None:
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
-    `transpositions` given: replayed into that kind of tree, the checkpoint untouched)."""
+    `transpositions` given: replayed into that kind of tree, the checkpoint untouched;
+    `depth`: also its open positions down to that many plies)."""
     from niwa.solver.proof_tree import kept_header, look_at_checkpoint, number_text
 
     tree, r = look_at_checkpoint(directory, transpositions=transpositions)
+    below = tree.open_positions(depth) if depth else []
     if as_json:
-        click.echo(json.dumps(_json(r, tree)))
+        out = _json(r, tree)
+        if depth:
+            out["open_positions"] = [{"line": line, "pn": pn, "dn": dn, "jobs": jobs}
+                                     for line, pn, dn, jobs in below]
+        click.echo(json.dumps(out))
         return
     click.echo(f"position {tree.notation}")
     click.echo(r.summary())
@@ -27,6 +33,12 @@ def checkpoint_status(directory, as_json: bool, transpositions=None) -> None:
                   for k, (pn, dn) in r.first_numbers.items() if pn != 0 and dn != 0]
     if open_moves:
         click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
+    if depth:
+        click.echo(f"open positions 2 to {depth} plies down (for player {r.player}, by dn): " +
+                   (", ".join(f"{line} pn {number_text(pn, thousands=True)} dn "
+                              f"{number_text(dn, thousands=True)}"
+                              for line, pn, dn, _ in sorted(below, key=lambda b: b[2]))
+                    or "none"))
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
                f"process{'es' * (len(r.workers) != 1)} so far, a top tree of "
                f"{'positions' if tree.transpositions else 'move paths'}"

@@ -953,6 +953,26 @@ class ProofTree:
                                "proven" if r.proven else "open", dict(self.workers),
                                numbers, self.answer_s)
 
+    def open_positions(self, depth: int) -> list[tuple[str, int, int, int]]:
+        """The open positions of the top tree 2..`depth` plies below the root, each once
+        (under the first line that reached it), nearest first: (line by move names, pn, dn
+        in the root mover's perspective, jobs finished on it). What is left to decide below
+        the first moves: where `--focus` can send the work."""
+        out, seen, level = [], {id(self.root)}, [self.root]
+        for ply in range(1, depth + 1):
+            below = []
+            for n in level:
+                for c in n.children or ():
+                    if id(c) in seen or c.proven:
+                        continue
+                    seen.add(id(c))
+                    below.append(c)
+                    if ply >= 2:
+                        pn, dn = (c.pn, c.dn) if c.mover == self.root.mover else (c.dn, c.pn)
+                        out.append((_line_text(self.root_state, c.path), pn, dn, c.jobs))
+            level = below
+        return out
+
     # -- the checkpoint
     def _meta(self) -> dict:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "position": self.notation,

@@ -402,6 +402,41 @@ def test_status_gives_each_open_first_moves_numbers(tmp_path):
     assert set(json.loads(as_json.output)["first_numbers"]) == set(r.first_moves)
 
 
+def test_status_depth_lists_each_open_position_once_with_its_numbers(tmp_path):
+    """--status --depth N: the open positions 2..N plies down, each once (a transposed or
+    mirrored line is one position), with the numbers its node holds in the root mover's
+    perspective; nothing proven among them."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    cp = tmp_path / "cp"
+    tree = ProofTree(state, job_nodes=20, tt_mb=16, checkpoint=cp)
+    try:
+        tree.run(LaggingExecutor(2), max_jobs=8)
+        below = tree.open_positions(3)
+        nodes = {}
+        for line, pn, dn, jobs in below:
+            s = state.clone()
+            for name in line.split():
+                s.apply(s.string_to_action(name))
+            node = tree.by_key[(s.symmetric_hash(), s.current_player())]
+            assert id(node) not in nodes and not node.proven and 2 <= len(line.split()) <= 3
+            nodes[id(node)] = node
+            seen = (node.pn, node.dn) if node.mover == tree.root.mover else (node.dn, node.pn)
+            assert (pn, dn, jobs) == (*seen, node.jobs)
+        assert below and tree.open_positions(1) == []
+        assert {len(line.split()) for line, *_ in below} == {2, 3}
+    finally:
+        tree.close()
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(cp), "--status", "--depth", "3"])
+    assert out.exit_code == 0 and "open positions 2 to 3 plies down" in out.output
+    assert f"{below[0][0]} pn " in out.output
+    as_json = CliRunner().invoke(main, ["solve", "--checkpoint", str(cp), "--status",
+                                        "--depth", "3", "--json"])
+    assert [d["line"] for d in json.loads(as_json.output)["open_positions"]] == \
+        [line for line, *_ in below]
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(cp), "--depth", "3"])
+    assert out.exit_code == 2 and "--depth does not go with --checkpoint" in out.output
+
+
 def test_the_answer_time_is_kept_apart_from_the_sessions_teardown(tmp_path):
     state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
     tree = ProofTree(state, job_nodes=40, tt_mb=16, checkpoint=tmp_path / "cp")
