@@ -27,11 +27,15 @@ def proof_group():
 @click.option("--leaf-budget", type=Number(int, 1, 10**9), default=2_000_000,
               show_default=True,
               help="Positions the checker may search to solve table leaves again.")
+@click.option("--parts", "parts_dir", type=click.Path(file_okay=False, exists=True),
+              default=None,
+              help="Where the certificates it stops at (its parts) are, found by sha256; "
+                   "each is checked too (default: the certificate's own folder).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def check_cmd(certificate, leaf_budget, as_json, progress):
+def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
     """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
     every loser reply present, every leaf a won end of the game (or a table position,
     solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
@@ -40,11 +44,15 @@ def check_cmd(certificate, leaf_budget, as_json, progress):
     Example: niwa proof check bench/perfect-play/certificates/lotus-towers3-basic-optional.npz
     """
     import sys
+    from pathlib import Path
 
-    from niwa.solver.certificate import check_certificate, load_certificate
+    from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
     cert = load_certificate(certificate)
-    report = check_certificate(cert, leaf_budget=leaf_budget,
+    parts = None
+    if cert.parts:
+        parts = certificate_folder(parts_dir or Path(certificate).parent)
+    report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts,
                                progress=sys.stderr.isatty() if progress is None else progress)
     claim = (f"seat {cert.winner} wins ({'win' if cert.value == 1.0 else 'loss'} for the "
              f"player to move)")
@@ -58,6 +66,8 @@ def check_cmd(certificate, leaf_budget, as_json, progress):
                                "game_over_leaves": report.game_over_leaves,
                                "table_leaves": report.table_leaves,
                                "leaf_positions": report.leaf_positions,
+                               "part_leaves": report.part_leaves, "parts": report.parts,
+                               "part_nodes": report.part_nodes,
                                "time_s": round(report.time_s, 3)}, sort_keys=True))
         return
     click.echo(f"certificate {certificate} ({os.path.getsize(certificate):,} bytes, "
@@ -72,9 +82,15 @@ def check_cmd(certificate, leaf_budget, as_json, progress):
 @click.argument("checkpoint", type=click.Path(file_okay=False))
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
               help="Where to write the certificate (.npz).")
-@click.option("--move", default=None, metavar="MOVE",
-              help="A first move the proof has decided (the root may still be open): the "
-                   "certificate of the position after it.")
+@click.option("--move", default=None, metavar="MOVES",
+              help="A first move, or a line of moves from the root ('W2-a2 W4-4'), whose "
+                   "position the proof has decided (the root may still be open): the "
+                   "certificate of that position.")
+@click.option("--parts", "parts_dir", type=click.Path(file_okay=False, exists=True),
+              default=None,
+              help="A folder of certificates (of decided positions, from --move) to stop at: "
+                   "where the walk reaches one's root, the certificate names it as a part "
+                   "instead of walking on (for proofs too big for one file or session).")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=1024,
               show_default=True, help="The table of the df-pn search that proves the jobs' "
                                       "positions again.")
@@ -85,9 +101,10 @@ def check_cmd(certificate, leaf_budget, as_json, progress):
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def extract_cmd(checkpoint, out_file, move, tt_mb, tables_dir, no_tables, as_json, progress):
+def extract_cmd(checkpoint, out_file, move, parts_dir, tt_mb, tables_dir, no_tables, as_json,
+                progress):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
-    or with --move of one first move it has decided, reading the checkpoint only (so also
+    or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
 
     Example: niwa proof extract runs/pro-mandatory --move W3-a3 --out w3.npz
@@ -103,21 +120,37 @@ def extract_cmd(checkpoint, out_file, move, tt_mb, tables_dir, no_tables, as_jso
     check_writable(out_file, "--out")
     tables = None if no_tables else (tables_dir or "checkpoint")
     t0 = time.perf_counter()
+    parts = () if parts_dir is None else _certificates_in(parts_dir)
     cert = certificate_from_checkpoint(
-        checkpoint, tt_mb=tt_mb, tables=tables, move=move,
+        checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts,
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)
-    out = {"certificate": out_file, "root": cert.root, "first_move": move,
+    out = {"certificate": out_file, "root": cert.root, "line": cert.info.get("line"),
            "winner": cert.winner, "value": cert.value, "nodes": cert.nodes, "edges": cert.edges,
-           "bytes": os.path.getsize(out_file), "sha256": cert.sha256,
+           "parts": len(cert.parts), "bytes": os.path.getsize(out_file), "sha256": cert.sha256,
            "extract_s": round(time.perf_counter() - t0, 2)}
     if as_json:
         click.echo(json.dumps(out, sort_keys=True))
         return
-    what = f"first move {move}" if move else "the root"
+    what = f"the position after {out['line']}" if move else "the root"
+    stops = f", stops at {len(cert.parts)} part certificates" if cert.parts else ""
     click.echo(f"certificate of {what}: seat {cert.winner} wins; {cert.nodes:,} positions, "
-               f"{cert.edges:,} moves, {out['bytes']:,} bytes, sha256 {cert.sha256[:16]}..., "
-               f"{out['extract_s']} s -> {out_file} (check it: niwa proof check {out_file})")
+               f"{cert.edges:,} moves{stops}, {out['bytes']:,} bytes, sha256 "
+               f"{cert.sha256[:16]}..., {out['extract_s']} s -> {out_file} (check it: niwa "
+               f"proof check {out_file})")
+
+
+def _certificates_in(folder) -> list:
+    """Every certificate in `folder` (checksums verified), for --parts."""
+    from pathlib import Path
+
+    from niwa.cli.common import UserError
+    from niwa.solver.certificate import load_certificate
+
+    found = [load_certificate(p) for p in sorted(Path(folder).glob("*.npz"))]
+    if not found:
+        raise UserError(f"--parts: no certificate (.npz) in {folder}")
+    return found
 
 
 @proof_group.command("info")

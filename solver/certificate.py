@@ -29,14 +29,23 @@ the leaf's subtree: endgame-table positions hold few stones, so their subtrees a
 which is slower than trusting a table but needs no table and no trust in its build; a
 budget (`leaf_budget` positions) refuses a certificate whose leaves are too big for that.
 
+Parts. A proof too big for one file (or one session) is certified in parts: a certificate
+may stop at the root of another certificate (a *part*) whose claim is the same winner, and
+names it in its header by root and sha256. extract_certificate(parts=...) stops its walk
+at those positions; check_certificate(parts=...) checks that each such edge reaches the
+part's root position, and then checks every part the same way, one at a time (so memory
+is that of the largest part, not of the whole proof).
+
 The file (.npz, numpy, no pickle; arrays compressed with zlib):
     offsets   uint32, nodes + 1: node i's edges are edges offsets[i]..offsets[i+1]-1
     actions   uint8 (uint16 if an action id exceeds 255): the move of each edge
     children  int32: the node an edge leads to (> i), GAME_OVER (-1: the move ends the
-              game) or TABLE_LEAF (-2: the move reaches a position the checker solves)
+              game), TABLE_LEAF (-2: the move reaches a position the checker solves) or
+              PART_BASE - k (-3 - k: the move reaches the root of part k)
     meta      a JSON string: format, game, variant, root (notation), winner (seat), value
-              (for the player to move at the root), counts, how it was made, and sha256,
-              one digest over the three arrays and the rest of meta (verified on load)
+              (for the player to move at the root), counts, how it was made, the parts
+              (root, winner, sha256 of each; only if there are any), and sha256, one
+              digest over the three arrays and the rest of meta (verified on load)
 
 >>> from niwa.ext.lotus import LotusState
 >>> from niwa.solver.proof import ProofSearch
@@ -69,6 +78,7 @@ from niwa.ext.errors import NiwaError, file_error_reason
 FORMAT = "niwa-certificate-1"
 GAME_OVER = -1      # the edge's move ends the game (the winner must have won)
 TABLE_LEAF = -2     # the edge's move reaches a position the checker solves by itself
+PART_BASE = -3      # PART_BASE - k: the edge's move reaches the root of part k
 DEFAULT_LEAF_BUDGET = 2_000_000     # positions the checker may search below table leaves
 
 
@@ -90,6 +100,8 @@ class Certificate:
     children: np.ndarray
     info: dict = field(default_factory=dict)
     sha256: str | None = None
+    # the certificates this one stops at: {"root": notation, "winner": seat, "sha256": ...}
+    parts: list = field(default_factory=list)
 
     @property
     def nodes(self) -> int:
@@ -102,6 +114,9 @@ class Certificate:
     def meta(self) -> dict:
         leaves = {"game_over_leaves": int(np.count_nonzero(self.children == GAME_OVER)),
                   "table_leaves": int(np.count_nonzero(self.children == TABLE_LEAF))}
+        if self.parts:
+            leaves["part_leaves"] = int(np.count_nonzero(self.children <= PART_BASE))
+            leaves["parts"] = self.parts
         return {"format": FORMAT, "game": self.game, "variant": self.variant,
                 "root": self.root, "winner": self.winner, "value": self.value,
                 "nodes": self.nodes, "edges": self.edges, **leaves, **self.info}
@@ -164,10 +179,12 @@ def load_certificate(path) -> Certificate:
     if not _well_shaped(offsets, actions, children) or meta.get("nodes") != len(offsets) - 1:
         raise CertificateError(f"{path}: malformed certificate arrays (offsets)")
     try:
+        parts = [{"root": str(p["root"]), "winner": int(p["winner"]),
+                  "sha256": str(p["sha256"])} for p in meta.get("parts", [])]
         return Certificate(game=str(meta["game"]), variant=dict(meta["variant"]),
                            root=str(meta["root"]), winner=int(meta["winner"]),
                            value=float(meta["value"]), offsets=offsets, actions=actions,
-                           children=children, sha256=meta["sha256"],
+                           children=children, sha256=meta["sha256"], parts=parts,
                            info={k: v for k, v in meta.items() if k not in _FIXED})
     except (KeyError, TypeError, ValueError) as e:
         raise CertificateError(f"{path}: malformed certificate header ({e})") from None
@@ -181,19 +198,44 @@ def _well_shaped(offsets, actions, children) -> bool:
 
 
 _FIXED = ("format", "game", "variant", "root", "winner", "value", "nodes", "edges",
-          "game_over_leaves", "table_leaves", "sha256")
+          "game_over_leaves", "table_leaves", "part_leaves", "parts", "sha256")
+
+
+def certificate_folder(folder):
+    """The certificates in `folder` by sha256, as a function sha256 -> Certificate (None
+    if none there has it): where check_certificate finds a certificate's parts. Only the
+    headers are read until a part is asked for (then it is loaded and its checksum
+    verified); a file that is not a certificate is passed over."""
+    index = {}
+    for path in sorted(Path(folder).glob("*.npz")):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+            if isinstance(meta, dict) and meta.get("format") == FORMAT:
+                index.setdefault(str(meta.get("sha256")), path)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+            continue
+
+    def find(sha256: str):
+        path = index.get(sha256)
+        return None if path is None else load_certificate(path)
+
+    find.folder = str(folder)
+    return find
 
 
 # ---- extraction (from a finished proof; the engine and the search are used here) --------
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
-                        progress: bool = False, jobs=None) -> Certificate:
+                        progress: bool = False, jobs=None, parts=()) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
     proof and each re-proof of a lost entry (0 = none). `jobs`: what a two-level proof's
     jobs proved, (proven, tree) as niwa.solver.proof_tree.proven_jobs gives them; the
     winner's moves near the root are then read off those proofs (see _JobProofs), and
-    `search` re-proves only the jobs' positions the solution tree goes through."""
+    `search` re-proves only the jobs' positions the solution tree goes through. `parts`:
+    certificates (of the same game and variant) whose roots the walk stops at when they
+    claim the same winner; the certificate names those it reached in its header."""
     from tqdm import tqdm
 
     from niwa.solver.book import BookError, winning_move
@@ -217,6 +259,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
     def leaf_in_table(s) -> bool:
         return tables is not None and tables.value(s) is not None
+
+    part_at = _part_roots(parts, state, winner)   # engine hash -> the part certificate
+    used: dict[str, int] = {}                     # sha256 -> its index in the header
 
     # walk: position hash -> temporary id, its edges as (action, child hash or leaf mark)
     ids: dict[int, int] = {}
@@ -248,6 +293,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                                            f"{s.to_notation()} ends the game lost for the "
                                            f"winner: the proof is wrong")
                 out.append((a, GAME_OVER))
+            elif child.hash() in part_at:
+                part = part_at[child.hash()]
+                out.append((a, PART_BASE - used.setdefault(part.sha256, len(used))))
             elif leaf_in_table(child):
                 if _table_value_for(tables, child, winner) != 1:
                     raise CertificateError(f"the endgame table says {child.to_notation()} "
@@ -266,10 +314,13 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     for i, tid in enumerate(order):
         for a, target in edges[tid]:
             flat_actions.append(a)
-            flat_children.append(target if target in (GAME_OVER, TABLE_LEAF)
+            flat_children.append(target if target < 0
                                  else int(number[ids[target]]))
         offsets[i + 1] = len(flat_actions)
     wide = max(flat_actions, default=0) > 255
+    by_sha = {p.sha256: p for p in part_at.values()}
+    header = [{"root": by_sha[sha].root, "winner": winner, "sha256": sha}
+              for sha in sorted(used, key=used.get)]
     info = {"extract_nodes": int(search.nodes - nodes0),
             "extract_s": round(time.perf_counter() - t0, 2),
             "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -279,43 +330,68 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                        root=state.to_notation(), winner=winner, value=float(value),
                        offsets=offsets, actions=np.array(flat_actions,
                                                          dtype=np.uint16 if wide else np.uint8),
-                       children=np.array(flat_children, dtype=np.int32), info=info)
+                       children=np.array(flat_children, dtype=np.int32), info=info,
+                       parts=header)
+
+
+def _part_roots(parts, state, winner) -> dict:
+    """{engine hash of a part's root: the part} for the `parts` that claim `winner` wins, of
+    `state`'s game and variant (a part of anything else is refused: it cannot be meant)."""
+    from niwa.ext.registry import parse_position
+
+    out = {}
+    for part in parts:
+        if part.sha256 is None:
+            raise CertificateError("a part certificate must be saved (its sha256 names it)")
+        if part.game != state.game_name or \
+                dict(sorted(part.variant.items())) != dict(sorted(state.variant.items())):
+            raise CertificateError(f"the part {part.sha256[:16]}... is of another game or "
+                                   f"variant ({part.game} {part.variant})")
+        if part.winner == winner:
+            out[parse_position(part.root).hash()] = part
+    return out
 
 
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
                                 time_limit: float = 0.0, progress: bool = False,
-                                move: str | None = None) -> Certificate:
+                                move: str | None = None, parts=()) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
     through are proved again by one df-pn search of `tt_mb` MB, its table first given the
     proofs the checkpoint kept (proven.npy). `tables`: an endgame table folder (or loaded
     table; "checkpoint": the one the proof used, None: none), as in extract_certificate.
-    `move`: a first move (its name) the proof has decided, though the root may still be
-    open; the certificate is then of the position after it. The checkpoint is only read,
-    so this works beside the run that writes it."""
+    `move`: a first move, or a line of moves from the root ("W2-a2 W4-4"), whose position
+    the proof has decided, though the root may still be open; the certificate is then of
+    that position. `parts`: certificates to stop at (see extract_certificate). The
+    checkpoint is only read, so this works beside the run that writes it."""
     from niwa.solver.proof import ProofSearch
-    from niwa.solver.proof_tree import look_at_checkpoint, proven_jobs, read_proven
+    from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
 
     tree, result = look_at_checkpoint(directory)
     state = tree.root_state
     expected = result.value
     if move is not None:
-        names = {state.action_to_string(a): a for a in state.legal_actions()}
-        if move not in names:
-            raise CertificateError(f"{move!r} is not a first move of {directory}'s position "
-                                   f"(its moves: {', '.join(names)})")
-        decided = result.first_moves.get(move)
+        try:
+            line = line_actions(state, move)
+        except LineError as e:
+            raise CertificateError(f"{directory}: {e}") from None
+        text = " ".join(move.replace(",", " ").split()) if isinstance(move, str) else \
+            str(move)
+        child = state.clone()
+        for a in line:
+            child.apply(a)
+        if child.is_terminal():
+            raise CertificateError(f"the game is over after {text}: nothing to certify")
+        jobs = proven_jobs(directory, state)
+        decided = _JobProofs(*jobs).value(child)
         if decided is None:
-            pn, dn = result.first_numbers.get(move, (None, None))
-            raise CertificateError(f"the first move {move} is not decided yet in "
-                                   f"{directory} (pn {pn}, dn {dn}): no certificate")
-        child = state.child(names[move])
-        # first_moves holds the value for the root's mover; the certificate's is the
-        # child's mover's (the same player when a turn has two moves, as the pro opening)
-        expected = decided if child.current_player() == state.current_player() \
-            else 1.0 - decided
+            node = tree.node_at(line)
+            numbers = "" if node is None else f" (pn {node.pn}, dn {node.dn} for its mover)"
+            raise CertificateError(f"the position after {text} is not decided yet in "
+                                   f"{directory}{numbers}: no certificate")
+        expected = float(decided)       # for the player to move there
         root, state = state, child
     elif not result.proven:
         raise CertificateError(f"the proof in {directory} is not finished (root pn "
@@ -331,12 +407,14 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         search.load_proven(kept)
     t0 = time.perf_counter()
     certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                      progress=progress, jobs=proven_jobs(directory, root))
+                                      progress=progress, parts=parts,
+                                      jobs=jobs if move is not None else
+                                      proven_jobs(directory, root))
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "
                                f"proof's {expected}: the proof is wrong")
     if move is not None:
-        certificate.info.update(first_move=move, proof_root=root.to_notation())
+        certificate.info.update(line=text, proof_root=root.to_notation())
     certificate.info.update(proof="two-level", proof_jobs=result.jobs,
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
@@ -421,9 +499,9 @@ def _topological_order(edges, ids) -> list[int]:
     while stack:
         tid, i = stack.pop()
         kids = edges[tid]
-        while i < len(kids) and (kids[i][1] in (GAME_OVER, TABLE_LEAF)
-                                 or state[ids[kids[i][1]]]):
-            if kids[i][1] not in (GAME_OVER, TABLE_LEAF) and state[ids[kids[i][1]]] == 1:
+        # (a target below 0 is a leaf mark; engine hashes are unsigned)
+        while i < len(kids) and (kids[i][1] < 0 or state[ids[kids[i][1]]]):
+            if kids[i][1] >= 0 and state[ids[kids[i][1]]] == 1:
                 raise CertificateError("the solution graph has a cycle")
             i += 1
         if i < len(kids):
@@ -451,6 +529,10 @@ class CheckReport:
     table_leaves: int           # leaf positions solved again by the reference rules
     leaf_positions: int         # positions that re-solving searched
     time_s: float
+    part_leaves: int = 0        # moves checked to reach the root of a part
+    parts: int = 0              # part certificates checked (theirs too), each once
+    part_nodes: int = 0         # ... and their positions
+
 
     def summary(self) -> str:
         text = (f"{self.nodes:,} positions ({self.winner_nodes:,} winner moves checked "
@@ -459,6 +541,9 @@ class CheckReport:
         if self.table_leaves:
             text += (f", {self.table_leaves:,} table leaves solved again "
                      f"({self.leaf_positions:,} positions searched)")
+        if self.part_leaves:
+            text += (f", {self.part_leaves:,} moves into {self.parts:,} part certificates "
+                     f"checked the same way ({self.part_nodes:,} positions)")
         return text + f" in {self.time_s:.2f} s"
 
 
@@ -586,9 +671,11 @@ class _LeafSolver:
 
 
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
-                      progress: bool = False) -> CheckReport:
+                      progress: bool = False, parts=None, _checked=None) -> CheckReport:
     """Verify `cert` with the reference rules (see the module notes); CheckReport, or
-    CertificateError naming the first thing wrong."""
+    CertificateError naming the first thing wrong. `parts`: where the certificates it
+    stops at are found (a function sha256 -> Certificate or None, as certificate_folder
+    gives); each is checked after `cert`, once, its memory freed before the next."""
     import sys
 
     from tqdm import tqdm
@@ -618,7 +705,8 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     pending = {0: root}         # node -> its position, set by the first edge reaching it
     keys = {0: _position_key(root)}
     solver = _LeafSolver(leaf_budget)
-    wins = losses = over = table = 0
+    wins = losses = over = table = into_parts = 0
+    part_keys: dict[int, tuple] = {}    # part index -> its root's position key
     bar = tqdm(total=n, desc="check", unit=" pos", disable=not progress, file=sys.stderr)
     for i in range(n):
         o = pending.pop(i, None)
@@ -671,6 +759,14 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                     raise CertificateError(f"{where()}: the table leaf after move {a} is not "
                                            f"a win of seat {cert.winner}")
                 table += 1
+            elif target <= PART_BASE:
+                k = PART_BASE - target
+                if k not in part_keys:
+                    part_keys[k] = _part_root_key(cert, k)
+                if _position_key(child) != part_keys[k]:
+                    raise CertificateError(f"{where()}: move {a} does not reach the root of "
+                                           f"part {k} ({cert.parts[k]['root']})")
+                into_parts += 1
             elif not i < target < n:
                 raise CertificateError(f"{where()}: move {a} leads to node {target}, which is "
                                        f"not a later node (0..{n - 1})")
@@ -685,6 +781,42 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                     pending[target] = child
                     keys[target] = key
     bar.close()
-    return CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=len(actions),
+    edges, leaf_positions = len(actions), len(solver.memo)
+    del offsets, actions, children, pending, keys, solver     # before the parts are read
+    checked = set() if _checked is None else _checked
+    n_parts = part_nodes = 0
+    for k in sorted(part_keys):
+        ref = cert.parts[k]
+        if ref["sha256"] in checked:
+            continue
+        part = None if parts is None else parts(ref["sha256"])
+        if part is None:
+            where = "" if parts is None else f" in {getattr(parts, 'folder', 'the parts given')}"
+            raise CertificateError(f"part {k} (sha256 {ref['sha256'][:16]}..., root "
+                                   f"{ref['root']}) is not found{where}: the certificate "
+                                   f"stops at {len(part_keys)} other certificates; give "
+                                   f"their folder")
+        if part.root != ref["root"] or part.winner != ref["winner"]:
+            raise CertificateError(f"part {k}: the certificate found under its sha256 has "
+                                   f"another root or winner")
+        checked.add(ref["sha256"])
+        sub = check_certificate(part, leaf_budget, progress, parts, checked)
+        n_parts += 1 + sub.parts
+        part_nodes += sub.nodes + sub.part_nodes
+    return CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=edges,
                        game_over_leaves=over, table_leaves=table,
-                       leaf_positions=len(solver.memo), time_s=time.perf_counter() - t0)
+                       leaf_positions=leaf_positions, time_s=time.perf_counter() - t0,
+                       part_leaves=into_parts, parts=n_parts, part_nodes=part_nodes)
+
+
+def _part_root_key(cert: Certificate, k: int) -> tuple:
+    """The reference position key of part k's root, after checking that the header names a
+    part k claiming this certificate's winner."""
+    if not 0 <= k < len(cert.parts):
+        raise CertificateError(f"an edge leads to part {k}, which the header does not name "
+                               f"({len(cert.parts)} parts)")
+    ref = cert.parts[k]
+    if ref["winner"] != cert.winner:
+        raise CertificateError(f"part {k} claims seat {ref['winner']} wins; this certificate "
+                               f"claims seat {cert.winner}")
+    return _position_key(parse_reference_position(ref["root"]))

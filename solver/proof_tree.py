@@ -101,8 +101,43 @@ class CheckpointError(NiwaError):
     """A checkpoint folder that cannot be read or does not fit the run."""
 
 
-class FocusError(NiwaError):
+class LineError(NiwaError):
+    """A line of moves that cannot be played from the position it starts at."""
+
+
+class FocusError(LineError):
     """A focus line that is not a line of moves from the root."""
+
+
+def line_actions(state, item) -> tuple[int, ...]:
+    """A line of moves from `state` as actions: move names separated by spaces or commas
+    ("W2-a2 W4-4"), one action, or a sequence of names or actions; LineError naming the
+    first move that is not legal where it is played.
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> s = LotusState(rule="pro")
+    >>> _line_text(s, line_actions(s, "W2-a2, W4-4"))
+    'W2-a2 W4-4'
+    """
+    if isinstance(item, str):
+        moves = item.replace(",", " ").split()
+    elif isinstance(item, int):
+        moves = [item]
+    else:
+        moves = list(item)
+    if not moves:
+        raise LineError(f"{item!r} names no move")
+    s, line = state.clone(), []
+    for m in moves:
+        names = {} if s.is_terminal() else {s.action_to_string(a): a for a in s.legal_actions()}
+        a = names.get(m) if isinstance(m, str) else m
+        if a not in names.values():
+            where = "the root" if not line else f"the position after {_line_text(state, line)}"
+            theirs = f" (its moves: {', '.join(names)})" if names else " (the game is over there)"
+            raise LineError(f"{m!r} is not a move of {where}{theirs}")
+        line.append(a)
+        s.apply(a)
+    return tuple(line)
 
 
 def _line_text(state, line) -> str:
@@ -425,32 +460,11 @@ class ProofTree:
 
     @staticmethod
     def _focus_lines(state, focus) -> tuple[tuple[int, ...], ...]:
-        """Each focus item as a line of actions from the root: a move name or action (a
-        first move), or a line of them ("W2-a2 W4-4", or a sequence)."""
-        lines = []
-        for item in focus:
-            if isinstance(item, str):
-                moves = item.replace(",", " ").split()
-            elif isinstance(item, int):
-                moves = [item]
-            else:
-                moves = list(item)
-            if not moves:
-                raise FocusError(f"focus: {item!r} names no move")
-            s, line = state.clone(), []
-            for m in moves:
-                names = {s.action_to_string(a): a for a in s.legal_actions()}
-                a = names.get(m) if isinstance(m, str) else m
-                if s.is_terminal() or a not in names.values():
-                    where = ("the root" if not line else
-                             f"the position after {_line_text(state, line)}")
-                    theirs = f" (its moves: {', '.join(names)})" if names else \
-                        " (the game is over there)"
-                    raise FocusError(f"focus: {m!r} is not a move of {where}{theirs}")
-                line.append(a)
-                s.apply(a)
-            lines.append(tuple(line))
-        return tuple(lines)
+        """Each focus item as a line of actions from the root (see line_actions)."""
+        try:
+            return tuple(line_actions(state, item) for item in focus)
+        except LineError as e:
+            raise FocusError(f"focus: {e}") from None
 
     def focus_text(self) -> str:
         """The focus lines by move names, comma-separated ("" without a focus)."""
@@ -667,6 +681,12 @@ class ProofTree:
                        key=lambda c, n=node: seen(n, c))
         return node
 
+    def node_at(self, line):
+        """The top tree's node of the position `line` (actions from the root) reaches, or
+        None if the tree does not hold it."""
+        return self.by_key.get(self._key(tuple(line), self._state_at(line)
+                                         if self.transpositions else None))
+
     def _focus_plan(self):
         """(the open focus nodes, their ancestors), each by id, for this selection, or None
         without a focus. A focus line's node is grown into the top tree if it is not there
@@ -675,8 +695,7 @@ class ProofTree:
             return None
         targets = []
         for line in self.focus:
-            node = self.by_key.get(self._key(line, self._state_at(line)
-                                             if self.transpositions else None))
+            node = self.node_at(line)
             if node is None:
                 node = self.root
                 for a in line:

@@ -150,14 +150,14 @@ def test_a_decided_first_move_gets_a_certificate_while_the_root_is_open(rule, tm
     cert = certificate_from_checkpoint(d, move=move, tables=None)
     child = state.child(state.legal_actions()[list(r.first_moves).index(move)])
     assert cert.root == child.to_notation() and cert.value == expected[move]
-    assert cert.info["first_move"] == move
+    assert cert.info["line"] == move
     check_certificate(cert)
     out = tmp_path / "move.npz"
     res = CliRunner().invoke(main, ["proof", "extract", str(d), "--move", move, "--out",
                                     str(out), "--no-tables", "--tt-mb", "16"])
-    assert res.exit_code == 0 and f"first move {move}" in res.output, res.output
+    assert res.exit_code == 0 and f"the position after {move}" in res.output, res.output
     assert CliRunner().invoke(main, ["proof", "check", str(out)]).exit_code == 0
-    refusals = [(["--move", "W9"], "not a first move")]
+    refusals = [(["--move", "W9"], "'W9' is not a move of the root")]
     if open_moves:
         refusals.append((["--move", open_moves[0]], "not decided yet"))
     if not r.proven:

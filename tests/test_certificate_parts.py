@@ -1,0 +1,142 @@
+"""Certificates in parts: a certificate that stops at the roots of other certificates
+(niwa.solver.certificate, PART_BASE edges), extracted with `parts=` / `niwa proof extract
+--parts DIR` and checked part by part with the reference rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.solver.certificate import (
+    PART_BASE,
+    CertificateError,
+    certificate_folder,
+    check_certificate,
+    extract_certificate,
+    load_certificate,
+)
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_tree import ProofTree
+
+PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+
+
+def _two_stone_positions(state):
+    """The positions after the pro opening's two stones (player 1 to move), each once."""
+    out = {}
+    for a in state.legal_actions():
+        first = state.child(a)
+        for b in first.legal_actions():
+            s = first.child(b)
+            if not s.is_terminal() and s.current_player() == 1:
+                out.setdefault(s.hash(), ((a, b), s))
+    return list(out.values())
+
+
+def _parts(tmp_path, search, state, count):
+    folder = tmp_path / "parts"
+    made = []
+    for k, (_, s) in enumerate(_two_stone_positions(state)[:count]):
+        part = extract_certificate(search, s)
+        part.save(folder / f"part{k}.npz")
+        made.append(load_certificate(folder / f"part{k}.npz"))
+    return folder, made
+
+
+def test_a_certificate_in_parts_proves_what_the_whole_one_does(tmp_path):
+    state = LotusState(**PRO)
+    search = ProofSearch(tt_mb=16)
+    whole = extract_certificate(search, state)
+    folder, parts = _parts(tmp_path, search, state, 3)
+    assert all(p.winner == whole.winner == 1 for p in parts)
+    top = extract_certificate(search, state, parts=parts)
+    assert (top.winner, top.value) == (whole.winner, whole.value)
+    assert {p["sha256"] for p in top.parts} == {p.sha256 for p in parts}
+    assert top.nodes < whole.nodes and np.count_nonzero(top.children <= PART_BASE) >= 3
+    top.save(tmp_path / "top.npz")
+    top = load_certificate(tmp_path / "top.npz")
+    report = check_certificate(top, parts=certificate_folder(folder))
+    assert report.parts == 3 and report.part_nodes == sum(p.nodes for p in parts)
+    assert report.part_leaves == np.count_nonzero(top.children <= PART_BASE)
+    assert "part certificates" in report.summary()
+    with pytest.raises(CertificateError, match="give their folder"):
+        check_certificate(top)
+    (folder / "part1.npz").unlink()
+    with pytest.raises(CertificateError, match="is not found in"):
+        check_certificate(top, parts=certificate_folder(folder))
+
+
+def test_a_bad_part_or_a_wrong_part_edge_is_refused(tmp_path):
+    state = LotusState(**PRO)
+    search = ProofSearch(tt_mb=16)
+    folder, parts = _parts(tmp_path, search, state, 1)
+    top = extract_certificate(search, state, parts=parts)
+    top.save(tmp_path / "top.npz")
+    # an edge marked as reaching the part from a position it does not reach
+    j = int(np.flatnonzero(top.children <= PART_BASE)[0])
+    other = int(np.flatnonzero(top.children > 0)[0])
+    bent = load_certificate(tmp_path / "top.npz")
+    bent.children = bent.children.copy()
+    bent.children[other] = bent.children[j]
+    with pytest.raises(CertificateError, match="does not reach the root of part 0"):
+        check_certificate(bent, parts=certificate_folder(folder))
+    # a part that claims the other seat
+    turned = load_certificate(tmp_path / "top.npz")
+    turned.parts = [dict(turned.parts[0], winner=0)]
+    with pytest.raises(CertificateError, match="part 0 claims seat 0 wins"):
+        check_certificate(turned, parts=certificate_folder(folder))
+    # a part with one loser reply removed: refused when the parts are checked
+    part = parts[0]
+    loser = next(i for i in range(part.nodes) if part.offsets[i + 1] - part.offsets[i] > 1)
+    cut = int(part.offsets[loser + 1]) - 1
+    keep = np.ones(part.edges, dtype=bool)
+    keep[cut] = False
+    part.actions, part.children = part.actions[keep], part.children[keep]
+    part.offsets = part.offsets.copy()
+    part.offsets[loser + 1:] -= 1
+    bad = tmp_path / "bad"
+    part.save(bad / "part.npz")
+    top2 = extract_certificate(search, state, parts=[load_certificate(bad / "part.npz")])
+    with pytest.raises(CertificateError, match="missing"):
+        check_certificate(top2, parts=certificate_folder(bad))
+
+
+def test_proof_extract_parts_and_check_from_the_cli(tmp_path):
+    """The campaign's flow: certify decided two-stone positions of a checkpoint one by one
+    (--move LINE), then the root with --parts, and check it all with `niwa proof check`."""
+    state = LotusState(**PRO)
+    cp = tmp_path / "cp"
+    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=cp)
+    try:
+        assert tree.run().value == 0.0
+    finally:
+        tree.close()
+    runner = CliRunner()
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    made = 0
+    for (a, b), _ in _two_stone_positions(state):
+        line = f"{state.action_to_string(a)} {state.child(a).action_to_string(b)}"
+        r = runner.invoke(main, ["proof", "extract", str(cp), "--move", line, "--out",
+                                 str(parts / f"p{made}.npz"), "--no-tables", "--tt-mb", "16"])
+        if r.exit_code == 0:
+            assert f"the position after {line}" in r.output
+            made += 1
+        else:       # the top tree never held that position (a job proved it below)
+            assert "not decided yet" in r.output and r.exit_code == 2, r.output
+    assert made >= 1
+    top = tmp_path / "top.npz"
+    r = runner.invoke(main, ["proof", "extract", str(cp), "--out", str(top), "--no-tables",
+                             "--tt-mb", "16", "--parts", str(parts)])
+    assert r.exit_code == 0 and "part certificates" in r.output, r.output
+    r = runner.invoke(main, ["proof", "check", str(top), "--parts", str(parts)])
+    assert r.exit_code == 0 and "valid" in r.output and "part certificates" in r.output
+    r = runner.invoke(main, ["proof", "check", str(top)])       # its own folder has none
+    assert r.exit_code == 2 and "give their folder" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    r = runner.invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
+                             "--parts", str(tmp_path / "cp")])
+    assert r.exit_code == 2 and "no certificate (.npz)" in r.output
