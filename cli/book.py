@@ -4,6 +4,7 @@ niwa.solver.book)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -78,10 +79,14 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
 @click.option("--max-nodes", type=Number(int, 1, 10**12), default=None,
               help="Go on past --plies while the certificate's tree below a position has "
                    "more than this many positions (what a live proof could not redo).")
+@click.option("--parts", "parts_dir", type=click.Path(file_okay=False, exists=True),
+              default=None,
+              help="Where the certificates it stops at (its parts) are, found by sha256 "
+                   "(default: the certificate's own folder).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Book file (default: the books folder, named after game and variant).")
 @user_errors
-def from_certificate_cmd(certificate, plies, max_nodes, out):
+def from_certificate_cmd(certificate, plies, max_nodes, parts_dir, out):
     """Write the book of a proof CERTIFICATE whose root is its game's start (nothing is
     proved again; the certificate is verified against its checksum, not re-checked: run
     `niwa proof check` for that).
@@ -91,10 +96,11 @@ def from_certificate_cmd(certificate, plies, max_nodes, out):
       niwa book from-certificate lotus-pro-mandatory.npz --plies 8 --max-nodes 2000
     """
     from niwa.solver.book import book_from_certificate, book_name, books_dir
-    from niwa.solver.certificate import load_certificate
+    from niwa.solver.certificate import certificate_folder, load_certificate
 
     cert = load_certificate(certificate)
-    book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes)
+    parts = certificate_folder(parts_dir or Path(certificate).parent) if cert.parts else None
+    book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes, parts=parts)
     path = out or str(books_dir() / book_name(book.game, book.variant))
     creatable_file(path)
     _save(book, path)

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from niwa.ext.errors import NiwaError, file_error_reason
+from niwa.solver.certificate import PART_BASE
 
 FORMAT = "niwa-book-2"
 OLD_FORMATS = ("niwa-book-1",)      # read only by upgrade_book
@@ -356,15 +357,17 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
                 actions=actions, info=info)
 
 
-def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = None) -> Book:
+def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = None,
+                          parts=None) -> Book:
     """The book of a proof certificate (niwa.solver.certificate) whose root is its game's
     start: the winner's move at each of the winner's positions of its solution tree to
     depth `plies`, nothing proved again (a certificate of a proof too long for one table,
     such as a two-level proof, gives its book this way). With `max_nodes`, a line goes on
     past `plies` while the certificate's tree below the position (counted as a tree: a
     position reached twice counts twice) has more than `max_nodes` positions, the
-    certificate's stand-in for build_book's max_work. Every move is checked legal with the
-    engine on the way."""
+    certificate's stand-in for build_book's max_work. A certificate in parts is followed
+    into its parts (`parts`: sha256 -> Certificate, as certificate.certificate_folder
+    gives). Every move is checked legal with the engine on the way."""
     from niwa.ext.registry import get_game
 
     if plies < 1:
@@ -375,23 +378,19 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
     if certificate.root != start.to_notation():
         raise BookError(f"the certificate's root is not the start of {game} {variant}: a "
                         f"book begins at the start")
-    offsets = certificate.offsets.astype(np.int64)
-    actions, children = certificate.actions.astype(np.int64), certificate.children
-    n = len(offsets) - 1
-    size = np.ones(n, dtype=object)     # the tree below each node (children come later)
-    for i in range(n - 1, -1, -1):
-        size[i] = 1 + sum(size[c] for c in children[offsets[i]:offsets[i + 1]] if c >= 0)
+    trees = _CertificateTrees(certificate, parts)
     book: dict[int, int] = {}
-    depth_done: dict[int, int] = {}
+    depth_done: dict[tuple, int] = {}
     counts = {"winner_positions": 0, "loser_positions": 0, "deepest": 0}
-    stack = [(0, start, plies)]
+    stack = [(0, 0, start, plies)]
     while stack:
-        i, state, left = stack.pop()
+        t, i, state, left = stack.pop()
+        offsets, actions, children, size = trees.arrays[t]
         if left <= 0 and (max_nodes is None or size[i] <= max_nodes):
             continue
-        if depth_done.get(i, -(1 << 30)) >= left:
+        if depth_done.get((t, i), -(1 << 30)) >= left:
             continue
-        depth_done[i] = left
+        depth_done[(t, i)] = left
         counts["deepest"] = max(counts["deepest"], plies - left + 1)
         legal = state.legal_actions()
         edges = range(offsets[i], offsets[i + 1])
@@ -406,16 +405,61 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
         else:
             counts["loser_positions"] += 1
         for e in edges:
-            if children[e] >= 0:
-                stack.append((int(children[e]), state.child(int(actions[e])), left - 1))
+            c = int(children[e])
+            if c >= 0:
+                stack.append((t, c, state.child(int(actions[e])), left - 1))
+            elif c <= PART_BASE:
+                stack.append((trees.part(t, PART_BASE - c), 0, state.child(int(actions[e])),
+                              left - 1))
     keys = np.array(sorted(book), dtype=np.uint64)
     info = {**counts, "certificate_sha256": certificate.sha256,
             "certificate_nodes": certificate.nodes,
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if len(trees.arrays) > 1:
+        info["certificate_parts"] = len(trees.arrays) - 1
     if max_nodes is not None:
         info["max_nodes"] = int(max_nodes)
     return Book(game=game, variant=variant, plies=plies, winner=winner, keys=keys,
                 actions=np.array([book[int(k)] for k in keys], dtype=np.int32), info=info)
+
+
+class _CertificateTrees:
+    """A certificate and the parts it stops at, each as (offsets, actions, children, size)
+    with `size[i]` the tree below node i (a part's root counting its whole tree)."""
+
+    def __init__(self, certificate, parts):
+        self.find, self.index = parts, {}
+        self.certs, self.arrays = [], []
+        self._add(certificate)
+
+    def part(self, t: int, k: int) -> int:
+        """The tree number of part k of tree t (loaded, with its own parts, on first use)."""
+        ref = self.certs[t].parts[k]
+        if ref["sha256"] not in self.index:
+            found = None if self.find is None else self.find(ref["sha256"])
+            if found is None or found.root != ref["root"] or found.winner != ref["winner"]:
+                raise BookError(f"the certificate stops at a part (sha256 "
+                                f"{ref['sha256'][:16]}...) that is not given: give the "
+                                f"folder of its parts")
+            self._add(found)
+        return self.index[ref["sha256"]]
+
+    def _add(self, cert) -> None:
+        t = len(self.certs)
+        self.index[cert.sha256] = t
+        self.certs.append(cert)
+        self.arrays.append(None)
+        offsets = cert.offsets.astype(np.int64)
+        actions, children = cert.actions.astype(np.int64), cert.children
+        size = np.ones(cert.nodes, dtype=object)    # children come later in the order
+        for i in range(cert.nodes - 1, -1, -1):
+            for c in children[offsets[i]:offsets[i + 1]]:
+                if c >= 0:
+                    size[i] += size[c]
+                elif c <= PART_BASE:
+                    part = self.part(t, PART_BASE - int(c))
+                    size[i] += self.arrays[part][3][0]
+        self.arrays[t] = (offsets, actions, children, size)
 
 
 def book_leaves(book: Book) -> list:

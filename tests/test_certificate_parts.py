@@ -140,3 +140,32 @@ def test_proof_extract_parts_and_check_from_the_cli(tmp_path):
     r = runner.invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
                              "--parts", str(tmp_path / "cp")])
     assert r.exit_code == 2 and "no certificate (.npz)" in r.output
+
+
+def test_a_book_follows_a_certificate_into_its_parts(tmp_path):
+    """book from-certificate on a certificate in parts walks on into the parts: the same
+    book as the whole certificate's when the parts were read off the same table, and every
+    move verified by fresh proofs."""
+    from niwa.solver.book import BookError, book_from_certificate, verify_book
+
+    state = LotusState(**PRO)
+    search = ProofSearch(tt_mb=16)
+    whole = extract_certificate(search, state)
+    folder, parts = _parts(tmp_path, search, state, 100)
+    top = extract_certificate(search, state, parts=parts)
+    top.save(tmp_path / "top.npz")
+    for max_nodes in (None, 20):
+        book = book_from_certificate(top, plies=5, max_nodes=max_nodes,
+                                     parts=certificate_folder(folder))
+        plain = book_from_certificate(whole, plies=5, max_nodes=max_nodes)
+        assert book.info["certificate_parts"] == len(top.parts) and book.info["deepest"] >= 5
+        assert book.keys.tolist() == plain.keys.tolist()
+        assert book.actions.tolist() == plain.actions.tolist()
+        if max_nodes is None:       # (verify_book walks to the book's plies only)
+            assert verify_book(book, tt_mb=16) >= book.entries > 0
+    with pytest.raises(BookError, match="give the folder of its parts"):
+        book_from_certificate(top, plies=5)
+    r = CliRunner().invoke(main, ["book", "from-certificate", str(tmp_path / "top.npz"),
+                                  "--plies", "5", "--parts", str(folder), "--out",
+                                  str(tmp_path / "b.npz")])
+    assert r.exit_code == 0 and '"certificate_parts"' in r.output, r.output
