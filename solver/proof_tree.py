@@ -413,8 +413,8 @@ class ProofTree:
         # in a table of gigabytes, a dearer first touch (see huge_pages_note())
         self.huge_pages = bool(huge_pages)
         # lines of moves from the root (a first move, or deeper: the pro opening's two
-        # stones) whose positions get this session's jobs first, until each is decided
-        # (or has no leaf free): the order of the work only
+        # stones) whose positions get this session's jobs, one after the other in this
+        # order, until each is decided (or has no leaf free): the order of the work only
         self.focus = self._focus_lines(state, focus)
         self._plan = None           # the focus nodes of the running selection
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
@@ -467,8 +467,8 @@ class ProofTree:
             raise FocusError(f"focus: {e}") from None
 
     def focus_text(self) -> str:
-        """The focus lines by move names, comma-separated ("" without a focus)."""
-        return ", ".join(_line_text(self.root_state, line) for line in self.focus)
+        """The focus lines by move names, in their order ("" without a focus)."""
+        return ", then ".join(_line_text(self.root_state, line) for line in self.focus)
 
     def _new_tree(self):
         state = self.root_state
@@ -688,7 +688,7 @@ class ProofTree:
                                          if self.transpositions else None))
 
     def _focus_plan(self):
-        """(the open focus nodes, their ancestors), each by id, for this selection, or None
+        """(the first open focus node, its ancestors), each by id, for this selection, or None
         without a focus. A focus line's node is grown into the top tree if it is not there
         yet (None if a node on the way is decided first)."""
         if not self.focus:
@@ -707,6 +707,7 @@ class ProofTree:
                     node = node.children[node.actions.index(a)]
             if not node.proven:
                 targets.append(node)
+                break       # in order: the first focus still open takes the jobs
         toward: dict = {}
         stack = list(targets)
         while stack:

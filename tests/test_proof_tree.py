@@ -527,6 +527,36 @@ def test_a_focused_first_move_gets_the_jobs_until_it_is_decided(policy, lag, tmp
     assert not (tmp_path / "new").exists()      # refused before a folder was made
 
 
+def test_several_focus_lines_are_taken_in_order(tmp_path):
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+
+    def key(path):
+        s = state.clone()
+        for a in path:
+            s.apply(a)
+        return s.symmetric_hash(), s.current_player()
+
+    lines = ["W2-2 pass", "W1-a1 W2-2"]
+    d = tmp_path / "run"
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d, focus=lines)
+    try:
+        assert tree.focus_text() == "W2-2 pass, then W1-a1 W2-2"
+        tree.run()
+        targets = [key(line) for line in tree.focus]
+    finally:
+        tree.close()
+    seen: list = []
+    look = open_checkpoint(d, read_only=True, on_replay=lambda t, row: seen.append(
+        [t.by_key.get(k) is None or t.by_key[k].proven for k in targets]))
+    look.close()
+    first = next(j for j, s in enumerate(seen) if s[0]) + 1
+    second = next(j for j, s in enumerate(seen) if s[1]) + 1
+    rows = [json.loads(x)["path"] for x in (d / "jobs.jsonl").read_text().splitlines()]
+    assert second > first > 1
+    assert all(len(p) >= 2 and key(p[:2]) == targets[0] for p in rows[:first])
+    assert all(len(p) >= 2 and key(p[:2]) == targets[1] for p in rows[first:second])
+
+
 @pytest.mark.parametrize("line", ["W1-a1 W2-2", "W2-2 pass", "W1-b1,pass"])
 def test_a_focused_line_gets_the_jobs_until_its_position_is_decided(line, tmp_path):
     """--focus 'MOVE MOVE': the position the line reaches (the pro opening's two stones,
