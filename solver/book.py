@@ -425,32 +425,40 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
 
 class _CertificateTrees:
     """A certificate and the parts it stops at, each as (offsets, actions, children, size)
-    with `size[i]` the tree below node i (a part's root counting its whole tree)."""
+    with `size[i]` the tree below node i (a part's root counting its whole tree); a part
+    met as its lane mirror is a tree of its own, its moves mapped to their mirrors."""
 
     def __init__(self, certificate, parts):
         self.find, self.index = parts, {}
         self.certs, self.arrays = [], []
-        self._add(certificate)
+        self._add(certificate, False)
 
     def part(self, t: int, k: int) -> int:
         """The tree number of part k of tree t (loaded, with its own parts, on first use)."""
-        ref = self.certs[t].parts[k]
-        if ref["sha256"] not in self.index:
+        cert, mirrored = self.certs[t]
+        ref = cert.parts[k]
+        key = (ref["sha256"], bool(ref.get("mirror")) != mirrored)
+        if key not in self.index:
             found = None if self.find is None else self.find(ref["sha256"])
             if found is None or found.root != ref["root"] or found.winner != ref["winner"]:
                 raise BookError(f"the certificate stops at a part (sha256 "
                                 f"{ref['sha256'][:16]}...) that is not given: give the "
                                 f"folder of its parts")
-            self._add(found)
-        return self.index[ref["sha256"]]
+            self._add(found, key[1])
+        return self.index[key]
 
-    def _add(self, cert) -> None:
+    def _add(self, cert, mirrored: bool) -> None:
         t = len(self.certs)
-        self.index[cert.sha256] = t
-        self.certs.append(cert)
+        self.index[(cert.sha256, mirrored)] = t
+        self.certs.append((cert, mirrored))
         self.arrays.append(None)
         offsets = cert.offsets.astype(np.int64)
         actions, children = cert.actions.astype(np.int64), cert.children
+        if mirrored:
+            from niwa.ext.reference.lotus import LotusOracle
+
+            mirror = LotusOracle(**cert.variant).mirror_action
+            actions = np.array([mirror(int(a)) for a in actions], dtype=np.int64)
         size = np.ones(cert.nodes, dtype=object)    # children come later in the order
         for i in range(cert.nodes - 1, -1, -1):
             for c in children[offsets[i]:offsets[i + 1]]:

@@ -34,7 +34,11 @@ may stop at the root of another certificate (a *part*) whose claim is the same w
 names it in its header by root and sha256. extract_certificate(parts=...) stops its walk
 at those positions; check_certificate(parts=...) checks that each such edge reaches the
 part's root position, and then checks every part the same way, one at a time (so memory
-is that of the largest part, not of the whole proof).
+is that of the largest part, not of the whole proof). A part may also stand for its lane
+mirror ("mirror": true in the header's entry): the move reaches the mirror of the part's
+root (lanes a and b swapped), and the part is then checked in the mirror, every move
+mapped to its mirror move (LotusOracle.mirror_action) and every position derived and
+checked there by the reference rules, so a mirrored part trusts no symmetry argument.
 
 The file (.npz, numpy, no pickle; arrays compressed with zlib):
     offsets   uint32, nodes + 1: node i's edges are edges offsets[i]..offsets[i+1]-1
@@ -180,7 +184,8 @@ def load_certificate(path) -> Certificate:
         raise CertificateError(f"{path}: malformed certificate arrays (offsets)")
     try:
         parts = [{"root": str(p["root"]), "winner": int(p["winner"]),
-                  "sha256": str(p["sha256"])} for p in meta.get("parts", [])]
+                  "sha256": str(p["sha256"]), **({"mirror": True} if p.get("mirror") else {})}
+                 for p in meta.get("parts", [])]
         return Certificate(game=str(meta["game"]), variant=dict(meta["variant"]),
                            root=str(meta["root"]), winner=int(meta["winner"]),
                            value=float(meta["value"]), offsets=offsets, actions=actions,
@@ -260,8 +265,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     def leaf_in_table(s) -> bool:
         return tables is not None and tables.value(s) is not None
 
-    part_at = _part_roots(parts, state, winner)   # engine hash -> the part certificate
-    used: dict[str, int] = {}                     # sha256 -> its index in the header
+    part_at = _part_roots(parts, state, winner)   # engine hash -> (part, mirrored)
+    used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
     # walk: position hash -> temporary id, its edges as (action, child hash or leaf mark)
     ids: dict[int, int] = {}
@@ -294,8 +299,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                                            f"winner: the proof is wrong")
                 out.append((a, GAME_OVER))
             elif child.hash() in part_at:
-                part = part_at[child.hash()]
-                out.append((a, PART_BASE - used.setdefault(part.sha256, len(used))))
+                part, mirrored = part_at[child.hash()]
+                out.append((a, PART_BASE - used.setdefault((part.sha256, mirrored),
+                                                           len(used))))
             elif leaf_in_table(child):
                 if _table_value_for(tables, child, winner) != 1:
                     raise CertificateError(f"the endgame table says {child.to_notation()} "
@@ -318,9 +324,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                                  else int(number[ids[target]]))
         offsets[i + 1] = len(flat_actions)
     wide = max(flat_actions, default=0) > 255
-    by_sha = {p.sha256: p for p in part_at.values()}
-    header = [{"root": by_sha[sha].root, "winner": winner, "sha256": sha}
-              for sha in sorted(used, key=used.get)]
+    by_sha = {p.sha256: p for p, _ in part_at.values()}
+    header = [{"root": by_sha[sha].root, "winner": winner, "sha256": sha,
+               **({"mirror": True} if mirrored else {})}
+              for sha, mirrored in sorted(used, key=used.get)]
     info = {"extract_nodes": int(search.nodes - nodes0),
             "extract_s": round(time.perf_counter() - t0, 2),
             "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -335,8 +342,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
 
 def _part_roots(parts, state, winner) -> dict:
-    """{engine hash of a part's root: the part} for the `parts` that claim `winner` wins, of
-    `state`'s game and variant (a part of anything else is refused: it cannot be meant)."""
+    """{engine hash of a part's root: (the part, False), of its root's lane mirror: (the
+    part, True)} for the `parts` that claim `winner` wins, of `state`'s game and variant
+    (a part of anything else is refused: it cannot be meant)."""
     from niwa.ext.registry import parse_position
 
     out = {}
@@ -348,7 +356,9 @@ def _part_roots(parts, state, winner) -> dict:
             raise CertificateError(f"the part {part.sha256[:16]}... is of another game or "
                                    f"variant ({part.game} {part.variant})")
         if part.winner == winner:
-            out[parse_position(part.root).hash()] = part
+            mirror = parse_reference_position(part.root).mirrored().to_notation()
+            out.setdefault(parse_position(mirror).hash(), (part, True))
+            out[parse_position(part.root).hash()] = (part, False)
     return out
 
 
@@ -671,11 +681,14 @@ class _LeafSolver:
 
 
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
-                      progress: bool = False, parts=None, _checked=None) -> CheckReport:
+                      progress: bool = False, parts=None, mirror: bool = False,
+                      _checked=None) -> CheckReport:
     """Verify `cert` with the reference rules (see the module notes); CheckReport, or
     CertificateError naming the first thing wrong. `parts`: where the certificates it
     stops at are found (a function sha256 -> Certificate or None, as certificate_folder
-    gives); each is checked after `cert`, once, its memory freed before the next."""
+    gives); each is checked after `cert`, once, its memory freed before the next.
+    `mirror`: check the certificate's claim for the lane mirror of its root instead (every
+    move mapped to its mirror move), as a mirrored part is checked."""
     import sys
 
     from tqdm import tqdm
@@ -700,6 +713,9 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                                f"its winner (seat {cert.winner})")
     offsets = cert.offsets.tolist()
     actions = cert.actions.tolist()
+    if mirror:
+        root = root.mirrored()
+        actions = [root.mirror_action(a) for a in actions]
     children = cert.children.tolist()
     n = cert.nodes
     pending = {0: root}         # node -> its position, set by the first edge reaching it
@@ -716,7 +732,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
         bar.update()
 
         def where(i=i, o=o) -> str:     # the position's notation, only for an error
-            return f"node {i} ({o.to_notation()})"
+            return f"node {i}{' (mirrored)' if mirror else ''} ({o.to_notation()})"
 
         if o.is_terminal():
             raise CertificateError(f"{where()}: the game is over there, yet it is a node")
@@ -762,7 +778,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
             elif target <= PART_BASE:
                 k = PART_BASE - target
                 if k not in part_keys:
-                    part_keys[k] = _part_root_key(cert, k)
+                    part_keys[k] = _part_root_key(cert, k, mirror)
                 if _position_key(child) != part_keys[k]:
                     raise CertificateError(f"{where()}: move {a} does not reach the root of "
                                            f"part {k} ({cert.parts[k]['root']})")
@@ -787,7 +803,10 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     n_parts = part_nodes = 0
     for k in sorted(part_keys):
         ref = cert.parts[k]
-        if ref["sha256"] in checked:
+        # a part of a mirrored certificate is met mirrored too (and a mirrored part of it
+        # the right way round)
+        oriented = (ref["sha256"], bool(ref.get("mirror")) != mirror)
+        if oriented in checked:
             continue
         part = None if parts is None else parts(ref["sha256"])
         if part is None:
@@ -799,8 +818,8 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
         if part.root != ref["root"] or part.winner != ref["winner"]:
             raise CertificateError(f"part {k}: the certificate found under its sha256 has "
                                    f"another root or winner")
-        checked.add(ref["sha256"])
-        sub = check_certificate(part, leaf_budget, progress, parts, checked)
+        checked.add(oriented)
+        sub = check_certificate(part, leaf_budget, progress, parts, oriented[1], checked)
         n_parts += 1 + sub.parts
         part_nodes += sub.nodes + sub.part_nodes
     return CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=edges,
@@ -809,9 +828,10 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                        part_leaves=into_parts, parts=n_parts, part_nodes=part_nodes)
 
 
-def _part_root_key(cert: Certificate, k: int) -> tuple:
-    """The reference position key of part k's root, after checking that the header names a
-    part k claiming this certificate's winner."""
+def _part_root_key(cert: Certificate, k: int, mirror: bool) -> tuple:
+    """The reference position key of part k's root (or of its lane mirror, when the entry
+    or the certificate being checked, but not both, is mirrored), after checking that the
+    header names a part k claiming this certificate's winner."""
     if not 0 <= k < len(cert.parts):
         raise CertificateError(f"an edge leads to part {k}, which the header does not name "
                                f"({len(cert.parts)} parts)")
@@ -819,4 +839,5 @@ def _part_root_key(cert: Certificate, k: int) -> tuple:
     if ref["winner"] != cert.winner:
         raise CertificateError(f"part {k} claims seat {ref['winner']} wins; this certificate "
                                f"claims seat {cert.winner}")
-    return _position_key(parse_reference_position(ref["root"]))
+    root = parse_reference_position(ref["root"])
+    return _position_key(root.mirrored() if bool(ref.get("mirror")) != mirror else root)

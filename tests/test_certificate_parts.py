@@ -59,7 +59,11 @@ def test_a_certificate_in_parts_proves_what_the_whole_one_does(tmp_path):
     top.save(tmp_path / "top.npz")
     top = load_certificate(tmp_path / "top.npz")
     report = check_certificate(top, parts=certificate_folder(folder))
-    assert report.parts == 3 and report.part_nodes == sum(p.nodes for p in parts)
+    nodes = {p.sha256: p.nodes for p in parts}
+    # a part also stands for its lane mirror (checked in the mirror: once each way)
+    assert any(p.get("mirror") for p in top.parts) and len(top.parts) > 3
+    assert report.parts == len(top.parts)
+    assert report.part_nodes == sum(nodes[p["sha256"]] for p in top.parts)
     assert report.part_leaves == np.count_nonzero(top.children <= PART_BASE)
     assert "part certificates" in report.summary()
     with pytest.raises(CertificateError, match="give their folder"):
@@ -67,6 +71,21 @@ def test_a_certificate_in_parts_proves_what_the_whole_one_does(tmp_path):
     (folder / "part1.npz").unlink()
     with pytest.raises(CertificateError, match="is not found in"):
         check_certificate(top, parts=certificate_folder(folder))
+
+
+def test_a_certificate_checks_in_the_mirror_and_a_wrong_mirror_move_is_refused():
+    state = LotusState(**PRO)
+    s = state.child(state.legal_actions()[0])       # W1-a1: not its own mirror
+    cert = extract_certificate(ProofSearch(tt_mb=16), s)
+    assert check_certificate(cert, mirror=True).nodes == cert.nodes
+    # a loser's reply dropped is refused in the mirror as it is unmirrored
+    loser = next(i for i in range(cert.nodes) if cert.offsets[i + 1] - cert.offsets[i] > 1)
+    cert.actions = cert.actions.copy()
+    j = int(cert.offsets[loser])
+    cert.actions[j] = cert.actions[j + 1]
+    for mirror in (False, True):
+        with pytest.raises(CertificateError, match="listed twice|missing"):
+            check_certificate(cert, mirror=mirror)
 
 
 def test_a_bad_part_or_a_wrong_part_edge_is_refused(tmp_path):
@@ -169,3 +188,34 @@ def test_a_book_follows_a_certificate_into_its_parts(tmp_path):
                                   "--plies", "5", "--parts", str(folder), "--out",
                                   str(tmp_path / "b.npz")])
     assert r.exit_code == 0 and '"certificate_parts"' in r.output, r.output
+
+
+@pytest.mark.parametrize("variant", [dict(rule="basic"), dict(rule="pro", trampoline="mandatory"),
+                                     dict(players=3, lane=2, shared=6, trampoline_at=5),
+                                     dict(towers=2, lane=1, shared=4, trampoline_at=3,
+                                          rule="pro")])
+def test_the_lane_mirror_maps_moves_and_positions_alike_in_the_reference_and_the_engine(
+        variant):
+    """What a mirrored part rests on: in the mirror of a position, the mirrors of its legal
+    moves are exactly the legal moves and lead to the mirrors of its children (reference
+    rules), and the engine agrees (same legal moves, same symmetric key)."""
+    import random
+
+    from niwa.ext.reference.lotus import LotusOracle
+    from niwa.ext.registry import parse_position
+
+    rng = random.Random(7)
+    for _ in range(30):
+        o = LotusOracle(**variant)
+        while not o.is_terminal():
+            m = o.mirrored()
+            legal = o.legal_actions()
+            assert sorted(o.mirror_action(a) for a in legal) == m.legal_actions()
+            engine, mirror = parse_position(o.to_notation()), parse_position(m.to_notation())
+            assert sorted(o.mirror_action(a) for a in engine.legal_actions()) == \
+                mirror.legal_actions()
+            assert engine.symmetric_hash() == mirror.symmetric_hash()
+            a = rng.choice(legal)
+            m.apply(o.mirror_action(a))
+            o.apply(a)
+            assert m.to_notation() == o.mirrored().to_notation()

@@ -84,6 +84,31 @@ class LotusOracle:
                 acts += self.moves_of_stone(16 + i, [(0, lane)], sp[1], len(st))
         return acts
 
+    # -- the lane mirror --------------------------------------------------------------
+    def mirrored(self):
+        """This position with lanes a and b swapped: the board is the same seen from the
+        other lane, so the position has the same value."""
+        m = self.clone()
+        for p in range(1, self.lane + 1):
+            m.stacks[("a", p)], m.stacks[("b", p)] = self.stacks[("b", p)][:], \
+                self.stacks[("a", p)][:]
+        return m
+
+    def mirror_action(self, action):
+        """The action that does in the mirrored position what `action` does here (a start
+        stone's lane bit flipped where the lanes differ, a stone on a lane space moved from
+        the other lane's space; shared spaces and pass unchanged)."""
+        if action == self.pass_action():
+            return action
+        source, lane_bit, bounce = action // 4, (action // 2) % 2, action % 2
+        if source < 16:
+            if source % 4 + 1 <= self.lane:
+                lane_bit ^= 1
+        elif source - 16 < 2 * self.lane:
+            i = source - 16
+            source = 16 + (i + self.lane if i < self.lane else i - self.lane)
+        return 4 * source + 2 * lane_bit + bounce
+
     # -- contract -------------------------------------------------------------------
     def current_player(self):
         return -4 if self.winner() is not None else self.to_move
