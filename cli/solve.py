@@ -165,7 +165,8 @@ def json_report(state, r) -> dict:
 @click.option("--depth", type=Number(int, 1, 500), default=None,
               help="Alpha-beta plies (iterative deepening stops earlier when proven); with "
                    "--checkpoint DIR --status, also list the proof's open positions down to "
-                   "that many plies (where --focus can send the work).")
+                   "that many plies (where --focus can send the work); with --history, also "
+                   "follow those positions.")
 @click.option("--iters", type=Number(int, 1, MAX_ITERATIONS), default=None,
               help="MCTS iterations (default 100000 when --time is not given).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
@@ -282,7 +283,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
-                       ("--depth", depth is not None and not show_status),
+                       ("--depth", depth is not None and not show_status
+                        and history_file is None),
                        ("--iters", iters is not None),
                        ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
                        ("--nodes", node_limit is not None)) if on], status_depth=depth)
@@ -414,7 +416,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
                 raise UserError(f"{flag} reads the checkpoint only: {name} is for a run")
         if history_file is not None:
             write_history(checkpoint_dir, history_file, as_json and not show_status,
-                          transpositions)
+                          transpositions, status_depth or 1)
         if show_status:
             checkpoint_status(checkpoint_dir, as_json, transpositions, status_depth)
         return

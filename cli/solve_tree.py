@@ -49,7 +49,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                    f"(written {kept.get('written_utc', '?')}), loaded by the next session")
 
 
-def write_history(directory, csv_file, as_json: bool, transpositions=None) -> None:
+def write_history(directory, csv_file, as_json: bool, transpositions=None,
+                  depth: int = 1) -> None:
     """Write a checkpoint's history (niwa.solver.proof_history) to `csv_file` and its plot
     beside it (the same name with .png), then say what was written."""
     from pathlib import Path
@@ -65,7 +66,7 @@ def write_history(directory, csv_file, as_json: bool, transpositions=None) -> No
     if not folder.is_dir():
         raise UserError(f"--history: no folder {folder}")
     frame = checkpoint_history(directory, transpositions=transpositions,
-                               progress=sys.stderr.isatty())
+                               progress=sys.stderr.isatty(), depth=depth)
     try:
         frame.to_csv(csv_path, index=False, float_format="%.15g")
         if len(frame):

@@ -47,16 +47,20 @@ def _number(x: int) -> float:
 
 
 def checkpoint_history(directory, every: int = 1, transpositions: bool | None = None,
-                       progress: bool = False):
+                       progress: bool = False, depth: int = 1):
     """The proof in `directory` after every `every`-th finished job (and after the last),
     as a pandas DataFrame with the columns COLUMNS then "<move> pn" and "<move> dn" for
     each first move, in the root mover's perspective (inf: proven the other way; before
     the root is first expanded, NaN). `started_utc` is when the job started (empty for
-    logs written before jobs carried it). `transpositions` as for `--status`."""
+    logs written before jobs carried it). `transpositions` as for `--status`. `depth` 2
+    or more: also "<line> pn" / "<line> dn" for every position the top tree held 2 to
+    `depth` plies down at any time (named by the first line that reached it; NaN before
+    it was in the tree, its proven numbers after a proof dropped it)."""
     import pandas as pd
 
     if every < 1:
         raise ValueError("every must be at least 1")
+    deeper = _DeepPositions(depth)
     log = Path(directory) / "jobs.jsonl"
     total = log.read_bytes().count(b"\n") if log.exists() else 0
     rows: list[dict] = []
@@ -69,10 +73,11 @@ def checkpoint_history(directory, every: int = 1, transpositions: bool | None = 
     def record(tree, row) -> None:
         if bar is not None:
             bar.update(1)
+        deeper.look(tree)
         done = tree.jobs_done
         if done % every and done != total:
             return
-        rows.append(_row(tree, row))
+        rows.append({**_row(tree, row), **deeper.numbers(tree)})
 
     try:
         tree = open_checkpoint(directory, read_only=True, transpositions=transpositions,
@@ -83,7 +88,7 @@ def checkpoint_history(directory, every: int = 1, transpositions: bool | None = 
             bar.close()
     if tree.jobs_done and (not rows or rows[-1]["job"] != tree.jobs_done):
         # a torn last line makes the log one job shorter than its line count
-        rows.append(_row(tree, None))
+        rows.append({**_row(tree, None), **deeper.numbers(tree)})
     frame = pd.DataFrame(rows)
     if frame.empty:
         frame = pd.DataFrame(columns=list(COLUMNS))
@@ -110,6 +115,40 @@ def _row(tree, row) -> dict:
     return out
 
 
+class _DeepPositions:
+    """The positions 2..depth plies down that a replayed tree has held, and their numbers
+    (the root mover's perspective) after each job."""
+
+    def __init__(self, depth: int):
+        self.depth = depth
+        self.keys: dict[str, tuple] = {}    # line -> node key, in the order first met
+        self.last: dict[str, tuple] = {}    # line -> its last numbers
+
+    def look(self, tree) -> None:
+        """Take note of the positions the tree holds now (each under its first line)."""
+        from niwa.solver.proof_tree import line_text
+
+        known = set(self.keys.values())
+        for ply, c in tree.nodes_below(self.depth):
+            if ply >= 2 and c.key not in known:
+                known.add(c.key)
+                self.keys[line_text(tree.root_state, c.path)] = c.key
+
+    def numbers(self, tree) -> dict:
+        out = {}
+        for line, key in self.keys.items():
+            n = tree.by_key.get(key)
+            if n is not None:
+                self.last[line] = tree.root_view(n)
+            pn, dn = self.last.get(line, (None, None))
+            proven = pn is not None and (pn == 0 or dn == 0)
+            if n is None and not proven:
+                pn = dn = None      # out of the tree, not by a proof: not known
+            out[f"{line} pn"] = math.nan if pn is None else _number(pn)
+            out[f"{line} dn"] = math.nan if dn is None else _number(dn)
+        return out
+
+
 def first_move_groups(frame) -> list[list[str]]:
     """The first moves of a history grouped by position: moves whose numbers are the
     same after every job (mirror moves, one node of the tree) form one group."""
@@ -128,8 +167,8 @@ def first_move_groups(frame) -> list[list[str]]:
 
 def plot_history(frame, path, title: str = "") -> None:
     """Two panels against the nodes spent (billions): the disproof numbers (top) and the
-    proof numbers (bottom) of the root and of each first move, log scale; a first move
-    decided is marked where it was decided (PNG, Agg backend)."""
+    proof numbers (bottom) of the root and of each first move (and deeper position,
+    dashed), log scale; one decided is marked where it was decided (PNG, Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -144,7 +183,8 @@ def plot_history(frame, path, title: str = "") -> None:
         for name, values in series:
             y = values.to_numpy(dtype=float)
             shown = np.where(np.isfinite(y) & (y > 0), y, np.nan)
-            style = {"color": "black", "linewidth": 2} if name == "root" else {"linewidth": 1}
+            style = {"color": "black", "linewidth": 2} if name == "root" else \
+                {"linewidth": 1, "linestyle": "--" if " " in name.split(" = ")[0] else "-"}
             line, = ax.plot(x, shown, label=name, **style)
             decided = np.flatnonzero((y == 0) | np.isinf(y))
             if decided.size:

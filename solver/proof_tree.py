@@ -116,7 +116,7 @@ def line_actions(state, item) -> tuple[int, ...]:
 
     >>> from niwa.ext.lotus import LotusState
     >>> s = LotusState(rule="pro")
-    >>> _line_text(s, line_actions(s, "W2-a2, W4-4"))
+    >>> line_text(s, line_actions(s, "W2-a2, W4-4"))
     'W2-a2 W4-4'
     """
     if isinstance(item, str):
@@ -132,7 +132,7 @@ def line_actions(state, item) -> tuple[int, ...]:
         names = {} if s.is_terminal() else {s.action_to_string(a): a for a in s.legal_actions()}
         a = names.get(m) if isinstance(m, str) else m
         if a not in names.values():
-            where = "the root" if not line else f"the position after {_line_text(state, line)}"
+            where = "the root" if not line else f"the position after {line_text(state, line)}"
             theirs = f" (its moves: {', '.join(names)})" if names else " (the game is over there)"
             raise LineError(f"{m!r} is not a move of {where}{theirs}")
         line.append(a)
@@ -140,7 +140,7 @@ def line_actions(state, item) -> tuple[int, ...]:
     return tuple(line)
 
 
-def _line_text(state, line) -> str:
+def line_text(state, line) -> str:
     """A line of actions from `state` by move names, space-separated."""
     s, names = state.clone(), []
     for a in line:
@@ -468,7 +468,7 @@ class ProofTree:
 
     def focus_text(self) -> str:
         """The focus lines by move names, in their order ("" without a focus)."""
-        return ", then ".join(_line_text(self.root_state, line) for line in self.focus)
+        return ", then ".join(line_text(self.root_state, line) for line in self.focus)
 
     def _new_tree(self):
         state = self.root_state
@@ -973,25 +973,33 @@ class ProofTree:
                                "proven" if r.proven else "open", dict(self.workers),
                                numbers, self.answer_s)
 
+    def nodes_below(self, depth: int, proven: bool = True):
+        """(plies down, node) for each position of the top tree 1..`depth` plies below the
+        root, once each (where the first line reaches it), nearest first; game ends are
+        left out, and proven positions too unless `proven`."""
+        seen, level = {id(self.root)}, [self.root]
+        for ply in range(1, depth + 1):
+            below = []
+            for n in level:
+                for c in n.children or ():
+                    if id(c) in seen or c.mover < 0 or (c.proven and not proven):
+                        continue
+                    seen.add(id(c))
+                    below.append(c)
+                    yield ply, c
+            level = below
+
+    def root_view(self, node) -> tuple[int, int]:
+        """A node's (pn, dn) in the root mover's perspective."""
+        return (node.pn, node.dn) if node.mover == self.root.mover else (node.dn, node.pn)
+
     def open_positions(self, depth: int) -> list[tuple[str, int, int, int]]:
         """The open positions of the top tree 2..`depth` plies below the root, each once
         (under the first line that reached it), nearest first: (line by move names, pn, dn
         in the root mover's perspective, jobs finished on it). What is left to decide below
         the first moves: where `--focus` can send the work."""
-        out, seen, level = [], {id(self.root)}, [self.root]
-        for ply in range(1, depth + 1):
-            below = []
-            for n in level:
-                for c in n.children or ():
-                    if id(c) in seen or c.proven:
-                        continue
-                    seen.add(id(c))
-                    below.append(c)
-                    if ply >= 2:
-                        pn, dn = (c.pn, c.dn) if c.mover == self.root.mover else (c.dn, c.pn)
-                        out.append((_line_text(self.root_state, c.path), pn, dn, c.jobs))
-            level = below
-        return out
+        return [(line_text(self.root_state, c.path), *self.root_view(c), c.jobs)
+                for ply, c in self.nodes_below(depth, proven=False) if ply >= 2]
 
     # -- the checkpoint
     def _meta(self) -> dict:

@@ -64,6 +64,38 @@ def test_each_row_is_the_status_of_the_log_cut_after_that_job(finished, tmp_path
     assert all(pd.notna(frame["started_utc"])) and frame["started_utc"].iloc[0].endswith("Z")
 
 
+def test_depth_follows_each_deeper_position_as_status_depth_sees_it(finished, tmp_path):
+    """--history --depth 2: a column pair for every position the tree held two plies
+    down; where it is open, row k has the numbers `--status --depth 2` gives of the log
+    cut after job k; once decided it stays decided, after the proof dropped it too."""
+    d, result = finished
+    frame = checkpoint_history(d, depth=2)
+    assert frame.equals(checkpoint_history(d, depth=2))
+    plain = checkpoint_history(d)
+    assert frame[plain.columns].equals(plain)
+    deep = [c[:-3] for c in frame.columns if c.endswith(" pn") and c.count(" ") == 2]
+    assert deep and all(len(line.split()) == 2 for line in deep)
+    lines = (d / "jobs.jsonl").read_text().splitlines(keepends=True)
+    for k in (2, len(lines) // 2, len(lines) - 1):
+        cut = tmp_path / f"cut{k}"
+        shutil.copytree(d, cut)
+        (cut / "jobs.jsonl").write_text("".join(lines[:k]))
+        tree = open_checkpoint(cut, read_only=True)
+        row = frame.iloc[k - 1]
+        for line, pn, dn, _ in tree.open_positions(2):
+            assert (row[f"{line} pn"], row[f"{line} dn"]) == (_seen(pn), _seen(dn)), line
+        tree.close()
+    for line in deep:
+        pn, dn = frame[f"{line} pn"], frame[f"{line} dn"]
+        decided = ((pn == 0) | (dn == 0)).to_numpy()
+        if decided.any():
+            assert decided[decided.argmax():].all(), line     # decided for good
+    plot_history(frame, tmp_path / "deep.png")
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--history",
+                                  str(tmp_path / "deep.csv"), "--depth", "2"])
+    assert r.exit_code == 0 and pd.read_csv(tmp_path / "deep.csv").shape == frame.shape
+
+
 def test_every_kth_job_and_always_the_last(finished):
     d, result = finished
     frame = checkpoint_history(d, every=4)
