@@ -86,11 +86,15 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
               help="A first move, or a line of moves from the root ('W2-a2 W4-4'), whose "
                    "position the proof has decided (the root may still be open): the "
                    "certificate of that position.")
-@click.option("--parts", "parts_dir", type=click.Path(file_okay=False, exists=True),
-              default=None,
+@click.option("--parts", "parts_dir", type=click.Path(file_okay=False), default=None,
               help="A folder of certificates (of decided positions, from --move) to stop at: "
-                   "where the walk reaches one's root, the certificate names it as a part "
-                   "instead of walking on (for proofs too big for one file or session).")
+                   "where the walk reaches one's root (or its lane mirror), the certificate "
+                   "names it as a part instead of walking on (for proofs too big for one "
+                   "file or session).")
+@click.option("--split", type=Number(int, 1, 20), default=None, metavar="PLIES",
+              help="With --parts DIR: certify every position PLIES plies down as a part of "
+                   "its own, saved in DIR as it is made, then the top over them; parts "
+                   "already in DIR are used, so a stopped run resumes.")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=1024,
               show_default=True, help="The table of the df-pn search that proves the jobs' "
                                       "positions again.")
@@ -101,8 +105,8 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def extract_cmd(checkpoint, out_file, move, parts_dir, tt_mb, tables_dir, no_tables, as_json,
-                progress):
+def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
+                as_json, progress):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -120,10 +124,17 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, tt_mb, tables_dir, no_tab
     check_writable(out_file, "--out")
     tables = None if no_tables else (tables_dir or "checkpoint")
     t0 = time.perf_counter()
-    parts = () if parts_dir is None else _certificates_in(parts_dir)
+    if split is not None and parts_dir is None:
+        raise UserError("--split needs --parts DIR (where the parts are saved)")
+    if split is None and parts_dir is not None and not os.path.isdir(parts_dir):
+        raise UserError(f"--parts: no folder {parts_dir}")
+    if split is not None:       # (the folder is made if it is missing)
+        check_writable(os.path.join(parts_dir, "part.npz") if os.path.isdir(parts_dir)
+                       else parts_dir, "--parts")
+    parts = () if parts_dir is None or split else _certificates_in(parts_dir)
     cert = certificate_from_checkpoint(
-        checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts,
-        progress=sys.stderr.isatty() if progress is None else progress)
+        checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
+        parts_dir=parts_dir, progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)
     out = {"certificate": out_file, "root": cert.root, "line": cert.info.get("line"),
            "winner": cert.winner, "value": cert.value, "nodes": cert.nodes, "edges": cert.edges,

@@ -231,7 +231,8 @@ def certificate_folder(folder):
 
 # ---- extraction (from a finished proof; the engine and the search are used here) --------
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
-                        progress: bool = False, jobs=None, parts=()) -> Certificate:
+                        progress: bool = False, jobs=None, parts=(), split: int = 0,
+                        make_part=None) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -240,7 +241,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     winner's moves near the root are then read off those proofs (see _JobProofs), and
     `search` re-proves only the jobs' positions the solution tree goes through. `parts`:
     certificates (of the same game and variant) whose roots the walk stops at when they
-    claim the same winner; the certificate names those it reached in its header."""
+    claim the same winner; the certificate names those it reached in its header. `split`
+    and `make_part`: every position `split` plies down that no part covers yet is made a
+    part by `make_part(position)` (which returns its certificate, saved), so the walk
+    itself holds only the top `split` plies."""
     from tqdm import tqdm
 
     from niwa.solver.book import BookError, winning_move
@@ -266,15 +270,16 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         return tables is not None and tables.value(s) is not None
 
     part_at = _part_roots(parts, state, winner)   # engine hash -> (part, mirrored)
+    made = 0
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
     # walk: position hash -> temporary id, its edges as (action, child hash or leaf mark)
     ids: dict[int, int] = {}
     edges: list[list[tuple[int, int]]] = []
     bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
-    stack = [state]
+    stack = [(state, 0)]
     while stack:
-        s = stack.pop()
+        s, depth = stack.pop()
         key = s.hash()
         if key in ids:
             continue
@@ -298,7 +303,16 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                                            f"{s.to_notation()} ends the game lost for the "
                                            f"winner: the proof is wrong")
                 out.append((a, GAME_OVER))
-            elif child.hash() in part_at:
+                continue
+            if depth + 1 == split and make_part is not None and not leaf_in_table(child) \
+                    and child.hash() not in part_at and child.hash() not in ids:
+                part = make_part(child)
+                if part.winner != winner:
+                    raise CertificateError(f"the part made for {child.to_notation()} claims "
+                                           f"seat {part.winner} wins: the proof is wrong")
+                part_at.update(_part_roots([part], state, winner))
+                made += 1
+            if child.hash() in part_at:
                 part, mirrored = part_at[child.hash()]
                 out.append((a, PART_BASE - used.setdefault((part.sha256, mirrored),
                                                            len(used))))
@@ -309,7 +323,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 out.append((a, TABLE_LEAF))
             else:
                 out.append((a, child.hash()))
-                stack.append(child)
+                stack.append((child, depth + 1))
         edges.append(out)
     bar.close()
     order = _topological_order(edges, ids)
@@ -333,6 +347,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if tables is not None:
         info["tables"] = {"k": int(getattr(tables, "k", 0))}
+    if made:
+        info["parts_made"] = made
     return Certificate(game=state.game_name, variant=dict(sorted(state.variant.items())),
                        root=state.to_notation(), winner=winner, value=float(value),
                        offsets=offsets, actions=np.array(flat_actions,
@@ -364,7 +380,8 @@ def _part_roots(parts, state, winner) -> dict:
 
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
                                 time_limit: float = 0.0, progress: bool = False,
-                                move: str | None = None, parts=()) -> Certificate:
+                                move: str | None = None, parts=(), split: int = 0,
+                                parts_dir=None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -373,8 +390,11 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     table; "checkpoint": the one the proof used, None: none), as in extract_certificate.
     `move`: a first move, or a line of moves from the root ("W2-a2 W4-4"), whose position
     the proof has decided, though the root may still be open; the certificate is then of
-    that position. `parts`: certificates to stop at (see extract_certificate). The
-    checkpoint is only read, so this works beside the run that writes it."""
+    that position. `parts`: certificates to stop at (see extract_certificate). `split`:
+    certify every position `split` plies down as a part of its own, saved in `parts_dir`
+    as it is made (part-<hash>.npz), and the top over them; the certificates already in
+    `parts_dir` are used, not made again, so a certification that stops resumes there.
+    The checkpoint is only read, so this works beside the run that writes it."""
     from niwa.solver.proof import ProofSearch
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
@@ -416,10 +436,26 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     if kept is not None:
         search.load_proven(kept)
     t0 = time.perf_counter()
+    if move is None:
+        jobs = proven_jobs(directory, root)
+    make_part = None
+    if split:
+        if parts_dir is None:
+            raise CertificateError("split needs a folder for its parts")
+        folder = Path(parts_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        parts = [*parts, *(load_certificate(p) for p in sorted(folder.glob("*.npz")))]
+
+        def make_part(position):
+            part = extract_certificate(search, position, tables=table, time_limit=time_limit,
+                                       progress=progress, jobs=jobs)
+            part.info.update(proof="two-level", proof_root=root.to_notation())
+            part.save(folder / f"part-{position.hash():016x}.npz")
+            return part
+
     certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                      progress=progress, parts=parts,
-                                      jobs=jobs if move is not None else
-                                      proven_jobs(directory, root))
+                                      progress=progress, parts=parts, jobs=jobs, split=split,
+                                      make_part=make_part)
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "
                                f"proof's {expected}: the proof is wrong")

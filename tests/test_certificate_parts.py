@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -219,3 +221,37 @@ def test_the_lane_mirror_maps_moves_and_positions_alike_in_the_reference_and_the
             m.apply(o.mirror_action(a))
             o.apply(a)
             assert m.to_notation() == o.mirrored().to_notation()
+
+
+def test_extract_split_certifies_each_position_as_a_part_and_resumes(tmp_path):
+    """`niwa proof extract DIR --parts P --split 2`: every position two plies down becomes a
+    part of its own (a mirror is served by its twin), the top certificate stops at them,
+    the whole checks, and a second run makes no part again."""
+    state = LotusState(**PRO)
+    cp = tmp_path / "cp"
+    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=cp)
+    try:
+        assert tree.run().value == 0.0
+    finally:
+        tree.close()
+    parts = tmp_path / "parts"
+    args = ["proof", "extract", str(cp), "--no-tables", "--tt-mb", "16", "--parts", str(parts),
+            "--split", "2", "--json"]
+    r = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "top.npz")])
+    assert r.exit_code == 0, r.output
+    made = sorted(p.name for p in parts.glob("*.npz"))
+    top = load_certificate(tmp_path / "top.npz")
+    assert made and top.info["parts_made"] == len(made) and len(top.parts) >= len(made)
+    assert {p["sha256"] for p in top.parts} == \
+        {load_certificate(parts / m).sha256 for m in made}
+    # every position two plies down the solution tree is a part (or its mirror is)
+    assert top.nodes <= 1 + len(state.legal_actions())
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(parts), "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["parts"] == len(top.parts), r.output
+    again = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "again.npz")])
+    assert again.exit_code == 0 and sorted(p.name for p in parts.glob("*.npz")) == made
+    assert "parts_made" not in load_certificate(tmp_path / "again.npz").info
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
+                                  "--split", "2"])
+    assert r.exit_code == 2 and "--split needs --parts" in r.output
