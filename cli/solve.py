@@ -279,7 +279,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             workers is not None or executor is not None or job_nodes is not None or \
             transpositions is not None or huge_pages or focus:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-                   job_nodes, transpositions, (focus, huge_pages), certificate_file,
+                   job_nodes, transpositions, focus, huge_pages, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
                    given=[name for name, on in (
                        ("--batch", batch is not None), ("--round", round_only),
@@ -391,7 +391,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
 
 
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-               job_nodes, transpositions, session, certificate_file, tt_mb, tables_dir,
+               job_nodes, transpositions, focus, huge_pages, certificate_file, tt_mb, tables_dir,
                no_tables, time_s, as_json, given, status_depth=None) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
@@ -409,7 +409,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
             raise UserError(f"{flag} reads the checkpoint only: leave out POSITION")
         if certificate_file is not None:
             raise UserError(f"{flag} reads the checkpoint only: leave out --certificate")
-        for name, on in (("--focus", bool(session[0])), ("--huge-pages", session[1]),
+        for name, on in (("--focus", bool(focus)), ("--huge-pages", huge_pages),
                          ("--workers", workers is not None),
                          ("--executor", executor is not None)):
             if on:
@@ -424,4 +424,4 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         check_writable(certificate_file, "--certificate")
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
-                       certificate_file, *session)
+                       certificate_file, focus, huge_pages)
