@@ -10,7 +10,7 @@ written once (the tree is a DAG), so a certificate is finite and small next to t
 
 Extraction (extract_certificate). Walk from the root over the df-pn table of a finished
 proof: at the winner's positions the move the table proves winning (of those, the one
-whose proof was the smallest, as the opening book does: book.winning_move; a position
+whose proof was the smallest, as the opening book does: proof_moves.winning_move; a position
 whose entry was overwritten is proved again with the same search), at the loser's
 positions every legal move; transpositions are walked once (keyed by the engine's full
 64-bit hash, not the symmetric key the search folds mirrors with, so the checker needs no
@@ -247,7 +247,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     itself holds only the top `split` plies."""
     from tqdm import tqdm
 
-    from niwa.solver.book import BookError, winning_move
+    from niwa.solver.proof_moves import NoProvenMove, winning_move
 
     if state.game_name != "lotus":
         raise CertificateError(f"certificates are checked with Lotus's reference rules; "
@@ -290,7 +290,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             try:
                 moves = [move if move is not None else
                          winning_move(search, s, winner, time_limit)]
-            except BookError as e:
+            except NoProvenMove as e:
                 raise CertificateError(str(e)) from None
         else:
             moves = s.legal_actions()
@@ -473,7 +473,7 @@ class _JobProofs:
     from them in its top tree: a position is won for W if a job proved it, or, among the
     top tree's positions, if W moves and one move reaches a won position or the other
     player moves and every move does. Each is given the nodes its jobs took, so that the
-    winner's move chosen is the one whose proof was the smallest (as book.winning_move
+    winner's move chosen is the one whose proof was the smallest (as proof_moves.winning_move
     does with the table)."""
 
     def __init__(self, proven: dict, tree: set):

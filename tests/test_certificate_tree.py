@@ -11,7 +11,6 @@ from test_proof_tree import BOARDS, CASES, tag
 
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
-from niwa.solver.book import winning_move
 from niwa.solver.certificate import (
     CertificateError,
     certificate_from_checkpoint,
@@ -19,6 +18,7 @@ from niwa.solver.certificate import (
     load_certificate,
 )
 from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_moves import winning_move
 from niwa.solver.proof_tree import ProofTree, proven_jobs
 
 

@@ -1,0 +1,52 @@
+"""Reading the winner's moves off a proof search: the one step the opening book
+(niwa.solver.book) and the certificates (niwa.solver.certificate) share, kept below both
+so that neither imports the other for it."""
+
+from __future__ import annotations
+
+import time
+
+from niwa.ext.errors import NiwaError
+
+
+class NoProvenMove(NiwaError):
+    """The proof search does not show a winning move where one was expected."""
+
+
+def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
+    """A move of `winner` (to move in `state`, a proven win for it) that the proof search
+    shows wins: of the moves the table already knows to win, the one with the smallest
+    recorded proof; else `state` is proved again and its moves tried in turn."""
+    legal = state.legal_actions()
+    best = None
+    for a in legal:
+        child = state.child(a)
+        if search.known_value(child, winner) == 1:
+            work = search.subtree_work(child)
+            if best is None or work < best[0]:
+                best = (work, a)
+    if best is not None:
+        return best[1]
+    t0 = time.monotonic()
+    if search.prove_value(state, winner, time_limit) != 1:
+        raise NoProvenMove(f"the proof does not show a win for seat {winner} at "
+                        f"{state.to_notation()}")
+    # The table now has this position's proof (or its mirror's), normally with its winning
+    # child's; an entry loaded without its subtree (a checkpoint's kept proofs) has none.
+    # The moves are then tried with budgets growing 4x a round, so that no losing move's
+    # disproof runs to its end while a cheap win waits behind it.
+    budget, open_moves = 1 << 12, list(legal)
+    while open_moves:
+        for a in list(open_moves):
+            child = state.child(a)
+            v = search.known_value(child, winner)
+            if v is None:
+                v = search.prove_value(child, winner, 0.0, budget)
+            if v == 1:
+                return a
+            if v is not None:
+                open_moves.remove(a)
+        if time_limit > 0 and time.monotonic() - t0 > time_limit:
+            break
+        budget *= 4
+    raise NoProvenMove(f"no proven winning move found for seat {winner} at {state.to_notation()}")
