@@ -72,6 +72,7 @@ import re
 import time
 import zipfile
 import zlib
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -273,17 +274,23 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     made = 0
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
-    # walk: position hash -> temporary id, its edges as (action, child hash or leaf mark)
-    ids: dict[int, int] = {}
-    edges: list[list[tuple[int, int]]] = []
+    # walk: a position's temporary id is its place in `walked` (the order positions are
+    # first met); its edges go into flat typed arrays, not Python tuples (a 16.7M-position
+    # walk took 13.7 GB so): the move, the child's hash, and 0 or the leaf mark (a mark
+    # below 0 stands instead of a child)
+    seen: set[int] = set()
+    walked, edge_start = array("Q"), array("q")
+    edge_actions, edge_hashes, edge_marks = array("H"), array("Q"), array("i")
     bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
     stack = [(state, 0)]
     while stack:
         s, depth = stack.pop()
         key = s.hash()
-        if key in ids:
+        if key in seen:
             continue
-        ids[key] = len(edges)
+        seen.add(key)
+        walked.append(key)
+        edge_start.append(len(edge_actions))
         bar.update()
         if s.current_player() == winner:
             move = None if by_jobs is None else by_jobs.winning_move(s, winner)
@@ -294,50 +301,61 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 raise CertificateError(str(e)) from None
         else:
             moves = s.legal_actions()
-        out = []
         for a in moves:
             child = s.child(a)
+            edge_actions.append(a)
             if child.is_terminal():
                 if child.returns()[winner] != 1.0:
                     raise CertificateError(f"the move {s.action_to_string(a)} at "
                                            f"{s.to_notation()} ends the game lost for the "
                                            f"winner: the proof is wrong")
-                out.append((a, GAME_OVER))
+                edge_hashes.append(0)
+                edge_marks.append(GAME_OVER)
                 continue
             if depth + 1 == split and make_part is not None and not leaf_in_table(child) \
-                    and child.hash() not in part_at and child.hash() not in ids:
+                    and child.hash() not in part_at and child.hash() not in seen:
                 part = make_part(child)
                 if part.winner != winner:
                     raise CertificateError(f"the part made for {child.to_notation()} claims "
                                            f"seat {part.winner} wins: the proof is wrong")
                 part_at.update(_part_roots([part], state, winner))
                 made += 1
+            edge_hashes.append(child.hash())
             if child.hash() in part_at:
                 part, mirrored = part_at[child.hash()]
-                out.append((a, PART_BASE - used.setdefault((part.sha256, mirrored),
-                                                           len(used))))
+                edge_marks.append(PART_BASE - used.setdefault((part.sha256, mirrored),
+                                                              len(used)))
             elif leaf_in_table(child):
                 if _table_value_for(tables, child, winner) != 1:
                     raise CertificateError(f"the endgame table says {child.to_notation()} "
                                            f"is lost for the winner: the proof is wrong")
-                out.append((a, TABLE_LEAF))
+                edge_marks.append(TABLE_LEAF)
             else:
-                out.append((a, child.hash()))
+                edge_marks.append(0)
                 stack.append((child, depth + 1))
-        edges.append(out)
     bar.close()
-    order = _topological_order(edges, ids)
-    number = np.empty(len(edges), dtype=np.int64)
-    number[order] = np.arange(len(edges))
-    offsets = np.zeros(len(edges) + 1, dtype=np.uint32)
-    flat_actions, flat_children = [], []
-    for i, tid in enumerate(order):
-        for a, target in edges[tid]:
-            flat_actions.append(a)
-            flat_children.append(target if target < 0
-                                 else int(number[ids[target]]))
-        offsets[i + 1] = len(flat_actions)
-    wide = max(flat_actions, default=0) > 255
+    edge_start.append(len(edge_actions))
+    offsets_by_id = np.frombuffer(edge_start, dtype=np.int64)
+    targets = np.frombuffer(edge_marks, dtype=np.int32).astype(np.int64)
+    inner = targets == 0
+    del seen
+    targets[inner] = _ids_of(np.frombuffer(walked, dtype=np.uint64),
+                             np.frombuffer(edge_hashes, dtype=np.uint64)[inner])
+    del walked, edge_hashes
+    order = _topological_order(offsets_by_id, targets)
+    number = np.empty(len(order), dtype=np.int64)
+    number[order] = np.arange(len(order))
+    # the edges again, position by position in the new order
+    counts = np.diff(offsets_by_id)[order]
+    offsets = np.zeros(len(order) + 1, dtype=np.uint32)
+    np.cumsum(counts, out=offsets[1:])
+    take = np.repeat(offsets_by_id[:-1][order] - offsets[:-1].astype(np.int64), counts) \
+        + np.arange(int(offsets[-1]), dtype=np.int64)
+    flat_actions = np.frombuffer(edge_actions, dtype=np.uint16)[take]
+    flat_children = targets[take]
+    flat_children = np.where(flat_children >= 0, number[np.maximum(flat_children, 0)],
+                             flat_children)
+    wide = int(flat_actions.max(initial=0)) > 255
     by_sha = {p.sha256: p for p, _ in part_at.values()}
     header = [{"root": by_sha[sha].root, "winner": winner, "sha256": sha,
                **({"mirror": True} if mirrored else {})}
@@ -351,9 +369,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         info["parts_made"] = made
     return Certificate(game=state.game_name, variant=dict(sorted(state.variant.items())),
                        root=state.to_notation(), winner=winner, value=float(value),
-                       offsets=offsets, actions=np.array(flat_actions,
-                                                         dtype=np.uint16 if wide else np.uint8),
-                       children=np.array(flat_children, dtype=np.int32), info=info,
+                       offsets=offsets,
+                       actions=flat_actions.astype(np.uint16 if wide else np.uint8),
+                       children=flat_children.astype(np.int32), info=info,
                        parts=header)
 
 
@@ -536,30 +554,37 @@ def _table_value_for(tables, state, pov) -> int:
     return int(v) if state.current_player() == pov else 1 - int(v)
 
 
-def _topological_order(edges, ids) -> list[int]:
+def _ids_of(walked: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """The temporary ids of `hashes`, every one in `walked` (the position hashes in id
+    order), looked up by sorting."""
+    by_key = np.argsort(walked)
+    return by_key[np.searchsorted(walked[by_key], hashes)]
+
+
+def _topological_order(offsets, targets) -> np.ndarray:
     """Temporary ids in an order where every parent comes before its children (reverse
-    postorder of an iterative depth-first walk from the root, id 0)."""
-    post, state = [], bytearray(len(edges))     # 0 new, 1 on the stack, 2 done
-    stack = [(0, 0)]
+    postorder of an iterative depth-first walk from the root, id 0). The edges of id t
+    are targets[offsets[t]:offsets[t + 1]]: a child's id, or a leaf mark below 0."""
+    offsets, targets = array("q", offsets.tobytes()), array("q", targets.tobytes())
+    post, state = array("q"), bytearray(len(offsets) - 1)   # 0 new, 1 on the stack, 2 done
+    stack = [(0, offsets[0])]
     state[0] = 1
     while stack:
         tid, i = stack.pop()
-        kids = edges[tid]
-        # (a target below 0 is a leaf mark; engine hashes are unsigned)
-        while i < len(kids) and (kids[i][1] < 0 or state[ids[kids[i][1]]]):
-            if kids[i][1] >= 0 and state[ids[kids[i][1]]] == 1:
+        end = offsets[tid + 1]
+        while i < end and (targets[i] < 0 or state[targets[i]]):
+            if targets[i] >= 0 and state[targets[i]] == 1:
                 raise CertificateError("the solution graph has a cycle")
             i += 1
-        if i < len(kids):
+        if i < end:
             stack.append((tid, i + 1))
-            child = ids[kids[i][1]]
+            child = targets[i]
             state[child] = 1
-            stack.append((child, 0))
+            stack.append((child, offsets[child]))
         else:
             state[tid] = 2
             post.append(tid)
-    post.reverse()
-    return post
+    return np.frombuffer(post, dtype=np.int64)[::-1].copy()
 
 
 # ---- checking (reference rules only) -----------------------------------------------------
