@@ -26,6 +26,18 @@ from niwa.solver.proof_tree import ProofTree
 PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
 
 
+@pytest.fixture
+def proven_checkpoint(tmp_path):
+    """The checkpoint of a finished two-level proof of PRO (the second player wins)."""
+    cp = tmp_path / "cp"
+    tree = ProofTree(LotusState(**PRO), job_nodes=30, tt_mb=16, checkpoint=cp)
+    try:
+        assert tree.run().value == 0.0
+    finally:
+        tree.close()
+    return cp
+
+
 def _two_stone_positions(state):
     """The positions after the pro opening's two stones (player 1 to move), each once."""
     out = {}
@@ -125,16 +137,10 @@ def test_a_bad_part_or_a_wrong_part_edge_is_refused(tmp_path):
         check_certificate(top2, parts=certificate_folder(bad))
 
 
-def test_proof_extract_parts_and_check_from_the_cli(tmp_path):
+def test_proof_extract_parts_and_check_from_the_cli(tmp_path, proven_checkpoint):
     """The campaign's flow: certify decided two-stone positions of a checkpoint one by one
     (--move LINE), then the root with --parts, and check it all with `niwa proof check`."""
-    state = LotusState(**PRO)
-    cp = tmp_path / "cp"
-    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=cp)
-    try:
-        assert tree.run().value == 0.0
-    finally:
-        tree.close()
+    state, cp = LotusState(**PRO), proven_checkpoint
     runner = CliRunner()
     parts = tmp_path / "parts"
     parts.mkdir()
@@ -223,17 +229,11 @@ def test_the_lane_mirror_maps_moves_and_positions_alike_in_the_reference_and_the
             assert m.to_notation() == o.mirrored().to_notation()
 
 
-def test_extract_split_certifies_each_position_as_a_part_and_resumes(tmp_path):
+def test_extract_split_certifies_each_position_as_a_part_and_resumes(tmp_path, proven_checkpoint):
     """`niwa proof extract DIR --parts P --split 2`: every position two plies down becomes a
     part of its own (a mirror is served by its twin), the top certificate stops at them,
     the whole checks, and a second run makes no part again."""
-    state = LotusState(**PRO)
-    cp = tmp_path / "cp"
-    tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=cp)
-    try:
-        assert tree.run().value == 0.0
-    finally:
-        tree.close()
+    state, cp = LotusState(**PRO), proven_checkpoint
     parts = tmp_path / "parts"
     args = ["proof", "extract", str(cp), "--no-tables", "--tt-mb", "16", "--parts", str(parts),
             "--split", "2", "--json"]
