@@ -246,8 +246,9 @@ def json_report(state, r) -> dict:
               help="--checkpoint: send this session's jobs below this first move, or the "
                    "position a line of moves from the root reaches ('W2-a2 W4-4'), until it "
                    "is decided, then go on as usual: to settle one position early. Repeat "
-                   "for several, taken in order. Changes the order of the work, never a "
-                   "value.")
+                   "for several, taken in order. 'auto' (or 'auto:PLIES'): the open "
+                   "position 2 (PLIES) plies down nearest to being decided, one after "
+                   "another. Changes the order of the work, never a value.")
 @click.option("--huge-pages", "huge_pages", is_flag=True,
               help="--checkpoint: put the df-pn tables on 2 MB pages (Linux transparent huge "
                    "pages): fewer TLB misses in a table of gigabytes, for long proofs; the "

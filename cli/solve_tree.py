@@ -16,12 +16,14 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
     `transpositions` given: replayed into that kind of tree, the checkpoint untouched;
     `depth`: also its open positions down to that many plies)."""
-    from niwa.solver.proof_tree import kept_header, look_at_checkpoint, number_text
+    from niwa.solver.proof_tree import kept_header, line_text, look_at_checkpoint, number_text
 
     tree, r = look_at_checkpoint(directory, transpositions=transpositions)
     below = tree.open_positions(depth) if depth else []
     if as_json:
         out = _json(r, tree)
+        out["auto_focus"] = None if tree.auto_line is None else \
+            line_text(tree.root_state, tree.auto_line)
         if depth:
             out["open_positions"] = [{"line": line, "pn": pn, "dn": dn, "jobs": jobs}
                                      for line, pn, dn, jobs in below]
@@ -39,6 +41,9 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                               f"{number_text(dn, thousands=True)}"
                               for line, pn, dn, _ in sorted(below, key=lambda b: b[2]))
                     or "none"))
+    if tree.auto_line is not None and not r.proven:
+        click.echo(f"--focus auto chose {line_text(tree.root_state, tree.auto_line)} "
+                   "(a resumed --focus auto goes on with it while it is open)")
     click.echo(f"checkpoint {directory}: {r.jobs:,} finished jobs, {len(r.workers)} worker "
                f"process{'es' * (len(r.workers) != 1)} so far, a top tree of "
                f"{'positions' if tree.transpositions else 'move paths'}"

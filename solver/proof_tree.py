@@ -109,6 +109,33 @@ class FocusError(LineError):
     """A focus line that is not a line of moves from the root."""
 
 
+@dataclass(frozen=True)
+class AutoFocus:
+    """A focus the tree chooses itself (`--focus auto`, `auto:PLIES`): of the open
+    positions `plies` down (or open leaves above that depth, which stand for their
+    subtree), the one nearest to being decided (smallest min(pn, dn), then pn + dn); it
+    keeps the jobs until it is decided, then the next is chosen. The choice is saved in
+    the checkpoint's tree.json, so a resumed `--focus auto` goes on with it."""
+
+    plies: int = 2
+
+    @classmethod
+    def parse(cls, item):
+        """An AutoFocus for "auto" or "auto:PLIES", else None.
+
+        >>> AutoFocus.parse("auto:3"), AutoFocus.parse("W2-a2")
+        (AutoFocus(plies=3), None)
+        """
+        if not isinstance(item, str) or item.split(":")[0].strip().lower() != "auto":
+            return None
+        _, _, plies = item.partition(":")
+        if not plies:
+            return cls()
+        if not plies.strip().isdigit() or not 1 <= int(plies) <= 20:
+            raise FocusError(f"focus: {item!r}: auto:PLIES wants PLIES from 1 to 20")
+        return cls(int(plies))
+
+
 def line_actions(state, item) -> tuple[int, ...]:
     """A line of moves from `state` as actions: move names separated by spaces or commas
     ("W2-a2 W4-4"), one action, or a sequence of names or actions; LineError naming the
@@ -417,6 +444,7 @@ class ProofTree:
         # order, until each is decided (or has no leaf free): the order of the work only
         self.focus = self._focus_lines(state, focus)
         self._plan = None           # the focus nodes of the running selection
+        self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
@@ -460,15 +488,24 @@ class ProofTree:
 
     @staticmethod
     def _focus_lines(state, focus) -> tuple[tuple[int, ...], ...]:
-        """Each focus item as a line of actions from the root (see line_actions)."""
+        """Each focus item as a line of actions from the root (see line_actions), or an
+        AutoFocus ("auto", "auto:PLIES")."""
         try:
-            return tuple(line_actions(state, item) for item in focus)
+            return tuple(AutoFocus.parse(item) or line_actions(state, item) for item in focus)
+        except FocusError:
+            raise
         except LineError as e:
             raise FocusError(f"focus: {e}") from None
 
     def focus_text(self) -> str:
         """The focus lines by move names, in their order ("" without a focus)."""
-        return ", then ".join(line_text(self.root_state, line) for line in self.focus)
+        return ", then ".join(self._auto_text(item) if isinstance(item, AutoFocus)
+                              else line_text(self.root_state, item) for item in self.focus)
+
+    def _auto_text(self, item) -> str:
+        now = "" if self.auto_line is None else \
+            f"; now {line_text(self.root_state, self.auto_line)}"
+        return f"the open position {item.plies} plies down nearest to being decided{now}"
 
     def _new_tree(self):
         state = self.root_state
@@ -695,6 +732,12 @@ class ProofTree:
             return None
         targets = []
         for line in self.focus:
+            if isinstance(line, AutoFocus):
+                node = self._auto_target(line)
+                if node is None:
+                    continue
+                targets.append(node)
+                break
             node = self.node_at(line)
             if node is None:
                 node = self.root
@@ -716,6 +759,25 @@ class ProofTree:
                     toward[id(p)] = p   # held, so no id is reused while the plan stands
                     stack.append(p)
         return {id(t): t for t in targets}, toward
+
+    def _auto_target(self, auto):
+        """The open node an AutoFocus sends the jobs to: the one it chose before while that
+        is open, else a new choice (None when the root has no open position below it)."""
+        if self.auto_line is not None:
+            node = self.node_at(self.auto_line)
+            if node is not None and not node.proven:
+                return node
+        if self.root.children is None and not self.root.proven:
+            self._expand(self.root)     # a choice below the root, as a focus line's
+            self._update(self.root)
+        candidates = [c for ply, c in self.nodes_below(auto.plies, proven=False)
+                      if ply == auto.plies or c.children is None]
+        if not candidates:
+            self.auto_line = None
+            return None
+        pick = min(candidates, key=lambda c: (min(c.pn, c.dn), c.pn + c.dn))
+        self.auto_line = tuple(pick.path)
+        return pick
 
     def _focused(self, node, children, is_open=None):
         """`children` of `node` to choose from: on the way down to an open focus node (from
@@ -1052,6 +1114,7 @@ class ProofTree:
                 self.wall_s = float(snap.get("wall_s", 0.0))
                 if isinstance(snap.get("answer_s"), int | float) and self.root.proven:
                     self.answer_s = float(snap["answer_s"])
+                self._restore_auto_line(snap.get("auto_focus"))
         else:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -1064,6 +1127,15 @@ class ProofTree:
             _atomic_write(meta_path, json.dumps(self._meta(), indent=1) + "\n")
         if not self.read_only:
             self._log = open(log_path, "ab")
+
+    def _restore_auto_line(self, saved):
+        """The position an earlier session's --focus auto chose (tree.json), if it is a line
+        of moves from the root; anything else is ignored (the next choice is made anew)."""
+        if isinstance(saved, str):
+            try:
+                self.auto_line = line_actions(self.root_state, saved)
+            except LineError:
+                self.auto_line = None
 
     def _take_lock(self):
         """One run per checkpoint: two would interleave their job lines."""
@@ -1103,6 +1175,8 @@ class ProofTree:
                 "wall_s": round(r.wall_s, 3), "tree_nodes": r.tree_nodes,
                 "answer_s": None if r.answer_s is None else round(r.answer_s, 3),
                 "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if self.auto_line is not None:
+            snap["auto_focus"] = line_text(self.root_state, self.auto_line)
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 
     def close(self):
