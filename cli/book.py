@@ -8,7 +8,15 @@ from pathlib import Path
 
 import click
 
-from niwa.cli.common import Number, UserError, creatable_file, user_errors, variant_option
+from niwa.cli.common import (
+    Number,
+    UserError,
+    creatable_file,
+    huge_pages_option,
+    user_errors,
+    variant_option,
+    warn_small_pages,
+)
 
 
 def register(main: click.Group) -> None:
@@ -46,8 +54,9 @@ def _variant(game, variants):
               help="Book file (default: the books folder, named after game and variant).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
+@huge_pages_option
 @user_errors
-def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
+def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress, huge_pages):
     """Prove GAME's start and write the winner's moves to --plies as a book.
 
     \b
@@ -61,11 +70,13 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress):
     variant = _variant(game, variants)
     path = out or str(books_dir() / book_name(game, variant))
     creatable_file(path)
+    if huge_pages:
+        warn_small_pages()
     click.echo(f"proving {game} {variant} with a {tt_mb:g} MB table, then walking "
                f"{plies} plies -> {path}", err=True)
     try:
         book = build_book(game, variant, plies=plies, tt_mb=tt_mb, time_limit=time_s,
-                          max_work=max_work,
+                          max_work=max_work, huge_pages=huge_pages,
                           progress=sys.stderr.isatty() if progress is None else progress)
     except MemoryError as e:
         raise UserError(str(e)) from None

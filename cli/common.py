@@ -189,6 +189,25 @@ def recorded_command(name: str) -> str:
     return shlex.join(["niwa", name, *ctx.meta.get("niwa_raw_args", [])])
 
 
+def huge_pages_option(fn):
+    """--huge-pages, shared by the commands that run a df-pn proof."""
+    return click.option("--huge-pages", "huge_pages", is_flag=True,
+                        help="Put the df-pn table on 2 MB pages (Linux transparent huge "
+                             "pages): fewer TLB misses in a table of gigabytes, for long "
+                             "proofs. The shared table of --checkpoint --workers needs "
+                             "transparent_hugepage/shmem_enabled advise.")(fn)
+
+
+def warn_small_pages(shared: bool = False) -> None:
+    """The one warning line of --huge-pages where the kernel will give small pages (not an
+    error: the proof is the same, only slower)."""
+    from niwa.solver.proof_tree import huge_pages_note
+
+    note = huge_pages_note(shared)
+    if note:
+        click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
+
+
 def runner_options(fn):
     """--workers and --executor, shared by the commands that play many games."""
     fn = click.option("--executor", default="local", show_default=True,

@@ -8,7 +8,7 @@ import os
 
 import click
 
-from niwa.cli.common import Number, user_errors
+from niwa.cli.common import Number, huge_pages_option, user_errors
 
 
 def register(main: click.Group) -> None:
@@ -104,9 +104,10 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
+@huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
-                as_json, progress):
+                as_json, progress, huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -116,7 +117,7 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     import sys
     import time
 
-    from niwa.cli.common import UserError, check_writable
+    from niwa.cli.common import UserError, check_writable, warn_small_pages
     from niwa.solver.certificate import certificate_from_checkpoint
 
     if no_tables and tables_dir:
@@ -132,9 +133,12 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
         check_writable(os.path.join(parts_dir, "part.npz") if os.path.isdir(parts_dir)
                        else parts_dir, "--parts")
     parts = () if parts_dir is None or split else _certificates_in(parts_dir)
+    if huge_pages:
+        warn_small_pages()
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
-        parts_dir=parts_dir, progress=sys.stderr.isatty() if progress is None else progress)
+        parts_dir=parts_dir, huge_pages=huge_pages,
+        progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)
     out = {"certificate": out_file, "root": cert.root, "line": cert.info.get("line"),
            "winner": cert.winner, "value": cert.value, "nodes": cert.nodes, "edges": cert.edges,

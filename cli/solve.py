@@ -11,7 +11,16 @@ import sys
 
 import click
 
-from niwa.cli.common import SEED, Number, UserError, check_writable, load_position, user_errors
+from niwa.cli.common import (
+    SEED,
+    Number,
+    UserError,
+    check_writable,
+    huge_pages_option,
+    load_position,
+    user_errors,
+    warn_small_pages,
+)
 from niwa.ext.errors import NiwaError
 from niwa.solver.solve import solve_position
 
@@ -249,10 +258,7 @@ def json_report(state, r) -> dict:
                    "for several, taken in order. 'auto' (or 'auto:PLIES'): the open "
                    "position 2 (PLIES) plies down nearest to being decided, one after "
                    "another. Changes the order of the work, never a value.")
-@click.option("--huge-pages", "huge_pages", is_flag=True,
-              help="--checkpoint: put the df-pn tables on 2 MB pages (Linux transparent huge "
-                   "pages): fewer TLB misses in a table of gigabytes, for long proofs; the "
-                   "workers' shared table needs transparent_hugepage/shmem_enabled advise.")
+@huge_pages_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
               help="Solve one position per line of FILE ('-' = stdin) and write CSV; a line "
@@ -278,7 +284,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         bool(record_file and _solo_record(record_file, game_number))
     if checkpoint_dir is not None or show_status or history_file is not None or \
             workers is not None or executor is not None or job_nodes is not None or \
-            transpositions is not None or huge_pages or focus:
+            transpositions is not None or focus:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                    job_nodes, transpositions, focus, huge_pages, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
@@ -300,6 +306,9 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                                        ("--algo", algo != "auto")) if on]
         if given:
             raise UserError(f"{given[0]} does not go with --deck-known")
+        if huge_pages:
+            raise UserError("--huge-pages is for the df-pn proof table; --deck-known searches "
+                            "with its own")
         solve_solo_cmd(position, record_file, game_number, ply, deck_cards, deck_seed,
                        time_s, node_limit, tt_bits, seed, as_json)
         return
@@ -315,9 +324,14 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
     tables = None if no_tables else (tables_dir or "auto")
+    if huge_pages:
+        if algo in ("alphabeta", "mcts") or round_only:
+            raise UserError(f"--huge-pages is for the df-pn proof table; "
+                            f"{'--round' if round_only else '--algo ' + algo} does not prove")
+        warn_small_pages()
     if certificate_file is not None:
         _solve_with_certificate(position, certificate_file, algo, time_s, depth, iters,
-                                round_only, batch, tt_mb, tables, as_json)
+                                round_only, batch, tt_mb, tables, as_json, huge_pages)
         return
     if batch is not None:
         writer = csv.writer(out)
@@ -331,7 +345,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             try:
                 state = load_position(line)
                 r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits,
-                                   round_only, tt_mb, tables, fresh=fresh)
+                                   round_only, tt_mb, tables, fresh=fresh,
+                                   huge_pages=huge_pages)
             except (NiwaError, click.ClickException) as e:
                 # one bad line should not cost the rest of a long batch: say which, go on
                 message = e.format_message() if isinstance(e, click.ClickException) else str(e)
@@ -353,7 +368,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     state = _recorded_position(record_file, game_number, ply) if record_file else \
         load_position(position)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
-                       tables, fresh=fresh)
+                       tables, fresh=fresh, huge_pages=huge_pages)
     if as_json:
         click.echo(json.dumps(json_report(state, r)))
     else:
@@ -362,7 +377,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
 
 
 def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_only, batch,
-                            tt_mb, tables, as_json):
+                            tt_mb, tables, as_json, huge_pages=False):
     """`niwa solve POS --certificate FILE`: a fresh df-pn proof, its certificate written."""
     from niwa.solver.solve import solve_with_certificate
 
@@ -378,7 +393,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
     check_writable(path, "--certificate")
     state = load_position(position)
     r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
-                                     progress=sys.stderr.isatty())
+                                     progress=sys.stderr.isatty(), huge_pages=huge_pages)
     if as_json:
         out = json_report(state, r)
         out["certificate"] = {"path": str(path), "nodes": cert.nodes, "edges": cert.edges,
@@ -399,7 +414,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
 
     if checkpoint_dir is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
-                        "--transpositions, --focus and --huge-pages go with --checkpoint DIR")
+                        "--transpositions and --focus go with --checkpoint DIR")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
     if no_tables and tables_dir:

@@ -9,7 +9,7 @@ import time
 
 import click
 
-from niwa.cli.common import UserError, load_position
+from niwa.cli.common import UserError, load_position, warn_small_pages
 
 
 def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None) -> None:
@@ -127,12 +127,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     table = (f"one {tt_mb * workers:g} MB table shared by the workers" if shared else
              f"{tt_mb:g} MB table per worker") + (" on huge pages" if huge_pages else "")
     if huge_pages:
-        from niwa.solver.proof_tree import huge_pages_note
-
-        note = huge_pages_note(shared)
-        if note:
-            # not an error: the proof is the same on small pages, only slower
-            click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
+        warn_small_pages(shared)
     focus = f", jobs below {tree.focus_text()} first" if tree.focus else ""
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
                f"{table}{focus} -> {directory}", err=True)

@@ -240,12 +240,13 @@ def upgrade_book(path, out=None) -> Path:
 
 def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: float = 4096,
                time_limit: float = 0.0, progress: bool = True, searcher=None,
-               max_work: int | None = None) -> Book:
+               max_work: int | None = None, huge_pages: bool = False) -> Book:
     """Prove `game`'s start (variant) and read the winner's moves off the proof to depth
     `plies` (see the module notes). With `max_work`, a line goes on past `plies` while its
     position's proof took more than `max_work` expansions (what a live proof could not
     redo in time). `time_limit` bounds the root proof and each re-proof (0 = none).
-    `searcher`: a ProofSearch to use (its table is kept), else a new one."""
+    `searcher`: a ProofSearch to use (its table is kept), else a new one (`huge_pages`:
+    its table on 2 MB pages)."""
     from tqdm import tqdm
 
     from niwa.ext.registry import get_game
@@ -255,7 +256,7 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
         raise BookError("a book needs at least one ply")
     variant = canonical_variant(game, variant)
     start = get_game(game).new(**variant)
-    search = searcher or ProofSearch(tt_mb=tt_mb)
+    search = searcher or ProofSearch(tt_mb=tt_mb, huge_pages=huge_pages)
     t0 = time.time()
     root = search.solve(start, time_limit=time_limit, root_values=False, pv=False)
     if not root.proven:

@@ -399,7 +399,7 @@ def _part_roots(parts, state, winner) -> dict:
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
                                 time_limit: float = 0.0, progress: bool = False,
                                 move: str | None = None, parts=(), split: int = 0,
-                                parts_dir=None) -> Certificate:
+                                parts_dir=None, huge_pages: bool = False) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -412,7 +412,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     certify every position `split` plies down as a part of its own, saved in `parts_dir`
     as it is made (part-<hash>.npz), and the top over them; the certificates already in
     `parts_dir` are used, not made again, so a certification that stops resumes there.
-    The checkpoint is only read, so this works beside the run that writes it."""
+    The checkpoint is only read, so this works beside the run that writes it. `huge_pages`:
+    the df-pn table on 2 MB pages (ProofSearch's)."""
     from niwa.solver.proof import ProofSearch
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
@@ -449,7 +450,7 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     if tables == "checkpoint":
         tables = tree.tables
     table = resolve_tables(state, tables)
-    search = ProofSearch(tt_mb=tt_mb, tables=table)
+    search = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages)
     kept = read_proven(directory, search, root)
     if kept is not None:
         search.load_proven(kept)

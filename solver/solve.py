@@ -61,22 +61,24 @@ def proof_to_search_result(state, proof) -> SearchResult:
         proof_numbers=(proof.root_pn, proof.root_dn))
 
 
-def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None, tables=None):
+def solve_by_proof(state, time_s=None, tt_mb=256, searcher=None, tables=None,
+                   huge_pages=False):
     """The df-pn proof of `state` within `time_s` seconds (default 10): (SearchResult,
     ProofResult). Once proven, the follow-up that values every root move and plays the
     PV out may take as long again (it re-searches only what the table lost). `tables`: a
-    loaded endgame table the proof takes exact values from."""
+    loaded endgame table the proof takes exact values from. `huge_pages`: the table on
+    2 MB pages (ProofSearch's)."""
     from niwa.solver.proof import ProofSearch
 
     budget = 10.0 if time_s is None else time_s
-    searcher = searcher or ProofSearch(tt_mb=tt_mb, tables=tables)
+    searcher = searcher or ProofSearch(tt_mb=tt_mb, tables=tables, huge_pages=huge_pages)
     proof = searcher.solve(state, time_limit=budget, followup_time_limit=budget)
     return proof_to_search_result(state, proof), proof
 
 
 def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
                    tt_bits=22, round_only=False, tt_mb=256, tables=None,
-                   fresh=False) -> SearchResult:
+                   fresh=False, huge_pages=False) -> SearchResult:
     """Search `state`: the value (expected return of `player`, in [0, 1]), proven, best,
     every root action, the principal variation and the search's figures.
 
@@ -84,7 +86,8 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     or auto (proof where it applies, else alpha-beta unless something is hidden: then
     ISMCTS). A proof that does not finish in `time_s` hands the time it did not use to
     alpha-beta (or, with none left, reports the root's proof/disproof numbers): the
-    result's `status` says why the value is an estimate. `tt_mb`: the proof table.
+    result's `status` says why the value is an estimate. `tt_mb`: the proof table
+    (`huge_pages`: on 2 MB pages, for tables of gigabytes).
     `round_only`: open-hands alpha-beta of the rest of the current round only (the game's
     episode, State.episode()); the value is then the round's outcome as the game's
     evaluation at the round's end defines it, and the result's `episode` names the round.
@@ -100,7 +103,7 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
     time the call took."""
     t0 = time.perf_counter()
     r = _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
-                        tables, fresh)
+                        tables, fresh, huge_pages)
     elapsed = time.perf_counter() - t0
     if r.algo == "chance":
         return dataclasses.replace(r, time_s=elapsed, nps=r.nodes / elapsed if elapsed else 0.0)
@@ -108,14 +111,14 @@ def solve_position(state, algo="auto", time_s=None, depth=None, iters=None, seed
 
 
 def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
-                    tables, fresh) -> SearchResult:
+                    tables, fresh, huge_pages=False) -> SearchResult:
     from niwa.solver.alphabeta import AlphaBeta
 
     if state.is_terminal():
         raise SolveError("the position is over: nothing to solve")
     if state.current_player() == CHANCE and not round_only:
         return chance_expectation(state, algo, time_s, depth, iters, seed, tt_bits, tt_mb,
-                                  tables)
+                                  tables, huge_pages)
     if round_only:
         if algo == "mcts":
             raise SolveError("--round is an exact open-hands search: use --algo alphabeta")
@@ -141,7 +144,7 @@ def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only
         refusal = proof_refusal(state) if depth is None and iters is None else \
             "a --depth or --iters budget asks for alpha-beta or MCTS"
         if refusal is None:
-            return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table)
+            return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table, huge_pages)
         if algo == "proof":
             raise SolveError(refusal)
         chosen = algo = "mcts" if has_hidden_information(state) else "alphabeta"
@@ -191,7 +194,7 @@ def _value_of(r: SearchResult, pov: int, num_players: int) -> float | None:
 
 
 def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, seed=0,
-                       tt_bits=22, tt_mb=256, tables=None) -> SearchResult:
+                       tt_bits=22, tt_mb=256, tables=None, huge_pages=False) -> SearchResult:
     """The value of a chance node: sum over its outcomes of probability x the outcome's
     value for seat `player` (the seat that moves after the first outcome, else seat 0).
 
@@ -223,7 +226,8 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
             while r is None and tries and child.current_player() != CHANCE:
                 try:
                     r = _solve_position(child, tries.pop(0), share, depth, iters, seed,
-                                        tt_bits, False, tt_mb, tables, fresh=False)
+                                        tt_bits, False, tt_mb, tables, fresh=False,
+                                        huge_pages=huge_pages)
                 except NiwaError:     # e.g. the proof met a chance node further down
                     r = None
                 if r is not None and _value_of(r, pov, state.num_players) is None \
@@ -248,13 +252,15 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
 
 
 
-def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None) -> SearchResult:
+def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None,
+                       huge_pages=False) -> SearchResult:
     """The proof in 80% of the budget or, when it does not finish, alpha-beta's estimate
     in the rest (the proof's own figures kept in `status` and `proof_numbers`)."""
     from niwa.solver.alphabeta import AlphaBeta
 
     budget = 10.0 if time_s is None else time_s
-    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb, tables=table)
+    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb, tables=table,
+                                   huge_pages=huge_pages)
     if proof.proven:
         return result
     why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "
@@ -272,7 +278,7 @@ def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None) -> SearchResul
 
 
 def solve_with_certificate(state, path, time_s=None, tt_mb=256, tables=None,
-                           progress=False):
+                           progress=False, huge_pages=False):
     """Prove `state` with df-pn (as solve_by_proof, with `tables` as in solve_position),
     then write its certificate (niwa.solver.certificate) to `path`: (SearchResult,
     Certificate). `time_s` bounds the proof, the follow-up and each re-proof of an entry
@@ -290,7 +296,7 @@ def solve_with_certificate(state, path, time_s=None, tt_mb=256, tables=None,
         from niwa.solver.tables import resolve_tables
 
         table = resolve_tables(state, tables)
-    searcher = ProofSearch(tt_mb=tt_mb, tables=table)
+    searcher = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages)
     result, proof = solve_by_proof(state, time_s, tt_mb, searcher=searcher)
     if not proof.proven:
         raise SolveError(f"not proven in {proof.time_s:.1f} s ({proof.status}): no "

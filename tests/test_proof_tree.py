@@ -478,8 +478,6 @@ def test_huge_pages_prove_the_same_value(workers, tmp_path):
     kind = "shmem_enabled" if workers > 1 else "enabled"
     assert "warning: --huge-pages: the kernel gives" in r.output and kind in r.output
     assert json.loads(r.output.strip().splitlines()[-1])["value"] == expected
-    r = CliRunner().invoke(main, ["solve", pos, "--huge-pages"])
-    assert r.exit_code == 2 and "--checkpoint" in r.output
 
 
 @pytest.mark.parametrize("policy", ["guess", "skip"])
