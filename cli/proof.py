@@ -92,9 +92,10 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
                    "names it as a part instead of walking on (for proofs too big for one "
                    "file or session).")
 @click.option("--split", type=Number(int, 1, 20), default=None, metavar="PLIES",
-              help="With --parts DIR: certify every position PLIES plies down as a part of "
-                   "its own, saved in DIR as it is made, then the top over them; parts "
-                   "already in DIR are used, so a stopped run resumes.")
+              help="With --parts DIR: certify every position PLIES plies down (or the "
+                   "first below it with the loser to move) as a part of its own, saved in "
+                   "DIR as it is made, then the top over them; parts already in DIR are "
+                   "used, so a stopped run resumes.")
 @click.option("--tt-mb", "tt_mb", type=Number(float, 1, 1 << 20, unit="MB"), default=1024,
               show_default=True, help="The table of the df-pn search that proves the jobs' "
                                       "positions again.")

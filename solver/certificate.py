@@ -243,9 +243,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     `search` re-proves only the jobs' positions the solution tree goes through. `parts`:
     certificates (of the same game and variant) whose roots the walk stops at when they
     claim the same winner; the certificate names those it reached in its header. `split`
-    and `make_part`: every position `split` plies down that no part covers yet is made a
-    part by `make_part(position)` (which returns its certificate, saved), so the walk
-    itself holds only the top `split` plies."""
+    and `make_part`: on each line, the first position at least `split` plies down with the
+    loser to move that no part covers yet is made a part by `make_part(position)` (which
+    returns its certificate, saved), so the walk itself holds only the top plies."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -312,7 +312,12 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 edge_hashes.append(0)
                 edge_marks.append(GAME_OVER)
                 continue
-            if depth + 1 == split and make_part is not None and not leaf_in_table(child) \
+            # a part's root is a position of the loser's to move: the winner's moves above it
+            # are chosen once, here, so transposed lines meet in one part (parts rooted
+            # where the winner moves each chose their own moves: towers 3 pro/mandatory
+            # took 2.5x the positions of the whole certificate so, 1.2x this way)
+            if depth + 1 >= split and make_part is not None and \
+                    child.current_player() != winner and not leaf_in_table(child) \
                     and child.hash() not in part_at and child.hash() not in seen:
                 part = make_part(child)
                 if part.winner != winner:
@@ -409,7 +414,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     `move`: a first move, or a line of moves from the root ("W2-a2 W4-4"), whose position
     the proof has decided, though the root may still be open; the certificate is then of
     that position. `parts`: certificates to stop at (see extract_certificate). `split`:
-    certify every position `split` plies down as a part of its own, saved in `parts_dir`
+    certify every position `split` plies down (or the first below it with the loser to
+    move: see extract_certificate) as a part of its own, saved in `parts_dir`
     as it is made (part-<hash>.npz), and the top over them; the certificates already in
     `parts_dir` are used, not made again, so a certification that stops resumes there.
     The checkpoint is only read, so this works beside the run that writes it. `huge_pages`:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
+from niwa.ext.registry import parse_position
 from niwa.solver.certificate import (
     PART_BASE,
     CertificateError,
@@ -244,8 +245,22 @@ def test_extract_split_certifies_each_position_as_a_part_and_resumes(tmp_path, p
     assert made and top.info["parts_made"] == len(made) and len(top.parts) >= len(made)
     assert {p["sha256"] for p in top.parts} == \
         {load_certificate(parts / m).sha256 for m in made}
-    # every position two plies down the solution tree is a part (or its mirror is)
-    assert top.nodes <= 1 + len(state.legal_actions())
+    # the top walk stops at the first position of the loser's to move two or more plies
+    # down: every part starts at one, and the top holds none
+    loser = 1 - top.winner
+    for part in top.parts:
+        assert parse_position(part["root"]).current_player() == loser
+    stack, seen = [(0, state, 0)], set()
+    while stack:
+        i, s, depth = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        assert depth < 2 or s.current_player() != loser, (depth, s.to_notation())
+        for e in range(int(top.offsets[i]), int(top.offsets[i + 1])):
+            if top.children[e] >= 0:
+                stack.append((int(top.children[e]), s.child(int(top.actions[e])), depth + 1))
+    assert len(seen) == top.nodes
     r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
                                   str(parts), "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["parts"] == len(top.parts), r.output

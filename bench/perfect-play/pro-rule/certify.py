@@ -1,0 +1,123 @@
+"""Certify a decided two-level proof end to end, measured: the certificate in parts, its
+check with the reference rules, and the opening book read off it.
+
+    python certify.py CHECKPOINT --name pro-mandatory --out /work/certs [--move LINE]
+        [--split 2] [--tables DIR | --no-tables] [--tt-mb 4096] [--huge-pages]
+        [--leaf-budget 1000000000] [--plies 8]
+
+Three `niwa` commands, each run as its own process under GNU time (wall seconds and peak
+resident memory), in this order; a step that fails stops the script with its error line:
+
+1. `niwa proof extract CHECKPOINT --parts OUT/parts --split N --out OUT/NAME.npz`: every
+   position N plies down is certified as a part of its own (saved as it is made, so a
+   stopped run resumes), then the top certificate over them;
+2. `niwa proof check OUT/NAME.npz --parts OUT/parts`: the whole, parts included, with the
+   plain-Python reference rules (table leaves solved again within --leaf-budget);
+3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
+   book that `perfect` and `best` play.
+
+Each step appends a row to results/certificates.csv: the step, the case, its figures from
+the command's --json line (positions, moves, bytes, sha256, parts ...), wall seconds, peak
+memory and the exact command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "certificates.csv"
+COLUMNS = ["utc", "name", "step", "exit", "wall_s", "peak_rss_mb", "positions", "moves",
+           "parts", "bytes", "sha256", "winner", "figures", "command"]
+
+
+def measured(cmd: list[str]) -> tuple[int, float, float, str, str]:
+    """Run `cmd` under GNU time: (exit status, wall s, peak RSS MB, stdout, stderr)."""
+    stats = Path(os.environ.get("TMPDIR", "/tmp")) / f"certify-{os.getpid()}.time"
+    t0 = time.monotonic()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
+                          capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    try:
+        peak_kb = float(stats.read_text().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        peak_kb = float("nan")
+    stats.unlink(missing_ok=True)
+    return proc.returncode, wall, peak_kb / 1024, proc.stdout, proc.stderr
+
+
+def write_row(row: dict) -> None:
+    RESULTS.parent.mkdir(exist_ok=True)
+    new = not RESULTS.exists()
+    with open(RESULTS, "a", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in COLUMNS})
+    print(json.dumps(row), flush=True)
+
+
+def step(name: str, label: str, cmd: list[str]) -> dict:
+    """Run one step, write its row, and return its --json figures (exit on failure)."""
+    code, wall, peak, out, err = measured(cmd)
+    lines = [x for x in out.strip().splitlines() if x.startswith("{")]
+    figures = json.loads(lines[-1]) if lines else {}
+    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
+               "step": label, "exit": code, "wall_s": round(wall, 1),
+               "peak_rss_mb": round(peak), "positions": figures.get("nodes", ""),
+               "moves": figures.get("edges", ""), "parts": figures.get("parts", ""),
+               "bytes": figures.get("bytes", ""), "sha256": figures.get("sha256", ""),
+               "winner": figures.get("winner", ""),
+               "figures": json.dumps(figures, sort_keys=True) if figures else "",
+               "command": shlex.join(cmd)})
+    if code != 0:
+        last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
+        sys.exit(f"{label} failed (exit {code}): {last}")
+    return figures
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkpoint")
+    p.add_argument("--name", required=True, help="the certificate's file name, without .npz")
+    p.add_argument("--out", required=True, help="folder for the certificate and parts/")
+    p.add_argument("--move", default=None, help="a decided line of moves, not the root")
+    p.add_argument("--split", type=int, default=2)
+    p.add_argument("--tables", default=None)
+    p.add_argument("--no-tables", action="store_true")
+    p.add_argument("--tt-mb", default="4096")
+    p.add_argument("--huge-pages", action="store_true")
+    p.add_argument("--leaf-budget", default="1000000000")
+    p.add_argument("--plies", default="8")
+    a = p.parse_args(argv)
+    out = Path(a.out)
+    parts = out / "parts"
+    cert = out / f"{a.name}.npz"
+    out.mkdir(parents=True, exist_ok=True)
+    extract = ["niwa", "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
+               str(parts), "--split", str(a.split), "--tt-mb", a.tt_mb, "--json",
+               "--no-progress"]
+    extract += ["--move", a.move] if a.move else []
+    extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
+    extract += ["--huge-pages"] if a.huge_pages else []
+    made = step(a.name, "extract", extract)
+    step(a.name, "check", ["niwa", "proof", "check", str(cert), "--parts", str(parts),
+                           "--leaf-budget", a.leaf_budget, "--json", "--no-progress"])
+    if a.move is None:
+        book = out / f"{a.name}-book.npz"
+        step(a.name, "book", ["niwa", "book", "from-certificate", str(cert), "--parts",
+                              str(parts), "--plies", a.plies, "--out", str(book)])
+    print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
+          f"{made.get('parts')} parts in {parts})")
+
+
+if __name__ == "__main__":
+    main()
