@@ -245,7 +245,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     claim the same winner; the certificate names those it reached in its header. `split`
     and `make_part`: on each line, the first position at least `split` plies down with the
     loser to move that no part covers yet is made a part by `make_part(position)` (which
-    returns its certificate, saved), so the walk itself holds only the top plies."""
+    returns its certificate, saved), so the walk itself holds only the top plies. It may
+    return None instead (another process is making that part): the walk goes on and, at its
+    end, takes the parts it left from `make_part.wait(positions)`."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -280,6 +282,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     # below 0 stands instead of a child)
     seen: set[int] = set()
     walked, edge_start = array("Q"), array("q")
+    waiting: dict[int, object] = {}     # hash -> a position whose part another process makes
+    pending = array("q")                # the edges into those positions (marks set last)
     edge_actions, edge_hashes, edge_marks = array("H"), array("Q"), array("i")
     bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
     stack = [(state, 0)]
@@ -318,15 +322,20 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             # took 2.5x the positions of the whole certificate so, 1.2x this way)
             if depth + 1 >= split and make_part is not None and \
                     child.current_player() != winner and not leaf_in_table(child) \
-                    and child.hash() not in part_at and child.hash() not in seen:
+                    and child.hash() not in part_at and child.hash() not in seen \
+                    and child.hash() not in waiting:
                 part = make_part(child)
-                if part.winner != winner:
-                    raise CertificateError(f"the part made for {child.to_notation()} claims "
-                                           f"seat {part.winner} wins: the proof is wrong")
-                part_at.update(_part_roots([part], state, winner))
-                made += 1
+                if part is None:
+                    waiting[child.hash()] = child
+                else:
+                    _claims(part, winner, child)
+                    part_at.update(_part_roots([part], state, winner))
+                    made += 1
             edge_hashes.append(child.hash())
-            if child.hash() in part_at:
+            if child.hash() in waiting:
+                pending.append(len(edge_marks))
+                edge_marks.append(0)
+            elif child.hash() in part_at:
                 part, mirrored = part_at[child.hash()]
                 edge_marks.append(PART_BASE - used.setdefault((part.sha256, mirrored),
                                                               len(used)))
@@ -339,6 +348,16 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 edge_marks.append(0)
                 stack.append((child, depth + 1))
     bar.close()
+    if waiting:
+        for part in make_part.wait(list(waiting.values())):
+            _claims(part, winner, None)
+            part_at.update(_part_roots([part], state, winner))
+        for e in pending:
+            h = edge_hashes[e]
+            if h not in part_at:
+                raise CertificateError(f"no part was made for {waiting[h].to_notation()}")
+            part, mirrored = part_at[h]
+            edge_marks[e] = PART_BASE - used.setdefault((part.sha256, mirrored), len(used))
     edge_start.append(len(edge_actions))
     offsets_by_id = np.frombuffer(edge_start, dtype=np.int64)
     targets = np.frombuffer(edge_marks, dtype=np.int32).astype(np.int64)
@@ -380,6 +399,14 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                        parts=header)
 
 
+def _claims(part, winner, position) -> None:
+    """Refuse a part made for this walk that claims the other seat wins."""
+    if part.winner != winner:
+        where = part.root if position is None else position.to_notation()
+        raise CertificateError(f"the part made for {where} claims seat {part.winner} wins: "
+                               f"the proof is wrong")
+
+
 def _part_roots(parts, state, winner) -> dict:
     """{engine hash of a part's root: (the part, False), of its root's lane mirror: (the
     part, True)} for the `parts` that claim `winner` wins, of `state`'s game and variant
@@ -399,6 +426,109 @@ def _part_roots(parts, state, winner) -> dict:
             out.setdefault(parse_position(mirror).hash(), (part, True))
             out[parse_position(part.root).hash()] = (part, False)
     return out
+
+
+class PartsFolder:
+    """The parts of a split certification (extract_certificate's make_part), saved in one
+    folder that several processes may fill at once, on one machine or several sharing the
+    folder: a part is made by the process that creates its lock file first
+    (part-<key>.lock, O_EXCL) and saved as part-<key>.npz, <key> the position's symmetric
+    hash, so a position and its lane mirror are one part. A process that finds the lock
+    taken leaves that part to its holder and goes on (make returns None); `wait` then
+    takes it from the folder when it is saved, or makes it after all if the holder died
+    (its pid gone on this host) or left no part. `extract(position)` makes a part."""
+
+    POLL_S = 1.0
+
+    def __init__(self, folder, extract):
+        self.folder, self.extract = Path(folder), extract
+        self.made = 0       # parts this process extracted (not those it took from others)
+
+    def _paths(self, position) -> tuple[Path, Path]:
+        key = f"{position.symmetric_hash():016x}"
+        return self.folder / f"part-{key}.npz", self.folder / f"part-{key}.lock"
+
+    def __call__(self, position):
+        return self.make(position)
+
+    def make(self, position):
+        """The part of `position`, made and saved here, or taken from the folder if it is
+        there already; None while another process holds its lock."""
+        path, lock = self._paths(position)
+        if path.exists():
+            return load_certificate(path)
+        if not self._lock(lock):
+            return None
+        try:
+            if path.exists():           # saved between our look and our lock
+                return load_certificate(path)
+            part = self.extract(position)
+            part.save(path)
+            self.made += 1
+            return part
+        finally:
+            lock.unlink(missing_ok=True)
+
+    def wait(self, positions) -> list:
+        """The parts of `positions` that other processes were making, as each is saved."""
+        out, left = [], list(positions)
+        while left:
+            still = []
+            for position in left:
+                path, lock = self._paths(position)
+                if path.exists():
+                    out.append(load_certificate(path))
+                elif not lock.exists() or self._stale(lock):
+                    part = self.make(position)
+                    if part is None:
+                        still.append(position)
+                    else:
+                        out.append(part)
+                else:
+                    still.append(position)
+            left = still
+            if left:
+                time.sleep(self.POLL_S)
+        return out
+
+    def _lock(self, lock: Path) -> bool:
+        import os
+        import socket
+
+        for _ in range(2):
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if not self._stale(lock):
+                    return False
+                lock.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{socket.gethostname()} {os.getpid()}\n")
+            return True
+        return False
+
+    @staticmethod
+    def _stale(lock: Path) -> bool:
+        """Whether a lock's holder is gone: a process of this host that no longer runs (a
+        lock of another host is trusted, as is one being written)."""
+        import os
+        import socket
+
+        try:
+            host, pid = lock.read_text().split()
+            pid = int(pid)
+        except (OSError, ValueError):
+            return False
+        if host != socket.gethostname():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
 
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
@@ -471,12 +601,13 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         folder.mkdir(parents=True, exist_ok=True)
         parts = [*parts, *(load_certificate(p) for p in sorted(folder.glob("*.npz")))]
 
-        def make_part(position):
+        def extract_part(position):
             part = extract_certificate(search, position, tables=table, time_limit=time_limit,
                                        progress=progress, jobs=jobs)
             part.info.update(proof="two-level", proof_root=root.to_notation())
-            part.save(folder / f"part-{position.hash():016x}.npz")
             return part
+
+        make_part = PartsFolder(folder, extract_part)
 
     certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
                                       progress=progress, parts=parts, jobs=jobs, split=split,
@@ -490,6 +621,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
                             extract_s=round(time.perf_counter() - t0, 2))
+    # the parts this process made itself, not those other processes made for the folder
+    certificate.info.pop("parts_made", None)
+    if make_part is not None and make_part.made:
+        certificate.info["parts_made"] = make_part.made
     return certificate
 
 

@@ -270,3 +270,95 @@ def test_extract_split_certifies_each_position_as_a_part_and_resumes(tmp_path, p
     r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
                                   "--split", "2"])
     assert r.exit_code == 2 and "--split needs --parts" in r.output
+
+
+def _positions_at(state, plies):
+    """Every position `plies` plies below `state` (the game tree, small here)."""
+    level = [state]
+    for _ in range(plies):
+        level = [s.child(a) for s in level if not s.is_terminal() for a in s.legal_actions()]
+    return level
+
+
+def _lock_all(folder, positions, holder):
+    folder.mkdir(parents=True, exist_ok=True)
+    for s in positions:
+        (folder / f"part-{s.symmetric_hash():016x}.lock").write_text(holder)
+
+
+def _check_split(cp, parts, out):
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    top = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts)
+    top.save(out)
+    report = check_certificate(load_certificate(out), parts=certificate_folder(parts))
+    assert report.nodes == top.nodes
+    return top
+
+
+def test_a_part_locked_by_a_live_process_is_waited_for_then_made_if_no_part_comes(
+        tmp_path, proven_checkpoint, monkeypatch):
+    """Parts another process holds (lock file, live pid on this host) are left to it; the
+    walk goes on and at its end waits; a lock that goes away without a part is made here."""
+    import os
+    import socket
+    import threading
+
+    from niwa.solver.certificate import PartsFolder
+
+    monkeypatch.setattr(PartsFolder, "POLL_S", 0.05)
+    parts = tmp_path / "parts"
+    state = LotusState(**PRO)
+    _lock_all(parts, _positions_at(state, 3), f"{socket.gethostname()} {os.getpid()}\n")
+    locks = sorted(parts.glob("*.lock"))
+    waits = []
+    real_wait = PartsFolder.wait
+
+    def wait(self, positions):
+        waits.append(len(positions))
+        threading.Timer(0.3, lambda: [p.unlink() for p in locks]).start()
+        return real_wait(self, positions)
+
+    monkeypatch.setattr(PartsFolder, "wait", wait)
+    top = _check_split(proven_checkpoint, parts, tmp_path / "top.npz")
+    assert waits and waits[0] >= 1          # every part was left pending, then made here
+    assert top.info["parts_made"] == len(list(parts.glob("*.npz")))
+    assert not list(parts.glob("*.lock"))
+
+
+def test_a_stale_lock_is_taken_over(tmp_path, proven_checkpoint):
+    """A lock whose process is gone (this host) does not stop the part being made."""
+    import socket
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    parts = tmp_path / "parts"
+    _lock_all(parts, _positions_at(LotusState(**PRO), 3), f"{socket.gethostname()} {gone}\n")
+    top = _check_split(proven_checkpoint, parts, tmp_path / "top.npz")
+    assert top.info["parts_made"] == len(list(parts.glob("*.npz"))) >= 1
+
+
+def test_two_processes_share_one_parts_folder(tmp_path, proven_checkpoint):
+    """Two `niwa proof extract --split` on one folder at once: each part is made once (one
+    file per position and its mirror), and both tops check."""
+    import subprocess
+    import sys
+
+    parts = tmp_path / "parts"
+    cmd = [sys.executable, "-m", "niwa.cli.main", "proof", "extract", str(proven_checkpoint),
+           "--no-tables", "--tt-mb", "16", "--parts", str(parts), "--split", "2", "--json"]
+    runs = [subprocess.Popen([*cmd, "--out", str(tmp_path / f"top{k}.npz")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for k in range(2)]
+    outs = [r.communicate(timeout=300) for r in runs]
+    assert all(r.returncode == 0 for r in runs), outs
+    files = list(parts.glob("*.npz"))
+    roots = [parse_position(load_certificate(f).root).symmetric_hash() for f in files]
+    assert len(set(roots)) == len(roots)        # no part made twice
+    assert not list(parts.glob("*.lock"))
+    for k in range(2):
+        r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / f"top{k}.npz"),
+                                      "--parts", str(parts)])
+        assert r.exit_code == 0 and "valid" in r.output, r.output
