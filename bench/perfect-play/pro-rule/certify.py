@@ -3,14 +3,16 @@ check with the reference rules, and the opening book read off it.
 
     python certify.py CHECKPOINT --name pro-mandatory --out /work/certs [--move LINE]
         [--split 2] [--tables DIR | --no-tables] [--tt-mb 4096] [--huge-pages]
-        [--leaf-budget 1000000000] [--plies 8]
+        [--leaf-budget 1000000000] [--plies 8] [--processes 2]
 
 Three `niwa` commands, each run as its own process under GNU time (wall seconds and peak
 resident memory), in this order; a step that fails stops the script with its error line:
 
 1. `niwa proof extract CHECKPOINT --parts OUT/parts --split N --out OUT/NAME.npz`: every
    position N plies down is certified as a part of its own (saved as it is made, so a
-   stopped run resumes), then the top certificate over them;
+   stopped run resumes), then the top certificate over them; with --processes P, P - 1
+   more runs of it fill the same parts folder at once (each part is made by one of them)
+   and write their tops beside (NAME-helperK.npz, the same claim);
 2. `niwa proof check OUT/NAME.npz --parts OUT/parts`: the whole, parts included, with the
    plain-Python reference rules (table leaves solved again within --leaf-budget);
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
@@ -97,6 +99,8 @@ def main(argv=None) -> None:
     p.add_argument("--huge-pages", action="store_true")
     p.add_argument("--leaf-budget", default="1000000000")
     p.add_argument("--plies", default="8")
+    p.add_argument("--processes", type=int, default=1,
+                   help="extract runs filling the parts folder at once")
     a = p.parse_args(argv)
     out = Path(a.out)
     parts = out / "parts"
@@ -108,7 +112,16 @@ def main(argv=None) -> None:
     extract += ["--move", a.move] if a.move else []
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
-    made = step(a.name, "extract", extract)
+    helpers = [subprocess.Popen([*extract[:5], str(out / f"{a.name}-helper{k}.npz"),
+                                 *extract[6:]], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+               for k in range(1, a.processes)]
+    try:
+        made = step(a.name, "extract" + (f" ({a.processes} processes)" if helpers else ""),
+                    extract)
+    finally:
+        for h in helpers:
+            h.wait()
     step(a.name, "check", ["niwa", "proof", "check", str(cert), "--parts", str(parts),
                            "--leaf-budget", a.leaf_budget, "--json", "--no-progress"])
     if a.move is None:
