@@ -68,7 +68,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import re
+import sys
 import time
 import zipfile
 import zlib
@@ -349,7 +351,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 stack.append((child, depth + 1))
     bar.close()
     if waiting:
-        for part in make_part.wait(list(waiting.values())):
+        for part in make_part.wait(list(waiting.values()), progress=progress):
             _claims(part, winner, None)
             part_at.update(_part_roots([part], state, winner))
         for e in pending:
@@ -436,9 +438,13 @@ class PartsFolder:
     hash, so a position and its lane mirror are one part. A process that finds the lock
     taken leaves that part to its holder and goes on (make returns None); `wait` then
     takes it from the folder when it is saved, or makes it after all if the holder died
-    (its pid gone on this host) or left no part. `extract(position)` makes a part."""
+    or left no part. A holder touches its lock every BEAT_S seconds while it works; a lock
+    is stale when its process is gone (this host) or it has not been touched for STALE_S
+    seconds (any host: a machine that died). `extract(position)` makes a part."""
 
     POLL_S = 1.0
+    BEAT_S = 60.0
+    STALE_S = 600.0
 
     def __init__(self, folder, extract):
         self.folder, self.extract = Path(folder), extract
@@ -459,6 +465,19 @@ class PartsFolder:
             return load_certificate(path)
         if not self._lock(lock):
             return None
+        import threading
+
+        done = threading.Event()
+
+        def beat():
+            while not done.wait(self.BEAT_S):
+                try:
+                    os.utime(lock)
+                except OSError:
+                    return
+
+        beating = threading.Thread(target=beat, daemon=True)
+        beating.start()
         try:
             if path.exists():           # saved between our look and our lock
                 return load_certificate(path)
@@ -467,11 +486,16 @@ class PartsFolder:
             self.made += 1
             return part
         finally:
+            done.set()
+            beating.join()
             lock.unlink(missing_ok=True)
 
-    def wait(self, positions) -> list:
+    def wait(self, positions, progress: bool = False) -> list:
         """The parts of `positions` that other processes were making, as each is saved."""
         out, left = [], list(positions)
+        if progress:
+            print(f"waiting for {len(left)} part(s) other processes are making in "
+                  f"{self.folder}", file=sys.stderr, flush=True)
         while left:
             still = []
             for position in left:
@@ -492,7 +516,6 @@ class PartsFolder:
         return out
 
     def _lock(self, lock: Path) -> bool:
-        import os
         import socket
 
         for _ in range(2):
@@ -508,18 +531,19 @@ class PartsFolder:
             return True
         return False
 
-    @staticmethod
-    def _stale(lock: Path) -> bool:
-        """Whether a lock's holder is gone: a process of this host that no longer runs (a
-        lock of another host is trusted, as is one being written)."""
-        import os
+    def _stale(self, lock: Path) -> bool:
+        """Whether a lock's holder is gone: not touched for STALE_S seconds, or a process
+        of this host that no longer runs (a lock being written is not stale)."""
         import socket
 
         try:
+            age = time.time() - lock.stat().st_mtime
             host, pid = lock.read_text().split()
             pid = int(pid)
         except (OSError, ValueError):
             return False
+        if age > self.STALE_S:
+            return True
         if host != socket.gethostname():
             return False
         try:

@@ -314,10 +314,10 @@ def test_a_part_locked_by_a_live_process_is_waited_for_then_made_if_no_part_come
     waits = []
     real_wait = PartsFolder.wait
 
-    def wait(self, positions):
+    def wait(self, positions, progress=False):
         waits.append(len(positions))
         threading.Timer(0.3, lambda: [p.unlink() for p in locks]).start()
-        return real_wait(self, positions)
+        return real_wait(self, positions, progress)
 
     monkeypatch.setattr(PartsFolder, "wait", wait)
     top = _check_split(proven_checkpoint, parts, tmp_path / "top.npz")
@@ -326,16 +326,28 @@ def test_a_part_locked_by_a_live_process_is_waited_for_then_made_if_no_part_come
     assert not list(parts.glob("*.lock"))
 
 
-def test_a_stale_lock_is_taken_over(tmp_path, proven_checkpoint):
-    """A lock whose process is gone (this host) does not stop the part being made."""
+@pytest.mark.parametrize("holder", ["a dead process of this host", "an old lock of another host"])
+def test_a_stale_lock_is_taken_over(holder, tmp_path, proven_checkpoint):
+    """A lock whose process is gone (this host), or that nobody has touched for STALE_S
+    seconds (a machine that died), does not stop the part being made."""
+    import os
     import socket
     import subprocess
     import sys
 
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    from niwa.solver.certificate import PartsFolder
+
     parts = tmp_path / "parts"
-    _lock_all(parts, _positions_at(LotusState(**PRO), 3), f"{socket.gethostname()} {gone}\n")
+    positions = _positions_at(LotusState(**PRO), 3)
+    if holder == "a dead process of this host":
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        _lock_all(parts, positions, f"{socket.gethostname()} {gone}\n")
+    else:
+        _lock_all(parts, positions, "another-host 1\n")
+        old = os.path.getmtime(parts) - PartsFolder.STALE_S - 1
+        for lock in parts.glob("*.lock"):
+            os.utime(lock, (old, old))
     top = _check_split(proven_checkpoint, parts, tmp_path / "top.npz")
     assert top.info["parts_made"] == len(list(parts.glob("*.npz"))) >= 1
 
