@@ -440,11 +440,13 @@ class PartsFolder:
     takes it from the folder when it is saved, or makes it after all if the holder died
     or left no part. A holder touches its lock every BEAT_S seconds while it works; a lock
     is stale when its process is gone (this host) or it has not been touched for STALE_S
-    seconds (any host: a machine that died). `extract(position)` makes a part."""
+    seconds (any host: a machine that died; three hours). `extract(position)` makes a part."""
 
     POLL_S = 1.0
     BEAT_S = 60.0
-    STALE_S = 600.0
+    # generous: a re-proof inside a part holds the GIL (the beat waits) for many minutes;
+    # a lock wrongly taken over costs a part made twice, never a wrong one
+    STALE_S = 3 * 3600.0
 
     def __init__(self, folder, extract):
         self.folder, self.extract = Path(folder), extract
