@@ -44,7 +44,7 @@ def stubs(monkeypatch):
         raise Accepted
 
     def solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
-                       tables=None, fresh=False):
+                       tables=None, fresh=False, huge_pages=False):
         seen["solve"] = dict(time_s=time_s, depth=depth, iters=iters, seed=seed, tt=tt_bits,
                              tt_mb=tt_mb)
         raise Accepted
