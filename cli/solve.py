@@ -257,7 +257,9 @@ def json_report(state, r) -> dict:
                    "is decided, then go on as usual: to settle one position early. Repeat "
                    "for several, taken in order. 'auto' (or 'auto:PLIES'): the open "
                    "position 2 (PLIES) plies down nearest to being decided, one after "
-                   "another. Changes the order of the work, never a value.")
+                   "another. Changes the order of the work, never a value. Given alone "
+                   "while a proof runs on the checkpoint, it steers that run (its table "
+                   "kept).")
 @huge_pages_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,

@@ -22,6 +22,7 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
     below = tree.open_positions(depth) if depth else []
     if as_json:
         out = _json(r, tree)
+        out["focus"] = tree.saved_focus
         out["auto_focus"] = None if tree.auto_line is None else \
             line_text(tree.root_state, tree.auto_line)
         if depth:
@@ -41,6 +42,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                               f"{number_text(dn, thousands=True)}"
                               for line, pn, dn, _ in sorted(below, key=lambda b: b[2]))
                     or "none"))
+    if tree.saved_focus and not r.proven:
+        click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
     if tree.auto_line is not None and not r.proven:
         click.echo(f"--focus auto chose {line_text(tree.root_state, tree.auto_line)} "
                    "(a resumed --focus auto goes on with it while it is open)")
@@ -100,6 +103,49 @@ def _json(r, tree) -> dict:
             "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
 
 
+def _held(directory) -> bool:
+    """Whether a running proof holds the checkpoint in `directory`."""
+    import fcntl
+    from pathlib import Path
+
+    lock = Path(directory) / "lock"
+    if not (Path(directory) / "meta.json").is_file() or not lock.exists():
+        return False
+    with open(lock, "a+") as f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+        return False
+
+
+def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
+           time_s, certificate_file, huge_pages, focus, as_json) -> None:
+    """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
+    is handed to it (proof_tree.steer_checkpoint); nothing else can change mid-run."""
+    from niwa.cli.common import given_on_command_line
+    from niwa.solver.proof_tree import steer_checkpoint
+
+    others = [name for name, on in (
+        ("POSITION", bool(position)), ("--workers", workers is not None),
+        ("--executor", executor is not None), ("--job-nodes", job_nodes is not None),
+        ("--transpositions", transpositions is not None),
+        ("--tt-mb", given_on_command_line("tt_mb")),
+        ("--tables", given_on_command_line("tables_dir") or given_on_command_line("no_tables")),
+        ("--time", time_s is not None), ("--certificate", certificate_file is not None),
+        ("--huge-pages", huge_pages)) if on]
+    if others:
+        raise UserError(f"checkpoint {directory} is in use by a running proof: --focus alone "
+                        f"steers it, {others[0]} cannot change while it runs")
+    text = steer_checkpoint(directory, focus)
+    if as_json:
+        click.echo(json.dumps({"checkpoint": str(directory), "focus": text, "steered": True}))
+    else:
+        click.echo(f"the proof running on {directory} takes the focus {text} within seconds "
+                   f"(its table kept)")
+
+
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
                        huge_pages=False) -> None:
@@ -112,6 +158,11 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                 "huge_pages": huge_pages, "focus": tuple(focus)}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
+    if focus and _held(directory):
+        # a proof is running there: --focus alone steers it (its table kept)
+        _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
+               time_s, certificate_file, huge_pages, focus, as_json)
+        return
     ex = _executor(executor, workers)       # a bad --executor before any folder is made
     try:
         tree = open_checkpoint(directory, state, **settings)
@@ -133,7 +184,13 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                f"{table}{focus} -> {directory}", err=True)
     last = [0.0]
 
+    steered = [0]
+
     def progress(t, row):
+        if t.steered != steered[0]:
+            steered[0] = t.steered
+            click.echo(f"steered: jobs below {t.focus_text() or 'the root (no focus)'} first",
+                       err=True)
         if time.monotonic() - last[0] >= 30:
             last[0] = time.monotonic()
             click.echo(t.result().summary(), err=True)

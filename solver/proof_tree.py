@@ -208,6 +208,8 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str,
 
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
+STEER_FILE = "focus.steer"      # a new focus for the running proof (steer_checkpoint)
+STEER_EVERY_S = 2.0
 
 
 def huge_pages_note(shared: bool, thp=None) -> str | None:
@@ -445,6 +447,9 @@ class ProofTree:
         self.focus = self._focus_lines(state, focus)
         self._plan = None           # the focus nodes of the running selection
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
+        self.steered = 0            # focus changes taken from DIR/focus.steer while running
+        self.saved_focus = None     # the focus the checkpoint's last snapshot names (text)
+        self._steer_at = 0.0
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
@@ -630,6 +635,7 @@ class ProofTree:
         """The most-proving leaf no job is working on (busy nodes counted as the busy
         policy says); if there is none, the most-proving busy leaf is expanded in the top
         tree and one of its children is taken."""
+        self._take_steering()
         self._plan = self._focus_plan()
         if self.root.proven:        # growing the tree to a focus line may decide it
             return None
@@ -759,6 +765,29 @@ class ProofTree:
                     toward[id(p)] = p   # held, so no id is reused while the plan stands
                     stack.append(p)
         return {id(t): t for t in targets}, toward
+
+    def _take_steering(self):
+        """A new focus written into DIR/focus.steer (steer_checkpoint) while this run goes
+        on: taken, at most every STEER_EVERY_S seconds, and the file removed. A file that
+        does not parse is removed and ignored (steer_checkpoint checks before it writes)."""
+        if self.dir is None or self.read_only or \
+                time.monotonic() - self._steer_at < STEER_EVERY_S:
+            return
+        self._steer_at = time.monotonic()
+        path = self.dir / STEER_FILE
+        try:
+            lines = json.loads(path.read_text())
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError):
+            lines = None
+        path.unlink(missing_ok=True)
+        try:
+            focus = self._focus_lines(self.root_state, lines)
+        except (FocusError, TypeError):
+            return
+        self.focus, self.auto_line = focus, None
+        self.steered += 1
 
     def _auto_target(self, auto):
         """The open node an AutoFocus sends the jobs to: the one it chose before while that
@@ -1115,6 +1144,8 @@ class ProofTree:
                 if isinstance(snap.get("answer_s"), int | float) and self.root.proven:
                     self.answer_s = float(snap["answer_s"])
                 self._restore_auto_line(snap.get("auto_focus"))
+                if isinstance(snap.get("focus"), str):
+                    self.saved_focus = snap["focus"]
         else:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -1177,6 +1208,8 @@ class ProofTree:
                 "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if self.auto_line is not None:
             snap["auto_focus"] = line_text(self.root_state, self.auto_line)
+        if self.focus:
+            snap["focus"] = self.focus_text()
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 
     def close(self):
@@ -1310,6 +1343,34 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None
+
+
+def steer_checkpoint(directory, focus) -> str:
+    """Give the proof running on the checkpoint in `directory` a new focus (lines of moves,
+    "auto" or "auto:PLIES", as ProofTree's `focus`; an empty list: none) without stopping
+    it: checked against the checkpoint's position, written to DIR/focus.steer, and taken by
+    the run within seconds (its table, and all it holds, kept). CheckpointError when no
+    run holds the checkpoint. Returns the focus as text."""
+    import fcntl
+
+    d = Path(directory)
+    tree = open_checkpoint(d, read_only=True)
+    try:
+        lines = tree._focus_lines(tree.root_state, list(focus))
+        tree.focus = lines
+        text = tree.focus_text() or "none"
+    finally:
+        tree.close()
+    with open(d / "lock", "a+") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass                # held: a run is going, as it should be
+        else:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+            raise CheckpointError(f"no proof is running on {d}: start one with --focus")
+    _atomic_write(d / STEER_FILE, json.dumps([str(x) for x in focus]) + "\n")
+    return text
 
 
 def look_at_checkpoint(directory, **settings):
