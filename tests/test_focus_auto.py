@@ -23,7 +23,8 @@ from niwa.solver.proof_tree import (
 PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
 
 
-def _key(state, path):
+def position_key(state, path):
+    """The position a line of actions reaches, under the lane mirror (as the top tree keys it)."""
     s = state.clone()
     for a in path:
         s.apply(a)
@@ -66,10 +67,11 @@ def test_auto_focus_keeps_each_choice_until_it_is_decided_and_proves_the_value(t
     # every job lies below the position chosen when it was sent
     for path, line in zip(paths, ex.chosen, strict=True):
         assert line is not None
-        assert len(path) >= len(line) and _key(state, path[:len(line)]) == _key(state, line)
+        assert len(path) >= len(line)
+        assert position_key(state, path[:len(line)]) == position_key(state, line)
     # several positions were chosen in turn, and none came back: each kept its jobs until
     # it was decided
-    turns = [k for k, _ in itertools.groupby(_key(state, line) for line in ex.chosen)]
+    turns = [k for k, _ in itertools.groupby(position_key(state, line) for line in ex.chosen)]
     assert len(turns) >= 2 and len(turns) == len(set(turns))
     # a choice was dropped only once the jobs so far had decided it (the log replayed)
     decided: list = []
@@ -77,8 +79,8 @@ def test_auto_focus_keeps_each_choice_until_it_is_decided_and_proves_the_value(t
         {k for k in turns if k in t.by_key and t.by_key[k].proven}))
     look.close()
     for j in range(1, len(ex.chosen)):
-        old = _key(state, ex.chosen[j - 1])
-        if _key(state, ex.chosen[j]) != old:
+        old = position_key(state, ex.chosen[j - 1])
+        if position_key(state, ex.chosen[j]) != old:
             assert old in decided[j - 1], f"the choice was dropped at job {j} while open"
 
 
@@ -106,7 +108,7 @@ def test_the_choice_is_saved_and_a_resumed_auto_focus_goes_on_with_it(tmp_path):
         tree.close()
     assert again.chosen == [chosen]
     path = _paths(d)[-1]
-    assert _key(state, path[:len(chosen)]) == _key(state, chosen)
+    assert position_key(state, path[:len(chosen)]) == position_key(state, chosen)
 
 
 def test_auto_focus_words(tmp_path):

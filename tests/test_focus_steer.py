@@ -8,21 +8,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from test_focus_auto import PRO, position_key
 
 import niwa.solver.proof_tree as proof_tree
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
 from niwa.solver.proof import ProofSearch
 from niwa.solver.proof_tree import CheckpointError, ProofTree, steer_checkpoint
-
-PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
-
-
-def _key(state, path):
-    s = state.clone()
-    for a in path:
-        s.apply(a)
-    return s.symmetric_hash(), s.current_player()
 
 
 @pytest.fixture(autouse=True)
@@ -48,11 +40,11 @@ def test_a_running_proof_takes_a_new_focus_without_a_restart(tmp_path):
     finally:
         tree.close()
     rows = [json.loads(x) for x in (d / "jobs.jsonl").read_text().splitlines()][before:]
-    target = _key(state, tree.focus[0])
+    target = position_key(state, tree.focus[0])
     decided = next(i for i, row in enumerate(rows)
-                   if len(row["path"]) >= 2 and _key(state, row["path"][:2]) == target
+                   if len(row["path"]) >= 2 and position_key(state, row["path"][:2]) == target
                    and (row["pn"] == 0 or row["dn"] == 0))
-    assert all(len(row["path"]) >= 2 and _key(state, row["path"][:2]) == target
+    assert all(len(row["path"]) >= 2 and position_key(state, row["path"][:2]) == target
                for row in rows[:decided + 1])
     snap = json.loads((d / "tree.json").read_text())
     assert snap["focus"] == line
