@@ -534,18 +534,23 @@ class PartsFolder:
         return False
 
     def _stale(self, lock: Path) -> bool:
-        """Whether a lock's holder is gone: not touched for STALE_S seconds, or a process
-        of this host that no longer runs (a lock being written is not stale)."""
+        """Whether a lock's holder is gone: not touched for STALE_S seconds, a process of
+        this host that no longer runs, or a lock still empty a minute after it was made."""
         import socket
 
         try:
             age = time.time() - lock.stat().st_mtime
-            host, pid = lock.read_text().split()
-            pid = int(pid)
-        except (OSError, ValueError):
+            text = lock.read_text()
+        except OSError:
             return False
         if age > self.STALE_S:
             return True
+        try:
+            host, pid = text.split()
+            pid = int(pid)
+        except ValueError:
+            # written in the microseconds after its creation, or never: its maker died
+            return age > 60.0
         if host != socket.gethostname():
             return False
         try:

@@ -326,7 +326,8 @@ def test_a_part_locked_by_a_live_process_is_waited_for_then_made_if_no_part_come
     assert not list(parts.glob("*.lock"))
 
 
-@pytest.mark.parametrize("holder", ["a dead process of this host", "an old lock of another host"])
+@pytest.mark.parametrize("holder", ["a dead process of this host", "an old lock of another host",
+                                    "an empty lock a minute old"])
 def test_a_stale_lock_is_taken_over(holder, tmp_path, proven_checkpoint):
     """A lock whose process is gone (this host), or that nobody has touched for STALE_S
     seconds (a machine that died), does not stop the part being made."""
@@ -344,10 +345,11 @@ def test_a_stale_lock_is_taken_over(holder, tmp_path, proven_checkpoint):
                               capture_output=True, text=True, check=True).stdout.strip()
         _lock_all(parts, positions, f"{socket.gethostname()} {gone}\n")
     else:
-        _lock_all(parts, positions, "another-host 1\n")
-        old = os.path.getmtime(parts) - PartsFolder.STALE_S - 1
+        old = holder == "an old lock of another host"
+        _lock_all(parts, positions, "another-host 1\n" if old else "")
+        then = os.path.getmtime(parts) - (PartsFolder.STALE_S if old else 60) - 1
         for lock in parts.glob("*.lock"):
-            os.utime(lock, (old, old))
+            os.utime(lock, (then, then))
     top = _check_split(proven_checkpoint, parts, tmp_path / "top.npz")
     assert top.info["parts_made"] == len(list(parts.glob("*.npz"))) >= 1
 
