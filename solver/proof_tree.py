@@ -1158,6 +1158,8 @@ class ProofTree:
             _atomic_write(meta_path, json.dumps(self._meta(), indent=1) + "\n")
         if not self.read_only:
             self._log = open(log_path, "ab")
+            # a steering file left by a run that ended before it took it: not for this one
+            (d / STEER_FILE).unlink(missing_ok=True)
 
     def _restore_auto_line(self, saved):
         """The position an earlier session's --focus auto chose (tree.json), if it is a line

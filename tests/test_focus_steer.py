@@ -77,3 +77,12 @@ def test_steering_needs_a_running_proof_a_good_line_and_nothing_else(tmp_path):
         assert tree.steered == 0 and not (d / "focus.steer").exists()
     finally:
         tree.close()
+    # one left behind by a run that ended first is not taken by the next run
+    (d / "focus.steer").write_text('["W1-a1"]')
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
+    try:
+        assert not (d / "focus.steer").exists()
+        tree.run(max_jobs=1)
+        assert tree.steered == 0 and not tree.focus
+    finally:
+        tree.close()
