@@ -105,10 +105,14 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
+@click.option("--workers", "-j", type=Number(int, 1, 256), default=1, show_default=True,
+              help="With --split: processes that make the parts at once, sharing the --parts "
+                   "folder, each with a --tt-mb table (several runs of this command, on "
+                   "one machine or several, share a folder the same way).")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
-                as_json, progress, huge_pages):
+                as_json, progress, workers, huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -128,6 +132,8 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     t0 = time.perf_counter()
     if split is not None and parts_dir is None:
         raise UserError("--split needs --parts DIR (where the parts are saved)")
+    if workers > 1 and split is None:
+        raise UserError("--workers needs --split PLIES: the workers share the parts")
     if split is None and parts_dir is not None and not os.path.isdir(parts_dir):
         raise UserError(f"--parts: no folder {parts_dir}")
     if split is not None:       # (the folder is made if it is missing)
@@ -138,7 +144,7 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
         warn_small_pages()
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
-        parts_dir=parts_dir, huge_pages=huge_pages,
+        parts_dir=parts_dir, huge_pages=huge_pages, workers=workers,
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)
     out = {"certificate": out_file, "root": cert.root, "line": cert.info.get("line"),

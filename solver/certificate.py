@@ -565,7 +565,8 @@ class PartsFolder:
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
                                 time_limit: float = 0.0, progress: bool = False,
                                 move: str | None = None, parts=(), split: int = 0,
-                                parts_dir=None, huge_pages: bool = False) -> Certificate:
+                                parts_dir=None, huge_pages: bool = False,
+                                workers: int = 1) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -580,14 +581,15 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     as it is made (part-<hash>.npz), and the top over them; the certificates already in
     `parts_dir` are used, not made again, so a certification that stops resumes there.
     The checkpoint is only read, so this works beside the run that writes it. `huge_pages`:
-    the df-pn table on 2 MB pages (ProofSearch's)."""
-    from niwa.solver.proof import ProofSearch
-    from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs, read_proven
-    from niwa.solver.tables import resolve_tables
+    the df-pn table on 2 MB pages (ProofSearch's). `workers` (with `split`): so many
+    processes make the parts at once, sharing `parts_dir` (PartsFolder), each with a
+    table of `tt_mb`; the helpers stop when this one has its certificate."""
+    from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     tree, result = look_at_checkpoint(directory)
     state = tree.root_state
     expected = result.value
+    jobs = text = None
     if move is not None:
         try:
             line = line_actions(state, move)
@@ -616,13 +618,76 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         root = state
     if tables == "checkpoint":
         tables = tree.tables
+    helpers = []
+    if workers > 1:
+        if not split:
+            raise CertificateError("several workers need split: they share the parts")
+        helpers = _part_helpers(workers - 1, directory, dict(
+            tt_mb=tt_mb, tables=tables, time_limit=time_limit, move=move, parts=parts,
+            split=split, parts_dir=parts_dir, huge_pages=huge_pages))
+    try:
+        return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
+                                tables, time_limit, progress, parts, split, parts_dir,
+                                huge_pages)
+    finally:
+        _stop(helpers)
+
+
+def _part_helpers(count: int, directory, settings: dict) -> list:
+    """`count` forked processes that run the same split certification (their parts go into
+    the shared folder; their own tops are thrown away), each dying with this process. A
+    helper's walk picks the winner's moves as this one's does where the top tree's jobs
+    decide them; below, from its own table, so it may make a part this walk never needs."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    helpers = [ctx.Process(target=_part_helper, args=(os.getpid(), directory, settings),
+                           daemon=True) for _ in range(count)]
+    for h in helpers:
+        h.start()
+    return helpers
+
+
+def _part_helper(parent: int, directory, settings: dict) -> None:
+    import signal
+
+    from niwa.solver.lifetime import die_with_parent
+
+    die_with_parent(parent)
+    # stopped by the parent: let go of the lock of the part in hand (the finally clauses)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        certificate_from_checkpoint(directory, **settings)
+    except Exception:
+        pass        # whatever a helper could not make, the parent makes
+
+
+def _stop(helpers) -> None:
+    for h in helpers:
+        if h.is_alive():
+            h.terminate()
+    for h in helpers:
+        h.join(5)
+        if h.is_alive():
+            h.kill()
+            h.join()
+
+
+def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
+                     time_limit, progress, parts, split, parts_dir, huge_pages) -> Certificate:
+    """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
+    jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
+    from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_tree import proven_jobs, read_proven
+    from niwa.solver.tables import resolve_tables
+
     table = resolve_tables(state, tables)
     search = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages)
     kept = read_proven(directory, search, root)
     if kept is not None:
         search.load_proven(kept)
     t0 = time.perf_counter()
-    if move is None:
+    if jobs is None:
         jobs = proven_jobs(directory, root)
     make_part = None
     if split:
@@ -646,8 +711,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "
                                f"proof's {expected}: the proof is wrong")
-    if move is not None:
-        certificate.info.update(line=text, proof_root=root.to_notation())
+    if line is not None:
+        certificate.info.update(line=line, proof_root=root.to_notation())
     certificate.info.update(proof="two-level", proof_jobs=result.jobs,
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),

@@ -376,3 +376,42 @@ def test_two_processes_share_one_parts_folder(tmp_path, proven_checkpoint):
         r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / f"top{k}.npz"),
                                       "--parts", str(parts)])
         assert r.exit_code == 0 and "valid" in r.output, r.output
+
+
+def test_extract_workers_make_the_parts_together_and_leave_no_process(tmp_path,
+                                                                       proven_checkpoint):
+    """`niwa proof extract --split 2 --workers 2`: the helper processes share the parts
+    folder (each part made once), the certificate checks, and no helper outlives the
+    command."""
+    import os
+
+    parts = tmp_path / "parts"
+    before = set(os.listdir("/proc")) if os.path.isdir("/proc") else set()
+    r = CliRunner().invoke(main, ["proof", "extract", str(proven_checkpoint), "--no-tables",
+                                  "--tt-mb", "16", "--parts", str(parts), "--split", "2",
+                                  "--workers", "2", "--out", str(tmp_path / "top.npz")])
+    assert r.exit_code == 0, r.output
+    roots = [parse_position(load_certificate(f).root).symmetric_hash()
+             for f in parts.glob("*.npz")]
+    assert roots and len(set(roots)) == len(roots)
+    # a helper stopped while it made a part this walk did not need lets go of its lock
+    assert not [lock for lock in parts.glob("*.lock") if lock.read_text().strip()
+                and os.path.exists(f"/proc/{lock.read_text().split()[1]}")]
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(parts)])
+    assert r.exit_code == 0 and "valid" in r.output, r.output
+    if before:
+        children = [p for p in set(os.listdir("/proc")) - before if p.isdigit()
+                    and _parent_of(p) == os.getpid()]
+        assert children == []
+    r = CliRunner().invoke(main, ["proof", "extract", str(proven_checkpoint), "--workers", "2",
+                                  "--out", str(tmp_path / "x.npz")])
+    assert r.exit_code == 2 and "--workers needs --split" in r.output
+
+
+def _parent_of(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1

@@ -10,9 +10,8 @@ resident memory), in this order; a step that fails stops the script with its err
 
 1. `niwa proof extract CHECKPOINT --parts OUT/parts --split N --out OUT/NAME.npz`: every
    position N plies down is certified as a part of its own (saved as it is made, so a
-   stopped run resumes), then the top certificate over them; with --processes P, P - 1
-   more runs of it fill the same parts folder at once (each part is made by one of them)
-   and write their tops beside (NAME-helperK.npz, the same claim);
+   stopped run resumes), then the top certificate over them; with --processes P, it runs
+   with `--workers P`: P processes fill the parts folder at once (each part made once);
 2. `niwa proof check OUT/NAME.npz --parts OUT/parts`: the whole, parts included, with the
    plain-Python reference rules (table leaves solved again within --leaf-budget);
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
@@ -112,16 +111,9 @@ def main(argv=None) -> None:
     extract += ["--move", a.move] if a.move else []
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
-    helpers = [subprocess.Popen([*extract[:5], str(out / f"{a.name}-helper{k}.npz"),
-                                 *extract[6:]], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-               for k in range(1, a.processes)]
-    try:
-        made = step(a.name, "extract" + (f" ({a.processes} processes)" if helpers else ""),
-                    extract)
-    finally:
-        for h in helpers:
-            h.wait()
+    extract += ["--workers", str(a.processes)]
+    made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
+                extract)
     step(a.name, "check", ["niwa", "proof", "check", str(cert), "--parts", str(parts),
                            "--leaf-budget", a.leaf_budget, "--json", "--no-progress"])
     if a.move is None:
