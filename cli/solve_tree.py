@@ -23,6 +23,7 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
     if as_json:
         out = _json(r, tree)
         out["focus"] = tree.saved_focus
+        out["last_run"] = tree.saved_run
         out["auto_focus"] = None if tree.auto_line is None else \
             line_text(tree.root_state, tree.auto_line)
         if depth:
@@ -42,6 +43,14 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                               f"{number_text(dn, thousands=True)}"
                               for line, pn, dn, _ in sorted(below, key=lambda b: b[2]))
                     or "none"))
+    run = tree.saved_run
+    if run:
+        shared = f", one {run['shared_mb']:g} MB table shared" if run.get("shared_mb") else \
+            f", {run.get('tt_mb', 0):g} MB table per worker"
+        click.echo(f"last session: from {run.get('started_utc', '?')}, {run.get('executor')}, "
+                   f"{run.get('workers')} worker(s){shared}"
+                   f"{' on huge pages' if run.get('huge_pages') else ''}, tables "
+                   f"{run.get('tables') or 'none'}")
     if tree.saved_focus and not r.proven:
         click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
     if tree.auto_line is not None and not r.proven:

@@ -449,6 +449,8 @@ class ProofTree:
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         self.steered = 0            # focus changes taken from DIR/focus.steer while running
         self.saved_focus = None     # the focus the checkpoint's last snapshot names (text)
+        self.run_settings = None    # this session's executor, workers, table (see run())
+        self.saved_run = None       # the last session's, from tree.json
         self._steer_at = 0.0
         # at a stop, up to keep_proven proofs of at least keep_min_work expansions each are
         # kept in DIR/proven.npy and loaded into the next session's table
@@ -984,6 +986,13 @@ class ProofTree:
         executor = executor or InProcessExecutor()
         t0 = self._session_t0 = time.monotonic()
         done = 0
+        # how this session runs, for the checkpoint's tree.json (meta.json keeps the first
+        # session's settings: the defaults of a resume)
+        self.run_settings = {"executor": getattr(executor, "name", type(executor).__name__),
+                             "workers": int(getattr(executor, "workers", 1) or 1),
+                             "tt_mb": self.tt_mb, "huge_pages": self.huge_pages,
+                             "tables": self.tables,
+                             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
         def stop():
             return (time_limit > 0 and time.monotonic() - t0 >= time_limit) or \
@@ -1146,6 +1155,8 @@ class ProofTree:
                 self._restore_auto_line(snap.get("auto_focus"))
                 if isinstance(snap.get("focus"), str):
                     self.saved_focus = snap["focus"]
+                if isinstance(snap.get("run"), dict):
+                    self.saved_run = snap["run"]
         else:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -1212,6 +1223,8 @@ class ProofTree:
             snap["auto_focus"] = line_text(self.root_state, self.auto_line)
         if self.focus:
             snap["focus"] = self.focus_text()
+        if self.run_settings is not None:
+            snap["run"] = dict(self.run_settings, shared_mb=self.shared_mb)
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 
     def close(self):

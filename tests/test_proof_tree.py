@@ -590,3 +590,22 @@ def test_a_focused_line_gets_the_jobs_until_its_position_is_decided(line, tmp_pa
                                     "30", "--tt-mb", "8", "--json"])
     assert out.exit_code == 0 and f"jobs below {line.replace(',', ' ')} first" in out.output
     assert json.loads(out.output.strip().splitlines()[-1])["value"] == expected
+
+
+def test_the_checkpoint_says_how_its_last_session_ran(tmp_path):
+    """tree.json keeps the last session's executor, workers and table (meta.json keeps
+    the first's, as the defaults of a resume); --status prints it, --json gives it."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    d = tmp_path / "cp"
+    for workers, tt_mb in ((None, 8), (LocalExecutor(2), 4)):
+        tree = open_checkpoint(d, state, job_nodes=30, tt_mb=tt_mb)
+        try:
+            tree.run(workers, max_jobs=2)
+        finally:
+            tree.close()
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status", "--json"])
+    run = json.loads(r.output)["last_run"]
+    assert run["workers"] == 2 and run["tt_mb"] == 4 and run["shared_mb"] == 8
+    assert json.loads((d / "meta.json").read_text())["tt_mb"] == 8
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status"])
+    assert "last session: from" in r.output and "2 worker(s), one 8 MB table shared" in r.output
