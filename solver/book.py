@@ -463,8 +463,9 @@ def book_leaves(book: Book) -> list:
 def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
                 progress: bool = False) -> int:
     """Walk the book's tree again (the loser's every move, the book's move for the winner)
-    and prove with a fresh proof search that every book move wins; the number of book
-    moves checked, or BookError at the first that is missing, illegal or not a win."""
+    and prove with a fresh proof search that every book move wins; the number of the
+    winner's positions whose move was checked (each once), or BookError at the first move
+    that is missing, illegal or not a win."""
     from tqdm import tqdm
 
     from niwa.ext.registry import get_game
@@ -473,6 +474,7 @@ def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
     search = ProofSearch(tt_mb=tt_mb)
     start = get_game(book.game).new(**book.variant)
     seen: dict[int, int] = {}
+    proved: set[int] = set()
     checked = 0
     stack = [(start, book.plies)]
     bar = tqdm(desc="verify book", unit=" pos", disable=not progress)
@@ -493,10 +495,12 @@ def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
             raise BookError(f"book move {'missing' if a is None else 'illegal'} at "
                             f"{state.to_notation()}")
         child = state.child(a)
-        if search.prove_value(child, book.winner, time_limit) != 1:
-            raise BookError(f"book move {state.action_to_string(a)} does not win at "
-                            f"{state.to_notation()}")
-        checked += 1
+        if state.hash() not in proved:     # (met again with more plies left: walked on)
+            if search.prove_value(child, book.winner, time_limit) != 1:
+                raise BookError(f"book move {state.action_to_string(a)} does not win at "
+                                f"{state.to_notation()}")
+            proved.add(state.hash())
+            checked += 1
         stack.append((child, left - 1))
     bar.close()
     return checked
