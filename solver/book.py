@@ -475,7 +475,6 @@ def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
     start = get_game(book.game).new(**book.variant)
     seen: dict[int, int] = {}
     proved: set[int] = set()
-    checked = 0
     stack = [(start, book.plies)]
     bar = tqdm(desc="verify book", unit=" pos", disable=not progress)
     while stack:
@@ -500,7 +499,6 @@ def verify_book(book: Book, tt_mb: float = 256, time_limit: float = 0.0,
                 raise BookError(f"book move {state.action_to_string(a)} does not win at "
                                 f"{state.to_notation()}")
             proved.add(state.hash())
-            checked += 1
         stack.append((child, left - 1))
     bar.close()
-    return checked
+    return len(proved)

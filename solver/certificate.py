@@ -249,7 +249,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     loser to move that no part covers yet is made a part by `make_part(position)` (which
     returns its certificate, saved), so the walk itself holds only the top plies. It may
     return None instead (another process is making that part): the walk goes on and, at its
-    end, takes the parts it left from `make_part.wait(positions)`."""
+    end, takes the parts it left from `make_part.wait(positions)`; `make_part.made`, the
+    parts it made itself, becomes the header's info["parts_made"]."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -275,7 +276,6 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         return tables is not None and tables.value(s) is not None
 
     part_at = _part_roots(parts, state, winner)   # engine hash -> (part, mirrored)
-    made = 0
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
     # walk: a position's temporary id is its place in `walked` (the order positions are
@@ -322,26 +322,25 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             # are chosen once, here, so transposed lines meet in one part (parts rooted
             # where the winner moves each chose their own moves: towers 3 pro/mandatory
             # took 2.5x the positions of the whole certificate so, 1.2x this way)
+            h, in_table = child.hash(), leaf_in_table(child)
             if depth + 1 >= split and make_part is not None and \
-                    child.current_player() != winner and not leaf_in_table(child) \
-                    and child.hash() not in part_at and child.hash() not in seen \
-                    and child.hash() not in waiting:
+                    child.current_player() != winner and not in_table \
+                    and h not in part_at and h not in seen and h not in waiting:
                 part = make_part(child)
                 if part is None:
-                    waiting[child.hash()] = child
+                    waiting[h] = child
                 else:
                     _claims(part, winner, child)
                     part_at.update(_part_roots([part], state, winner))
-                    made += 1
-            edge_hashes.append(child.hash())
-            if child.hash() in waiting:
+            edge_hashes.append(h)
+            if h in waiting:
                 pending.append(len(edge_marks))
                 edge_marks.append(0)
-            elif child.hash() in part_at:
-                part, mirrored = part_at[child.hash()]
+            elif h in part_at:
+                part, mirrored = part_at[h]
                 edge_marks.append(PART_BASE - used.setdefault((part.sha256, mirrored),
                                                               len(used)))
-            elif leaf_in_table(child):
+            elif in_table:
                 if _table_value_for(tables, child, winner) != 1:
                     raise CertificateError(f"the endgame table says {child.to_notation()} "
                                            f"is lost for the winner: the proof is wrong")
@@ -391,6 +390,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if tables is not None:
         info["tables"] = {"k": int(getattr(tables, "k", 0))}
+    made = getattr(make_part, "made", 0)     # (by this process: see PartsFolder)
     if made:
         info["parts_made"] = made
     return Certificate(game=state.game_name, variant=dict(sorted(state.variant.items())),
@@ -717,10 +717,6 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
                             extract_s=round(time.perf_counter() - t0, 2))
-    # the parts this process made itself, not those other processes made for the folder
-    certificate.info.pop("parts_made", None)
-    if make_part is not None and make_part.made:
-        certificate.info["parts_made"] = make_part.made
     return certificate
 
 
