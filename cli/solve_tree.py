@@ -112,23 +112,6 @@ def _json(r, tree) -> dict:
             "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
 
 
-def _held(directory) -> bool:
-    """Whether a running proof holds the checkpoint in `directory`."""
-    import fcntl
-    from pathlib import Path
-
-    lock = Path(directory) / "lock"
-    if not (Path(directory) / "meta.json").is_file() or not lock.exists():
-        return False
-    with open(lock, "a+") as f:
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-        return False
-
-
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
            time_s, certificate_file, huge_pages, focus, as_json) -> None:
     """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
@@ -160,14 +143,14 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                        huge_pages=False) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given)."""
-    from niwa.solver.proof_tree import open_checkpoint
+    from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
 
     state = load_position(position) if position else None
     settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
                 "huge_pages": huge_pages, "focus": tuple(focus)}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
-    if focus and _held(directory):
+    if focus and checkpoint_in_use(directory):
         # a proof is running there: --focus alone steers it (its table kept)
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
                time_s, certificate_file, huge_pages, focus, as_json)

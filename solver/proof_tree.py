@@ -136,6 +136,18 @@ class AutoFocus:
         return cls(int(plies))
 
 
+def focus_text(state, focus, auto_line=None) -> str:
+    """Focus items (lines of actions from `state`, or AutoFocus, whose choice so far is
+    `auto_line`) by move names, in their order ("" without a focus)."""
+    def text(item):
+        if not isinstance(item, AutoFocus):
+            return line_text(state, item)
+        now = "" if auto_line is None else f"; now {line_text(state, auto_line)}"
+        return f"the open position {item.plies} plies down nearest to being decided{now}"
+
+    return ", then ".join(text(item) for item in focus)
+
+
 def line_actions(state, item) -> tuple[int, ...]:
     """A line of moves from `state` as actions: move names separated by spaces or commas
     ("W2-a2 W4-4"), one action, or a sequence of names or actions; LineError naming the
@@ -506,13 +518,7 @@ class ProofTree:
 
     def focus_text(self) -> str:
         """The focus lines by move names, in their order ("" without a focus)."""
-        return ", then ".join(self._auto_text(item) if isinstance(item, AutoFocus)
-                              else line_text(self.root_state, item) for item in self.focus)
-
-    def _auto_text(self, item) -> str:
-        now = "" if self.auto_line is None else \
-            f"; now {line_text(self.root_state, self.auto_line)}"
-        return f"the open position {item.plies} plies down nearest to being decided{now}"
+        return focus_text(self.root_state, self.focus, self.auto_line)
 
     def _new_tree(self):
         state = self.root_state
@@ -1360,30 +1366,36 @@ def open_checkpoint(directory, state=None, **settings) -> ProofTree:
         raise CheckpointError(f"checkpoint {d} is damaged: {type(e).__name__}: {e}") from None
 
 
+def checkpoint_in_use(directory) -> bool:
+    """Whether a running proof holds the checkpoint in `directory` (its lock, as
+    ProofTree takes it)."""
+    import fcntl
+
+    d = Path(directory)
+    if not (d / "meta.json").is_file() or not (d / "lock").exists():
+        return False
+    with open(d / "lock", "a+") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+        return False
+
+
 def steer_checkpoint(directory, focus) -> str:
     """Give the proof running on the checkpoint in `directory` a new focus (lines of moves,
     "auto" or "auto:PLIES", as ProofTree's `focus`; an empty list: none) without stopping
     it: checked against the checkpoint's position, written to DIR/focus.steer, and taken by
     the run within seconds (its table, and all it holds, kept). CheckpointError when no
     run holds the checkpoint. Returns the focus as text."""
-    import fcntl
+    from niwa.ext.registry import parse_position
 
     d = Path(directory)
-    tree = open_checkpoint(d, read_only=True)
-    try:
-        lines = tree._focus_lines(tree.root_state, list(focus))
-        tree.focus = lines
-        text = tree.focus_text() or "none"
-    finally:
-        tree.close()
-    with open(d / "lock", "a+") as lock:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            pass                # held: a run is going, as it should be
-        else:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-            raise CheckpointError(f"no proof is running on {d}: start one with --focus")
+    state = parse_position(read_meta(d)["position"])
+    text = focus_text(state, ProofTree._focus_lines(state, list(focus))) or "none"
+    if not checkpoint_in_use(d):
+        raise CheckpointError(f"no proof is running on {d}: start one with --focus")
     _atomic_write(d / STEER_FILE, json.dumps([str(x) for x in focus]) + "\n")
     return text
 
