@@ -8,7 +8,7 @@ import os
 
 import click
 
-from niwa.cli.common import Number, huge_pages_option, user_errors
+from niwa.cli.common import WORKERS, Number, huge_pages_option, user_errors
 
 
 def register(main: click.Group) -> None:
@@ -31,11 +31,18 @@ def proof_group():
               default=None,
               help="Where the certificates it stops at (its parts) are, found by sha256; "
                    "each is checked too (default: the certificate's own folder).")
+@click.option("--workers", "-j", type=WORKERS, default=None,
+              help="Processes that check the parts at once, after the certificate itself "
+                   "(default: 1, this process; with dask: the cluster's threads).")
+@click.option("--executor", default="local", show_default=True,
+              metavar="local|dask://HOST:PORT",
+              help="Where the parts are checked: local processes or a Dask scheduler "
+                   "(whose workers must see the part files at the same paths).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
+def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, as_json, progress):
     """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
     every loser reply present, every leaf a won end of the game (or a table position,
     solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
@@ -46,14 +53,22 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
     import sys
     from pathlib import Path
 
+    from niwa.analysis.arena.executors import make_executor
     from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
     cert = load_certificate(certificate)
-    parts = None
+    parts = ex = None
     if cert.parts:
         parts = certificate_folder(parts_dir or Path(certificate).parent)
-    report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts,
-                               progress=sys.stderr.isatty() if progress is None else progress)
+        if (executor or "local").strip() != "local" or (workers or 1) > 1:
+            ex = make_executor(executor, workers)
+    try:
+        report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
+                                   progress=sys.stderr.isatty() if progress is None
+                                   else progress)
+    finally:
+        if ex is not None and hasattr(ex, "close"):
+            ex.close()
     claim = (f"seat {cert.winner} wins ({'win' if cert.value == 1.0 else 'loss'} for the "
              f"player to move)")
     if as_json:
@@ -68,6 +83,7 @@ def check_cmd(certificate, leaf_budget, parts_dir, as_json, progress):
                                "leaf_positions": report.leaf_positions,
                                "part_leaves": report.part_leaves, "parts": report.parts,
                                "part_nodes": report.part_nodes,
+                               "parts_checked_by": ex.describe() if ex else "this process",
                                "time_s": round(report.time_s, 3)}, sort_keys=True))
         return
     click.echo(f"certificate {certificate} ({os.path.getsize(certificate):,} bytes, "

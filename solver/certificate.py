@@ -34,7 +34,8 @@ may stop at the root of another certificate (a *part*) whose claim is the same w
 names it in its header by root and sha256. extract_certificate(parts=...) stops its walk
 at those positions; check_certificate(parts=...) checks that each such edge reaches the
 part's root position, and then checks every part the same way, one at a time (so memory
-is that of the largest part, not of the whole proof). A part may also stand for its lane
+is that of the largest part, not of the whole proof), or several at once as jobs on an
+executor (CheckPartJob: the parts of one depth below the root at a time). A part may also stand for its lane
 mirror ("mirror": true in the header's entry): the move reaches the mirror of the part's
 root (lanes a and b swapped), and the part is then checked in the mirror, every move
 mapped to its mirror move (LotusOracle.mirror_action) and every position derived and
@@ -75,7 +76,7 @@ import time
 import zipfile
 import zlib
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -229,6 +230,7 @@ def certificate_folder(folder):
         return None if path is None else load_certificate(path)
 
     find.folder = str(folder)
+    find.paths = {sha: str(path) for sha, path in index.items()}
     return find
 
 
@@ -977,15 +979,122 @@ class _LeafSolver:
 
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                       progress: bool = False, parts=None, mirror: bool = False,
-                      _checked=None) -> CheckReport:
+                      executor=None) -> CheckReport:
     """Verify `cert` with the reference rules (see the module notes); CheckReport, or
     CertificateError naming the first thing wrong. `parts`: where the certificates it
     stops at are found (a function sha256 -> Certificate or None, as certificate_folder
-    gives); each is checked after `cert`, once, its memory freed before the next.
-    `mirror`: check the certificate's claim for the lane mirror of its root instead (every
-    move mapped to its mirror move), as a mirrored part is checked."""
-    import sys
+    gives); each is checked after `cert`, once (and once more for each other orientation
+    it is met in), then the parts they stop at, and so on. `executor`: check the parts
+    as jobs on it (an executor of the arena, as build_table takes: LocalExecutor(n),
+    DaskExecutor(...), whose workers must see the same files), `parts` then a
+    certificate_folder; None: one after the other in this process, each one's memory
+    freed before the next. `mirror`: check the certificate's claim for the lane mirror of
+    its root instead (every move mapped to its mirror move), as a mirrored part is
+    checked."""
+    t0 = time.perf_counter()
+    report, refs = _check_alone(cert, leaf_budget, progress, mirror)
+    if refs and executor is not None and not hasattr(parts, "paths"):
+        raise CertificateError("checking parts on workers needs them in a folder "
+                               "(certificate_folder)")
+    checked: set[tuple] = set()
+    n_parts = part_nodes = 0
+    while refs:                     # one round per depth of parts below `cert`
+        todo = {}
+        for ref, oriented in refs:
+            if oriented not in checked and oriented not in todo:
+                todo[oriented] = ref
+        checked.update(todo)
+        refs = []
+        for row in _check_parts(todo, leaf_budget, progress, parts, executor):
+            n_parts += 1
+            part_nodes += row["nodes"]
+            refs.extend(row["refs"])
+    return replace(report, parts=n_parts, part_nodes=part_nodes,
+                   time_s=time.perf_counter() - t0)
 
+
+def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor):
+    """Check the parts `todo` ((sha256, mirrored) -> the header entry that names them):
+    their rows (nodes, and the parts they stop at) as each is checked."""
+    if parts is None and todo:
+        ref = next(iter(todo.values()))
+        raise CertificateError(f"the certificate stops at {len(todo)} other certificates "
+                               f"(part root {ref['root']}): give their folder")
+    if executor is None:
+        for oriented, ref in todo.items():
+            yield _check_part(parts(oriented[0]), ref, oriented, leaf_budget, progress,
+                              _not_found_where(parts))
+        return
+    from tqdm import tqdm
+
+    jobs = [CheckPartJob(parts.paths.get(sha), ref, (sha, mirrored), leaf_budget,
+                         _not_found_where(parts))
+            for (sha, mirrored), ref in todo.items()]
+    bar = tqdm(total=len(jobs), desc="parts", unit=" part", disable=not progress,
+               file=sys.stderr)
+    stream = executor.run(jobs)
+    try:
+        for row in stream:
+            if row.get("error"):
+                raise CertificateError(row["error"])
+            bar.update()
+            yield row
+    finally:
+        stream.close()
+        bar.close()
+
+
+def _not_found_where(parts) -> str:
+    folder = getattr(parts, "folder", None)
+    return "" if parts is None else f" in {folder or 'the parts given'}"
+
+
+def _check_part(part, ref: dict, oriented: tuple, leaf_budget: int, progress: bool,
+                where: str) -> dict:
+    """Check one part (None: it was not found) against the entry that names it."""
+    sha, mirrored = oriented
+    if part is None:
+        raise CertificateError(f"part sha256 {sha[:16]}... (root {ref['root']}) is not "
+                               f"found{where}: the certificate stops at certificates "
+                               f"kept apart; give their folder")
+    if part.sha256 != sha or part.root != ref["root"] or part.winner != ref["winner"]:
+        raise CertificateError(f"part sha256 {sha[:16]}...: the certificate found under its "
+                               f"sha256 has another root or winner")
+    sub, refs = _check_alone(part, leaf_budget, progress, mirrored)
+    return {"sha256": sha, "mirror": mirrored, "nodes": sub.nodes, "refs": refs}
+
+
+@dataclass
+class CheckPartJob:
+    """One part checked in a worker (local pool or Dask): its file, the header entry that
+    names it, its orientation. Its row holds the error's text instead of raising, so that
+    a refusal is reported, not retried."""
+
+    path: str | None
+    ref: dict
+    oriented: tuple
+    leaf_budget: int
+    where: str = ""
+
+    def __repr__(self):
+        return f"CheckPartJob({self.oriented[0][:16]}..., mirror={self.oriented[1]})"
+
+    def __call__(self) -> dict:
+        t0 = time.perf_counter()
+        try:
+            part = None if self.path is None else load_certificate(self.path)
+            row = _check_part(part, self.ref, self.oriented, self.leaf_budget, False,
+                              self.where)
+        except CertificateError as e:
+            row = {"error": str(e)}
+        row["duration_s"] = time.perf_counter() - t0
+        return row
+
+
+def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
+                 mirror: bool) -> tuple[CheckReport, list]:
+    """Check `cert` itself (not its parts): its report, and the parts it stops at as
+    (header entry, (sha256, mirrored)) pairs, each orientation once."""
     from tqdm import tqdm
 
     t0 = time.perf_counter()
@@ -1092,35 +1201,15 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                     pending[target] = child
                     keys[target] = key
     bar.close()
-    edges, leaf_positions = len(actions), len(solver.memo)
-    del offsets, actions, children, pending, keys, solver     # before the parts are read
-    checked = set() if _checked is None else _checked
-    n_parts = part_nodes = 0
-    for k in sorted(part_keys):
-        ref = cert.parts[k]
-        # a part of a mirrored certificate is met mirrored too (and a mirrored part of it
-        # the right way round)
-        oriented = (ref["sha256"], bool(ref.get("mirror")) != mirror)
-        if oriented in checked:
-            continue
-        part = None if parts is None else parts(ref["sha256"])
-        if part is None:
-            where = "" if parts is None else f" in {getattr(parts, 'folder', 'the parts given')}"
-            raise CertificateError(f"part {k} (sha256 {ref['sha256'][:16]}..., root "
-                                   f"{ref['root']}) is not found{where}: the certificate "
-                                   f"stops at {len(part_keys)} other certificates; give "
-                                   f"their folder")
-        if part.root != ref["root"] or part.winner != ref["winner"]:
-            raise CertificateError(f"part {k}: the certificate found under its sha256 has "
-                                   f"another root or winner")
-        checked.add(oriented)
-        sub = check_certificate(part, leaf_budget, progress, parts, oriented[1], checked)
-        n_parts += 1 + sub.parts
-        part_nodes += sub.nodes + sub.part_nodes
-    return CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=edges,
-                       game_over_leaves=over, table_leaves=table,
-                       leaf_positions=leaf_positions, time_s=time.perf_counter() - t0,
-                       part_leaves=into_parts, parts=n_parts, part_nodes=part_nodes)
+    # a part of a mirrored certificate is met mirrored too (and a mirrored part of it the
+    # right way round)
+    refs = [(cert.parts[k], (cert.parts[k]["sha256"], bool(cert.parts[k].get("mirror")) != mirror))
+            for k in sorted(part_keys)]
+    report = CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=len(actions),
+                         game_over_leaves=over, table_leaves=table,
+                         leaf_positions=len(solver.memo), time_s=time.perf_counter() - t0,
+                         part_leaves=into_parts)
+    return report, list({oriented: (ref, oriented) for ref, oriented in refs}.values())
 
 
 def _part_root_key(cert: Certificate, k: int, mirror: bool) -> tuple:

@@ -123,14 +123,7 @@ def test_a_bad_part_or_a_wrong_part_edge_is_refused(tmp_path):
     with pytest.raises(CertificateError, match="part 0 claims seat 0 wins"):
         check_certificate(turned, parts=certificate_folder(folder))
     # a part with one loser reply removed: refused when the parts are checked
-    part = parts[0]
-    loser = next(i for i in range(part.nodes) if part.offsets[i + 1] - part.offsets[i] > 1)
-    cut = int(part.offsets[loser + 1]) - 1
-    keep = np.ones(part.edges, dtype=bool)
-    keep[cut] = False
-    part.actions, part.children = part.actions[keep], part.children[keep]
-    part.offsets = part.offsets.copy()
-    part.offsets[loser + 1:] -= 1
+    part = _cut_one_reply(parts[0])
     bad = tmp_path / "bad"
     part.save(bad / "part.npz")
     top2 = extract_certificate(search, state, parts=[load_certificate(bad / "part.npz")])
@@ -415,3 +408,98 @@ def _parent_of(pid: str) -> int:
             return int(f.read().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
         return -1
+
+
+# ---- checking the parts on workers (niwa proof check --workers / --executor) ------------
+def _cut_one_reply(cert):
+    """`cert` with one loser reply removed (a certificate the checker must refuse)."""
+    loser = next(i for i in range(cert.nodes) if cert.offsets[i + 1] - cert.offsets[i] > 1)
+    keep = np.ones(cert.edges, dtype=bool)
+    keep[int(cert.offsets[loser + 1]) - 1] = False
+    cert.actions, cert.children = cert.actions[keep], cert.children[keep]
+    cert.offsets = cert.offsets.copy()
+    cert.offsets[loser + 1:] -= 1
+    return cert
+
+
+def _nested(tmp_path, damaged=False):
+    """A top certificate of PRO over one part per two-stone position, the first of which
+    stops in turn at parts two plies below it (`damaged`: the first of those with a loser
+    reply cut); all saved in one folder."""
+    state, search = LotusState(**PRO), ProofSearch(tt_mb=16)
+    folder = tmp_path / "nested"
+    (_, first), *others = _two_stone_positions(state)
+    deeper = [s for s in _positions_at(first, 2)
+              if not s.is_terminal() and s.current_player() == 1][:4]
+    below = []
+    for k, s in enumerate(deeper):
+        cert = extract_certificate(search, s)
+        if damaged and k == 0:
+            cert = _cut_one_reply(cert)
+        cert.save(folder / f"below{k}.npz")
+        below.append(load_certificate(folder / f"below{k}.npz"))
+    parts = [extract_certificate(search, first, parts=below)]
+    assert parts[0].parts, "the first part stops at parts of its own"
+    parts += [extract_certificate(search, s) for _, s in others]
+    for k, p in enumerate(parts):
+        p.save(folder / f"part{k}.npz")
+    top = extract_certificate(search, state, parts=parts)
+    top.save(tmp_path / "top.npz")
+    return load_certificate(tmp_path / "top.npz"), folder
+
+
+def test_parts_checked_on_workers_give_the_report_of_the_parts_checked_in_turn(tmp_path):
+    from dataclasses import asdict
+
+    from niwa.analysis.arena.executors import LocalExecutor
+
+    top, folder = _nested(tmp_path)
+    alone = asdict(check_certificate(top, parts=certificate_folder(folder)))
+    on_two = asdict(check_certificate(top, parts=certificate_folder(folder),
+                                      executor=LocalExecutor(2)))
+    assert alone.pop("time_s") > 0 and on_two.pop("time_s") > 0
+    assert on_two == alone
+    # every part once per orientation it is met in, the parts' parts included
+    assert alone["parts"] > len(top.parts) and alone["part_nodes"] > 0
+
+
+def test_a_bad_or_missing_part_is_refused_on_workers_and_no_worker_is_left(tmp_path):
+    import os
+
+    from niwa.analysis.arena.executors import LocalExecutor
+
+    top, folder = _nested(tmp_path, damaged=True)
+    with pytest.raises(CertificateError, match="missing"):
+        check_certificate(top, parts=certificate_folder(folder), executor=LocalExecutor(2))
+    (folder / "part1.npz").unlink()
+    with pytest.raises(CertificateError, match="is not found in"):
+        check_certificate(top, parts=certificate_folder(folder), executor=LocalExecutor(2))
+    with pytest.raises(CertificateError, match="needs them in a folder"):
+        check_certificate(top, parts=lambda sha: None, executor=LocalExecutor(2))
+    before = {p for p in os.listdir("/proc") if p.isdigit()} if os.path.isdir("/proc") else set()
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(folder), "-j", "2"])
+    assert r.exit_code == 2 and "is not found in" in r.output
+    assert len(r.output.strip().splitlines()) == 1, r.output
+    if before:
+        children = [p for p in {p for p in os.listdir("/proc") if p.isdigit()} - before
+                    if _parent_of(p) == os.getpid()]
+        assert children == []
+
+
+def test_check_workers_from_the_cli(tmp_path):
+    top, folder = _nested(tmp_path)
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(folder), "--workers", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["valid"] and out["parts_checked_by"] == "local, 2 workers"
+    r1 = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                   str(folder), "--json"])
+    one = json.loads(r1.output)
+    assert one["parts_checked_by"] == "this process"
+    assert (one["parts"], one["part_nodes"]) == (out["parts"], out["part_nodes"])
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(folder), "--executor", "carrier-pigeon"])
+    assert r.exit_code == 2 and "unknown --executor" in r.output
+    assert len(r.output.strip().splitlines()) == 1
