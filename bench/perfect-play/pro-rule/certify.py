@@ -12,8 +12,9 @@ resident memory), in this order; a step that fails stops the script with its err
    position N plies down is certified as a part of its own (saved as it is made, so a
    stopped run resumes), then the top certificate over them; with --processes P, it runs
    with `--workers P`: P processes fill the parts folder at once (each part made once);
-2. `niwa proof check OUT/NAME.npz --parts OUT/parts`: the whole, parts included, with the
-   plain-Python reference rules (table leaves solved again within --leaf-budget);
+2. `niwa proof check OUT/NAME.npz --parts OUT/parts --workers P`: the whole, parts
+   included, with the plain-Python reference rules (table leaves solved again within
+   --leaf-budget), P parts at once;
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
    book that `perfect` and `best` play.
 
@@ -99,7 +100,7 @@ def main(argv=None) -> None:
     p.add_argument("--leaf-budget", default="1000000000")
     p.add_argument("--plies", default="8")
     p.add_argument("--processes", type=int, default=1,
-                   help="extract runs filling the parts folder at once")
+                   help="processes that make (extract), then check, the parts at once")
     a = p.parse_args(argv)
     out = Path(a.out)
     parts = out / "parts"
@@ -114,8 +115,9 @@ def main(argv=None) -> None:
     extract += ["--workers", str(a.processes)]
     made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
                 extract)
-    step(a.name, "check", ["niwa", "proof", "check", str(cert), "--parts", str(parts),
-                           "--leaf-budget", a.leaf_budget, "--json", "--no-progress"])
+    step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
+         ["niwa", "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
+          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress"])
     if a.move is None:
         book = out / f"{a.name}-book.npz"
         step(a.name, "book", ["niwa", "book", "from-certificate", str(cert), "--parts",
