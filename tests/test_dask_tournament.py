@@ -198,3 +198,35 @@ def test_a_two_level_proof_on_the_cluster_keeps_one_job_per_worker(cluster):
         ex.close()
     assert r.value == ProofSearch(tt_mb=8).solve(state, pv=False).value
     assert r.jobs > 3 and 1 <= Counting.most <= ex.workers == 2
+
+
+def test_a_certificate_in_parts_checks_on_the_cluster_as_in_one_process(cluster, tmp_path):
+    """`niwa proof check --executor dask://...`: the parts are checked on the cluster's
+    workers (which see the same files here) with the report of one process."""
+    import json
+
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.certificate import extract_certificate
+    from niwa.solver.proof import ProofSearch
+
+    state, search = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro"), \
+        ProofSearch(tt_mb=16)
+    folder = tmp_path / "parts"
+    parts = []
+    for a in state.legal_actions()[:2]:
+        first = state.child(a)
+        for b in first.legal_actions()[:2]:
+            s = first.child(b)
+            if not s.is_terminal() and s.current_player() == 1:
+                parts.append(extract_certificate(search, s))
+                parts[-1].save(folder / f"part{len(parts)}.npz")
+    top = extract_certificate(search, state, parts=parts)
+    top.save(tmp_path / "top.npz")
+    args = ["proof", "check", str(tmp_path / "top.npz"), "--parts", str(folder), "--json"]
+    alone = CliRunner().invoke(main, args)
+    remote = CliRunner().invoke(main, [*args, "--executor", f"dask://{cluster}"])
+    assert alone.exit_code == 0 and remote.exit_code == 0, remote.output
+    alone, remote = json.loads(alone.output), json.loads(remote.output)
+    assert "dask" in remote.pop("parts_checked_by") and alone.pop("parts_checked_by")
+    assert alone.pop("time_s") > 0 and remote.pop("time_s") > 0
+    assert remote == alone and alone["parts"] >= 1
