@@ -161,6 +161,7 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
         parts_dir=parts_dir, huge_pages=huge_pages, workers=workers,
+        parts_out=parts_dir or os.path.dirname(os.path.abspath(out_file)),
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)
     out = {"certificate": out_file, "root": cert.root, "line": cert.info.get("line"),

@@ -260,6 +260,11 @@ def json_report(state, r) -> dict:
                    "another. Changes the order of the work, never a value. Given alone "
                    "while a proof runs on the checkpoint, it steers that run (its table "
                    "kept).")
+@click.option("--certify-jobs", "certify_jobs", is_flag=True,
+              help="--checkpoint: each job that proves its position writes that position's "
+                   "certificate at once, from its worker's table, into DIR/parts; the "
+                   "proof's certificate then stops there instead of proving those "
+                   "positions again (`niwa proof extract`). Lotus only.")
 @huge_pages_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
@@ -271,8 +276,8 @@ def json_report(state, r) -> dict:
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
-              history_file, workers, executor, job_nodes, transpositions, focus, huge_pages,
-              as_json, batch, out):
+              history_file, workers, executor, job_nodes, transpositions, focus,
+              certify_jobs, huge_pages, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -286,7 +291,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         bool(record_file and _solo_record(record_file, game_number))
     if checkpoint_dir is not None or show_status or history_file is not None or \
             workers is not None or executor is not None or job_nodes is not None or \
-            transpositions is not None or focus:
+            transpositions is not None or focus or certify_jobs:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                    job_nodes, transpositions, focus, huge_pages, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
@@ -296,7 +301,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                         and history_file is None),
                        ("--iters", iters is not None),
                        ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
-                       ("--nodes", node_limit is not None)) if on], status_depth=depth)
+                       ("--nodes", node_limit is not None)) if on], status_depth=depth,
+                   certify_jobs=certify_jobs)
         return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
@@ -410,13 +416,15 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
 
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                job_nodes, transpositions, focus, huge_pages, certificate_file, tt_mb, tables_dir,
-               no_tables, time_s, as_json, given, status_depth=None) -> None:
+               no_tables, time_s, as_json, given, status_depth=None,
+               certify_jobs=False) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
     if checkpoint_dir is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
-                        "--transpositions and --focus go with --checkpoint DIR")
+                        "--transpositions, --focus and --certify-jobs go with --checkpoint "
+                        "DIR")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
     if no_tables and tables_dir:
@@ -428,6 +436,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         if certificate_file is not None:
             raise UserError(f"{flag} reads the checkpoint only: leave out --certificate")
         for name, on in (("--focus", bool(focus)), ("--huge-pages", huge_pages),
+                         ("--certify-jobs", certify_jobs),
                          ("--workers", workers is not None),
                          ("--executor", executor is not None)):
             if on:
@@ -442,4 +451,4 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         check_writable(certificate_file, "--certificate")
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
-                       certificate_file, focus, huge_pages)
+                       certificate_file, focus, huge_pages, certify_jobs)

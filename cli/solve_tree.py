@@ -50,7 +50,11 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
         click.echo(f"last session: from {run.get('started_utc', '?')}, {run.get('executor')}, "
                    f"{run.get('workers')} worker(s){shared}"
                    f"{' on huge pages' if run.get('huge_pages') else ''}, tables "
-                   f"{run.get('tables') or 'none'}")
+                   f"{run.get('tables') or 'none'}"
+                   f"{', jobs certified' if run.get('certify_jobs') else ''}")
+    if tree.job_certificates:
+        click.echo(f"job certificates: {tree.job_certificates:,} in {directory}/parts (the "
+                   "proof's certificate stops at them)")
     if tree.saved_focus and not r.proven:
         click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
     if tree.auto_line is not None and not r.proven:
@@ -109,11 +113,12 @@ def _json(r, tree) -> dict:
             "answer_s": None if r.answer_s is None else round(r.answer_s, 3),
             "tree_nodes": r.tree_nodes, "status": r.status,
             "transpositions": tree.transpositions,
-            "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved}
+            "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved,
+            "job_certificates": tree.job_certificates}
 
 
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-           time_s, certificate_file, huge_pages, focus, as_json) -> None:
+           time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False) -> None:
     """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
     is handed to it (proof_tree.steer_checkpoint); nothing else can change mid-run."""
     from niwa.cli.common import given_on_command_line
@@ -126,7 +131,7 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
         ("--tt-mb", given_on_command_line("tt_mb")),
         ("--tables", given_on_command_line("tables_dir") or given_on_command_line("no_tables")),
         ("--time", time_s is not None), ("--certificate", certificate_file is not None),
-        ("--huge-pages", huge_pages)) if on]
+        ("--huge-pages", huge_pages), ("--certify-jobs", certify_jobs)) if on]
     if others:
         raise UserError(f"checkpoint {directory} is in use by a running proof: --focus alone "
                         f"steers it, {others[0]} cannot change while it runs")
@@ -140,20 +145,23 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
-                       huge_pages=False) -> None:
+                       huge_pages=False, certify_jobs=False) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
-    proven, write its certificate to `certificate_file` if given)."""
+    proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
+    job that proves its position certifies it in its worker (JobCertifier)."""
+    from niwa.solver.certificate import JobCertifier
     from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
 
     state = load_position(position) if position else None
     settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
-                "huge_pages": huge_pages, "focus": tuple(focus)}
+                "huge_pages": huge_pages, "focus": tuple(focus),
+                "certify": JobCertifier() if certify_jobs else None}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     if focus and checkpoint_in_use(directory):
         # a proof is running there: --focus alone steers it (its table kept)
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-               time_s, certificate_file, huge_pages, focus, as_json)
+               time_s, certificate_file, huge_pages, focus, as_json, certify_jobs)
         return
     ex = _executor(executor, workers)       # a bad --executor before any folder is made
     try:
@@ -222,7 +230,8 @@ def _write_certificate(directory, path, tt_mb, tables) -> dict:
     from niwa.solver.certificate import certificate_from_checkpoint
 
     cert = certificate_from_checkpoint(directory, tt_mb=tt_mb, tables=tables,
-                                       progress=sys.stderr.isatty())
+                                       progress=sys.stderr.isatty(),
+                                       parts_out=os.path.dirname(os.path.abspath(path)))
     cert.save(path)
     return {"path": str(path), "nodes": cert.nodes, "edges": cert.edges,
             "bytes": os.path.getsize(path), "sha256": cert.sha256,

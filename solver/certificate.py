@@ -129,6 +129,11 @@ class Certificate:
                 "root": self.root, "winner": self.winner, "value": self.value,
                 "nodes": self.nodes, "edges": self.edges, **leaves, **self.info}
 
+    def seal(self) -> str:
+        """Set `sha256` to the digest save() writes (the certificate as it is now)."""
+        self.sha256 = _checksum(self.offsets, self.actions, self.children, self.meta())
+        return self.sha256
+
     def save(self, path) -> Path:
         """Write the file (atomically: a temporary file renamed) and set `sha256`."""
         path = Path(path)
@@ -237,7 +242,8 @@ def certificate_folder(folder):
 # ---- extraction (from a finished proof; the engine and the search are used here) --------
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         progress: bool = False, jobs=None, parts=(), split: int = 0,
-                        make_part=None) -> Certificate:
+                        make_part=None, max_positions: int = 0,
+                        part_index=None) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -252,7 +258,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     returns its certificate, saved), so the walk itself holds only the top plies. It may
     return None instead (another process is making that part): the walk goes on and, at its
     end, takes the parts it left from `make_part.wait(positions)`; `make_part.made`, the
-    parts it made itself, becomes the header's info["parts_made"]."""
+    parts it made itself, becomes the header's info["parts_made"]. `max_positions`: refuse
+    (CertificateError) a solution tree of more positions than that (0: no bound).
+    `part_index`: more parts to stop at, already indexed: {winner: {engine hash of a root
+    or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's)."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -277,7 +286,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     def leaf_in_table(s) -> bool:
         return tables is not None and tables.value(s) is not None
 
-    part_at = _part_roots(parts, state, winner)   # engine hash -> (part, mirrored)
+    part_at = dict((part_index or {}).get(winner, {}))  # engine hash -> (part, mirrored)
+    part_at.update(_part_roots(parts, state, winner))
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
     # walk: a position's temporary id is its place in `walked` (the order positions are
@@ -298,6 +308,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             continue
         seen.add(key)
         walked.append(key)
+        if max_positions and len(walked) > max_positions:
+            raise CertificateError(f"the solution tree has more than {max_positions:,} "
+                                   f"positions")
         edge_start.append(len(edge_actions))
         bar.update()
         if s.current_player() == winner:
@@ -430,6 +443,83 @@ def _part_roots(parts, state, winner) -> dict:
             out.setdefault(parse_position(mirror).hash(), (part, True))
             out[parse_position(part.root).hash()] = (part, False)
     return out
+
+
+@dataclass(frozen=True)
+class JobCertifier:
+    """Certify a two-level proof's job position in the worker, as soon as its job proves
+    it (ProofTree's `certify`): the proof is then in the worker's table, so the solution
+    tree is read off it with few or no re-proofs, where a certification after the proof
+    proves every job position again (about half the proof's nodes). The tree saves the
+    certificate in the checkpoint (DIR/parts/job-N.npz); certificate_from_checkpoint then
+    stops at it. A solution tree of more than `max_positions` positions, or a re-proof
+    longer than `time_limit` seconds, is given up (that position is proved again at the
+    end, as without this). Returns (the certificate or None, figures for the job's row)."""
+
+    max_positions: int = 200_000
+    time_limit: float = 20.0
+
+    def __call__(self, search, state, run: str = "") -> tuple:
+        t0, nodes0 = time.perf_counter(), search.nodes
+        # the certificates this process made for the same run (proof session): a new one
+        # stops at them, so that a position is certified once per worker, not once per job
+        # whose proof passes through it (their files are saved by the tree, sha256 first)
+        if run not in _MADE_HERE:
+            _MADE_HERE.clear()
+        made = _MADE_HERE.setdefault(run, {})
+        try:
+            cert = extract_certificate(search, state, tables=search.exact,
+                                       time_limit=self.time_limit,
+                                       max_positions=self.max_positions, part_index=made)
+            header = PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
+                                "", [p["sha256"] for p in cert.parts])
+            made.setdefault(cert.winner, {}).update(_part_roots([header], state, cert.winner))
+            info = {"certified": cert.nodes}
+        except CertificateError as e:
+            cert, info = None, {"certify_skipped": str(e)[:200]}
+        info.update(certify_nodes=int(search.nodes - nodes0),
+                    certify_s=round(time.perf_counter() - t0, 4))
+        return cert, info
+
+
+_MADE_HERE: dict = {}   # run -> {winner: part index} of JobCertifier in this process
+
+
+@dataclass(frozen=True)
+class PartHeader:
+    """A saved certificate's header only (what a walk needs to stop at it as a part)."""
+
+    game: str
+    variant: dict
+    root: str
+    winner: int
+    sha256: str
+    path: str
+    parts: list = field(default_factory=list)   # the sha256 of the parts it stops at
+
+
+def part_headers(folder) -> list[PartHeader]:
+    """The headers of the certificates in `folder` (none if it is missing), without their
+    arrays: a checkpoint's job certificates may be thousands. One that stops at a part not
+    in the folder (its maker's file never saved: a run killed meanwhile) is left out."""
+    out = []
+    for path in sorted(Path(folder).glob("*.npz")):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+            out.append(PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
+                                  int(meta["winner"]), str(meta["sha256"]), str(path),
+                                  [str(p["sha256"]) for p in meta.get("parts", [])]))
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
+                zlib.error) as e:
+            raise CertificateError(f"{path} is not a readable certificate "
+                                   f"({file_error_reason(e)})") from None
+    while True:
+        have = {h.sha256 for h in out}
+        whole = [h for h in out if all(sha in have for sha in h.parts)]
+        if len(whole) == len(out):
+            return out
+        out = whole
 
 
 class PartsFolder:
@@ -568,7 +658,7 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                                 time_limit: float = 0.0, progress: bool = False,
                                 move: str | None = None, parts=(), split: int = 0,
                                 parts_dir=None, huge_pages: bool = False,
-                                workers: int = 1) -> Certificate:
+                                workers: int = 1, parts_out=None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -585,7 +675,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     The checkpoint is only read, so this works beside the run that writes it. `huge_pages`:
     the df-pn table on 2 MB pages (ProofSearch's). `workers` (with `split`): so many
     processes make the parts at once, sharing `parts_dir` (PartsFolder), each with a
-    table of `tt_mb`; the helpers stop when this one has its certificate."""
+    table of `tt_mb`; the helpers stop when this one has its certificate. The
+    certificates the proof's jobs wrote (DIR/parts, see JobCertifier) are parts to stop at
+    as well; those the certificate (or its split parts) stops at are copied into
+    `parts_out` (default: `parts_dir`), where the checker must find them with the rest."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     tree, result = look_at_checkpoint(directory)
@@ -626,11 +719,11 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
             raise CertificateError("several workers need split: they share the parts")
         helpers = _part_helpers(workers - 1, directory, dict(
             tt_mb=tt_mb, tables=tables, time_limit=time_limit, move=move, parts=parts,
-            split=split, parts_dir=parts_dir, huge_pages=huge_pages))
+            split=split, parts_dir=parts_dir, huge_pages=huge_pages, parts_out=parts_out))
     try:
         return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
                                 tables, time_limit, progress, parts, split, parts_dir,
-                                huge_pages)
+                                huge_pages, parts_out)
     finally:
         _stop(helpers)
 
@@ -676,11 +769,12 @@ def _stop(helpers) -> None:
 
 
 def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
-                     time_limit, progress, parts, split, parts_dir, huge_pages) -> Certificate:
+                     time_limit, progress, parts, split, parts_dir, huge_pages,
+                     parts_out=None) -> Certificate:
     """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
     jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
     from niwa.solver.proof import ProofSearch
-    from niwa.solver.proof_tree import proven_jobs, read_proven
+    from niwa.solver.proof_tree import JOB_PARTS, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
 
     table = resolve_tables(state, tables)
@@ -691,6 +785,8 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     t0 = time.perf_counter()
     if jobs is None:
         jobs = proven_jobs(directory, root)
+    job_parts = part_headers(Path(directory) / JOB_PARTS)
+    bring = _JobPartsCopier(job_parts, parts_out or parts_dir)
     make_part = None
     if split:
         if parts_dir is None:
@@ -701,15 +797,17 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
 
         def extract_part(position):
             part = extract_certificate(search, position, tables=table, time_limit=time_limit,
-                                       progress=progress, jobs=jobs)
+                                       progress=progress, jobs=jobs, parts=job_parts)
             part.info.update(proof="two-level", proof_root=root.to_notation())
+            bring(part)
             return part
 
         make_part = PartsFolder(folder, extract_part)
 
     certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                      progress=progress, parts=parts, jobs=jobs, split=split,
-                                      make_part=make_part)
+                                      progress=progress, parts=[*parts, *job_parts], jobs=jobs,
+                                      split=split, make_part=make_part)
+    bring(certificate)
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "
                                f"proof's {expected}: the proof is wrong")
@@ -720,6 +818,39 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
                             extract_s=round(time.perf_counter() - t0, 2))
     return certificate
+
+
+class _JobPartsCopier:
+    """Copies the job certificates (PartHeader) a certificate stops at into `folder`."""
+
+    def __init__(self, job_parts, folder):
+        self.by_sha = {h.sha256: h for h in job_parts}
+        self.folder = None if folder is None else Path(folder)
+
+    def __call__(self, cert) -> None:
+        """Copy the job certificates `cert` stops at, and those they stop at in turn."""
+        import shutil
+
+        todo = [ref["sha256"] for ref in cert.parts if ref["sha256"] in self.by_sha]
+        if todo and self.folder is None:
+            raise CertificateError("the certificate stops at job certificates: give a "
+                                   "folder to copy them into (parts_out)")
+        if todo:
+            cert.info["job_parts"] = len(set(todo))
+        done = set()
+        while todo:
+            sha = todo.pop()
+            if sha in done:
+                continue
+            done.add(sha)
+            h = self.by_sha[sha]
+            dest = self.folder / Path(h.path).name
+            if not dest.exists():
+                self.folder.mkdir(parents=True, exist_ok=True)
+                tmp = dest.with_name(dest.name + ".tmp")
+                shutil.copyfile(h.path, tmp)
+                tmp.replace(dest)
+            todo.extend(x for x in h.parts if x in self.by_sha)
 
 
 class _JobProofs:

@@ -221,6 +221,7 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str,
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
 STEER_FILE = "focus.steer"      # a new focus for the running proof (steer_checkpoint)
+JOB_PARTS = "parts"             # the certificates the jobs wrote (ProofTree's certify)
 STEER_EVERY_S = 2.0
 
 
@@ -283,6 +284,9 @@ class ProofJob:
     job_id: int
     run: str = ""
     huge_pages: bool = False
+    # called as certify(search, state) once the job proved its position: (a certificate
+    # or None, figures for the row); see niwa.solver.certificate.JobCertifier
+    certify: object = None
 
     def __call__(self) -> dict:
         from niwa.ext.registry import parse_position
@@ -297,6 +301,11 @@ class ProofJob:
         row = {"job": self.job_id, "path": list(self.path), "budget": self.max_nodes,
                "player": r.player, "nodes": r.nodes, "shared": search.shared is not None}
         row["pn"], row["dn"] = _numbers(r)
+        if r.proven and self.certify is not None:
+            cert, figures = self.certify(search, state, self.run)
+            row.update(figures)
+            if cert is not None:
+                row["certificate"] = cert       # saved by the tree, not logged
         if not r.proven:
             # what this worker's table knows of each child: the numbers the top tree's
             # expansion starts from (a lookup each, no search)
@@ -436,7 +445,7 @@ class ProofTree:
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
                  keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False,
-                 focus=()):
+                 focus=(), certify=None):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -457,6 +466,13 @@ class ProofTree:
         # stones) whose positions get this session's jobs, one after the other in this
         # order, until each is decided (or has no leaf free): the order of the work only
         self.focus = self._focus_lines(state, focus)
+        # each job that proves its position certifies it in its worker (JobCertifier), the
+        # certificate saved in DIR/parts: the proof's certificate is then mostly written
+        # as it goes (needs a checkpoint)
+        if certify is not None and checkpoint is None:
+            raise ValueError("certify needs a checkpoint (the job certificates go there)")
+        self.certify = certify
+        self.job_certificates = 0   # jobs of the log whose certificate is in DIR/parts
         self._plan = None           # the focus nodes of the running selection
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         self.steered = 0            # focus changes taken from DIR/focus.steer while running
@@ -857,7 +873,7 @@ class ProofTree:
         node.busy += 1
         self.next_job += 1
         return ProofJob(self.notation, node.path, node.budget or self.job_nodes, self.tt_mb,
-                        self.tables, self.next_job, self.run_id, self.huge_pages)
+                        self.tables, self.next_job, self.run_id, self.huge_pages, self.certify)
 
     def _jobs(self, stop):
         """The job stream the executor takes from (a job is chosen when a worker is free)."""
@@ -871,6 +887,7 @@ class ProofTree:
         """Fold one finished job into the tree (also used to replay a checkpoint)."""
         path = tuple(row["path"])
         self.jobs_done += 1
+        self.job_certificates += bool(row.get("part"))
         self.nodes += int(row["nodes"])
         self.cpu_s += float(row.get("cpu_s", 0.0))
         self.next_job = max(self.next_job, int(row["job"]))
@@ -997,7 +1014,7 @@ class ProofTree:
         self.run_settings = {"executor": getattr(executor, "name", type(executor).__name__),
                              "workers": int(getattr(executor, "workers", 1) or 1),
                              "tt_mb": self.tt_mb, "huge_pages": self.huge_pages,
-                             "tables": self.tables,
+                             "tables": self.tables, "certify_jobs": self.certify is not None,
                              "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
         def stop():
@@ -1201,6 +1218,12 @@ class ProofTree:
                                   "(stop it first; --status only reads)") from None
 
     def _record(self, row):
+        cert = row.pop("certificate", None)
+        if cert is not None and self.dir is not None and not self.read_only:
+            # the job's certificate (JobCertifier), saved before its row names it
+            name = f"job-{int(row['job'])}.npz"
+            cert.save(self.dir / JOB_PARTS / name)
+            row["part"] = name
         if self._log is None:
             return
         line = json.dumps(row, separators=(",", ":")) + "\n"
