@@ -163,6 +163,17 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
                time_s, certificate_file, huge_pages, focus, as_json, certify_jobs)
         return
+    if certify_jobs:
+        from pathlib import Path
+
+        from niwa.solver.proof_tree import read_meta
+
+        game = state.game_name if state is not None else \
+            read_meta(directory)["position"].split()[0] \
+            if (Path(directory) / "meta.json").is_file() else "lotus"
+        if game != "lotus":
+            raise UserError(f"--certify-jobs: certificates are checked with Lotus's "
+                            f"reference rules; {game} has no checker")
     ex = _executor(executor, workers)       # a bad --executor before any folder is made
     try:
         tree = open_checkpoint(directory, state, **settings)

@@ -182,3 +182,9 @@ def test_the_two_level_search_refuses_a_draw_instead_of_calling_it_a_loss(ttt, t
     last = r.output.strip().splitlines()[-1]
     assert last.startswith("Error: ") and "draw" in last and "Traceback" not in r.output
     assert "proven loss" not in r.output and "proven win" not in r.output
+
+
+def test_certify_jobs_is_refused_for_a_game_without_a_checker(tmp_path):
+    r = run("solve", "tictactoe", "--checkpoint", tmp_path / "c", "--certify-jobs")
+    assert r.exit_code == 2 and "--certify-jobs" in r.output and "tictactoe" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "c").exists()
