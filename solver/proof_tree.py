@@ -1216,6 +1216,7 @@ class ProofTree:
             self._lock = None
             raise CheckpointError(f"checkpoint {self.dir} is in use by another running proof "
                                   "(stop it first; --status only reads)") from None
+        _HELD_LOCKS.add(self._lock.fileno())
 
     def _record(self, row):
         cert = row.pop("certificate", None)
@@ -1261,8 +1262,29 @@ class ProofTree:
             self._log.close()
             self._log = None
         if self._lock is not None:
+            _HELD_LOCKS.discard(self._lock.fileno())
             self._lock.close()      # releases the lock
             self._lock = None
+
+
+# The checkpoint locks this process holds (file descriptors). flock() locks belong to the
+# open file, which a forked worker shares: a worker still exiting after its run (a loaded
+# machine) kept the checkpoint locked against the next run. A child lets go of its copies
+# at once (each pointed at /dev/null, so that the copied file object's close stays harmless).
+_HELD_LOCKS: set[int] = set()
+
+
+def _let_go_of_inherited_locks() -> None:
+    if not _HELD_LOCKS:
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in _HELD_LOCKS:
+        os.dup2(null, fd)
+    os.close(null)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_let_go_of_inherited_locks)
 
 
 class _Stream:

@@ -609,3 +609,36 @@ def test_the_checkpoint_says_how_its_last_session_ran(tmp_path):
     assert json.loads((d / "meta.json").read_text())["tt_mb"] == 8
     r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status"])
     assert "last session: from" in r.output and "2 worker(s), one 8 MB table shared" in r.output
+
+
+def test_a_forked_process_does_not_keep_the_checkpoint_locked(tmp_path):
+    """flock() locks belong to the open file a forked worker shares: a worker still
+    exiting after its run must not keep the next run out (seen under load in CI)."""
+    import os
+    import signal
+    import time
+
+    from niwa.solver.proof_tree import checkpoint_in_use
+
+    tree = ProofTree(LotusState(towers=2, rule="pro", trampoline="mandatory"),
+                     job_nodes=1000, tt_mb=16, checkpoint=tmp_path)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                        # a worker that outlives the run
+        os.close(read)
+        os.write(write, b"up")
+        time.sleep(60)
+        os._exit(0)
+    try:
+        os.close(write)
+        assert os.read(read, 2) == b"up"
+        assert checkpoint_in_use(tmp_path)
+        tree.close()
+        assert not checkpoint_in_use(tmp_path)
+        again = ProofTree(LotusState(towers=2, rule="pro", trampoline="mandatory"),
+                          job_nodes=1000, tt_mb=16, checkpoint=tmp_path)
+        again.close()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read)
