@@ -452,28 +452,28 @@ class JobCertifier:
     tree is read off it with few or no re-proofs, where a certification after the proof
     proves every job position again (about half the proof's nodes). The tree saves the
     certificate in the checkpoint (DIR/parts/job-N.npz); certificate_from_checkpoint then
-    stops at it. A solution tree of more than `max_positions` positions, or a re-proof
+    stops at it. A new certificate stops at those made before: this process's, and those
+    in `folder` (DIR/parts, when the worker sees it: the other workers', earlier
+    sessions'). A solution tree of more than `max_positions` positions, or a re-proof
     longer than `time_limit` seconds, is given up (that position is proved again at the
     end, as without this). Returns (the certificate or None, figures for the job's row)."""
 
-    max_positions: int = 200_000
-    time_limit: float = 20.0
+    max_positions: int = 500_000
+    time_limit: float = 30.0
 
-    def __call__(self, search, state, run: str = "") -> tuple:
+    def __call__(self, search, state, run: str = "", folder=None) -> tuple:
         t0, nodes0 = time.perf_counter(), search.nodes
-        # the certificates this process made for the same run (proof session): a new one
-        # stops at them, so that a position is certified once per worker, not once per job
-        # whose proof passes through it (their files are saved by the tree, sha256 first)
         if run not in _MADE_HERE:
             _MADE_HERE.clear()
-        made = _MADE_HERE.setdefault(run, {})
+        known = _MADE_HERE.setdefault(run, _KnownParts())
+        if folder is not None:
+            known.take_in(folder, state)
         try:
             cert = extract_certificate(search, state, tables=search.exact,
                                        time_limit=self.time_limit,
-                                       max_positions=self.max_positions, part_index=made)
-            header = PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
-                                "", [p["sha256"] for p in cert.parts])
-            made.setdefault(cert.winner, {}).update(_part_roots([header], state, cert.winner))
+                                       max_positions=self.max_positions, part_index=known.index)
+            known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
+                                 "", [p["sha256"] for p in cert.parts]), state)
             info = {"certified": cert.nodes}
         except CertificateError as e:
             cert, info = None, {"certify_skipped": str(e)[:200]}
@@ -482,7 +482,40 @@ class JobCertifier:
         return cert, info
 
 
-_MADE_HERE: dict = {}   # run -> {winner: part index} of JobCertifier in this process
+class _KnownParts:
+    """The job certificates a worker may stop at: {winner: {engine hash of a root or its
+    mirror: (header, mirrored)}} (extract_certificate's part_index), with what is in it."""
+
+    def __init__(self):
+        self.index: dict = {}
+        self.shas: set = set()
+        self.files: set = set()
+
+    def add(self, header, state) -> None:
+        if header.sha256 not in self.shas:
+            self.shas.add(header.sha256)
+            self.index.setdefault(header.winner, {}).update(
+                _part_roots([header], state, header.winner))
+
+    def take_in(self, folder, state) -> None:
+        """Add the certificates saved in `folder` since the last look (one whose own parts
+        are not known yet waits for the next look)."""
+        try:
+            names = {p.name for p in Path(folder).glob("*.npz")} - self.files
+        except OSError:
+            return
+        for name in sorted(names, key=lambda n: (len(n), n)):   # job-9 before job-10
+            try:
+                header = _part_header(Path(folder) / name)
+            except CertificateError:
+                self.files.add(name)            # not a certificate: never again
+                continue
+            if all(sha in self.shas for sha in header.parts):
+                self.add(header, state)
+                self.files.add(name)
+
+
+_MADE_HERE: dict = {}   # run -> _KnownParts of JobCertifier in this process
 
 
 @dataclass(frozen=True)
@@ -502,24 +535,26 @@ def part_headers(folder) -> list[PartHeader]:
     """The headers of the certificates in `folder` (none if it is missing), without their
     arrays: a checkpoint's job certificates may be thousands. One that stops at a part not
     in the folder (its maker's file never saved: a run killed meanwhile) is left out."""
-    out = []
-    for path in sorted(Path(folder).glob("*.npz")):
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-            out.append(PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
-                                  int(meta["winner"]), str(meta["sha256"]), str(path),
-                                  [str(p["sha256"]) for p in meta.get("parts", [])]))
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
-                zlib.error) as e:
-            raise CertificateError(f"{path} is not a readable certificate "
-                                   f"({file_error_reason(e)})") from None
+    out = [_part_header(path) for path in sorted(Path(folder).glob("*.npz"))]
     while True:
         have = {h.sha256 for h in out}
         whole = [h for h in out if all(sha in have for sha in h.parts)]
         if len(whole) == len(out):
             return out
         out = whole
+
+
+def _part_header(path) -> PartHeader:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+        return PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
+                          int(meta["winner"]), str(meta["sha256"]), str(path),
+                          [str(p["sha256"]) for p in meta.get("parts", [])])
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
+            zlib.error) as e:
+        raise CertificateError(f"{path} is not a readable certificate "
+                               f"({file_error_reason(e)})") from None
 
 
 class PartsFolder:

@@ -284,9 +284,10 @@ class ProofJob:
     job_id: int
     run: str = ""
     huge_pages: bool = False
-    # called as certify(search, state) once the job proved its position: (a certificate
-    # or None, figures for the row); see niwa.solver.certificate.JobCertifier
+    # called as certify(search, state, run, parts) once the job proved its position: (a
+    # certificate or None, figures for the row); see niwa.solver.certificate.JobCertifier
     certify: object = None
+    parts: str | None = None        # where the tree keeps the job certificates
 
     def __call__(self) -> dict:
         from niwa.ext.registry import parse_position
@@ -302,7 +303,7 @@ class ProofJob:
                "player": r.player, "nodes": r.nodes, "shared": search.shared is not None}
         row["pn"], row["dn"] = _numbers(r)
         if r.proven and self.certify is not None:
-            cert, figures = self.certify(search, state, self.run)
+            cert, figures = self.certify(search, state, self.run, self.parts)
             row.update(figures)
             if cert is not None:
                 row["certificate"] = cert       # saved by the tree, not logged
@@ -873,7 +874,8 @@ class ProofTree:
         node.busy += 1
         self.next_job += 1
         return ProofJob(self.notation, node.path, node.budget or self.job_nodes, self.tt_mb,
-                        self.tables, self.next_job, self.run_id, self.huge_pages, self.certify)
+                        self.tables, self.next_job, self.run_id, self.huge_pages, self.certify,
+                        None if self.certify is None else str(self.dir / JOB_PARTS))
 
     def _jobs(self, stop):
         """The job stream the executor takes from (a job is chosen when a worker is free)."""

@@ -155,3 +155,30 @@ def test_a_worker_certifies_a_position_once_and_a_dangling_nested_part_is_left_o
     assert nested[0].sha256 not in left and inner.sha256 not in left
     again = certify(tmp_path / "again")
     assert again.nodes >= 1 and whole.nodes >= 1
+
+
+def test_workers_stop_at_the_job_certificates_in_the_folder(tmp_path):
+    """Two worker processes, small jobs: a certificate may stop at one the other worker
+    made (read from DIR/parts); a file there that is no certificate is passed over; the
+    whole checks."""
+    from niwa.analysis.arena.executors import LocalExecutor
+    from niwa.solver.certificate import part_headers
+
+    cp = tmp_path / "cp"
+    (cp / JOB_PARTS).mkdir(parents=True)
+    (cp / JOB_PARTS / "stray.npz").write_bytes(b"no certificate")
+    tree = ProofTree(LotusState(**PRO), job_nodes=5, tt_mb=16, checkpoint=cp,
+                     certify=JobCertifier())
+    try:
+        assert tree.run(LocalExecutor(2)).value == 0.0
+    finally:
+        tree.close()
+    rows = [json.loads(line) for line in open(cp / "jobs.jsonl")]
+    assert len({r["pid"] for r in rows if r.get("part")}) == 2
+    (cp / JOB_PARTS / "stray.npz").unlink()
+    headers = part_headers(cp / JOB_PARTS)
+    assert any(h.parts for h in headers)
+    cert = certificate_from_checkpoint(cp, tt_mb=16, tables=None, parts_out=tmp_path / "out")
+    cert.save(tmp_path / "out" / "top.npz")
+    check_certificate(load_certificate(tmp_path / "out" / "top.npz"),
+                      parts=certificate_folder(tmp_path / "out"))
