@@ -223,12 +223,11 @@ def certificate_folder(folder):
     index = {}
     for path in sorted(Path(folder).glob("*.npz")):
         try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-            if isinstance(meta, dict) and meta.get("format") == FORMAT:
-                index.setdefault(str(meta.get("sha256")), path)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+            meta = _header_meta(path)
+        except CertificateError:
             continue
+        if isinstance(meta, dict) and meta.get("format") == FORMAT:
+            index.setdefault(str(meta.get("sha256")), path)
 
     def find(sha256: str):
         path = index.get(sha256)
@@ -546,15 +545,23 @@ def part_headers(folder) -> list[PartHeader]:
         out = whole
 
 
-def _part_header(path) -> PartHeader:
+def _header_meta(path):
+    """The header (meta) of the certificate file at `path`, without its arrays."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
+            return json.loads(str(z["meta"]))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise CertificateError(f"{path} is not a readable certificate "
+                               f"({file_error_reason(e)})") from None
+
+
+def _part_header(path) -> PartHeader:
+    meta = _header_meta(path)
+    try:
         return PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
                           int(meta["winner"]), str(meta["sha256"]), str(path),
                           [str(p["sha256"]) for p in meta.get("parts", [])])
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
-            zlib.error) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise CertificateError(f"{path} is not a readable certificate "
                                f"({file_error_reason(e)})") from None
 
