@@ -145,10 +145,11 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
-                       huge_pages=False, certify_jobs=False) -> None:
+                       huge_pages=False, certify_jobs=False, steer_only=False) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
-    job that proves its position certifies it in its worker (JobCertifier)."""
+    job that proves its position certifies it in its worker (JobCertifier). `steer_only`
+    (--steer): hand `focus` to the proof running there, and never start one."""
     from niwa.solver.certificate import JobCertifier
     from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
 
@@ -158,6 +159,10 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                 "certify": JobCertifier() if certify_jobs else None}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
+    if steer_only and not checkpoint_in_use(directory):
+        # --focus alone on an idle checkpoint would start a run there: --steer refuses
+        raise UserError(f"no proof is running on {directory}: --steer only steers a running "
+                        f"proof (leave it out to start one)")
     if focus and checkpoint_in_use(directory):
         # a proof is running there: --focus alone steers it (its table kept)
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,

@@ -86,3 +86,34 @@ def test_steering_needs_a_running_proof_a_good_line_and_nothing_else(tmp_path):
         assert tree.steered == 0 and not tree.focus
     finally:
         tree.close()
+
+
+def test_steer_flag_steers_a_running_proof_and_never_starts_one(tmp_path):
+    state = LotusState(**PRO)
+    d = tmp_path / "run"
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
+    tree.run(max_jobs=1)
+    tree.close()
+    jobs = (d / "jobs.jsonl").read_text()
+    for args, says in ((["--focus", "W1-a1", "--steer"], "no proof is running"),
+                       (["--steer"], "--steer needs --focus"),
+                       (["--status", "--steer", "--focus", "auto"], "--focus is for a run")):
+        r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), *args])
+        assert r.exit_code == 2 and says in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+    # nothing ran: no job added, no steering file left
+    assert (d / "jobs.jsonl").read_text() == jobs
+    assert not (d / "focus.steer").exists()
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path / "none"), "--focus",
+                                  "W1-a1", "--steer"])
+    assert r.exit_code == 2 and "no proof is running" in r.output
+    assert not (tmp_path / "none").exists()
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
+    try:
+        r = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--focus", "W1-a1",
+                                      "--steer", "--json"])
+        assert r.exit_code == 0 and json.loads(r.output)["steered"], r.output
+        tree.run(max_jobs=1)
+        assert tree.steered == 1 and tree.focus_text() == "W1-a1"
+    finally:
+        tree.close()
