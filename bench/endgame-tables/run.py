@@ -5,6 +5,8 @@
     python bench/endgame-tables/run.py --dir DIR nodes --case 3:basic:optional \
         --case 4:basic:mandatory --with-plain --name cases
     python bench/endgame-tables/run.py --dir DIR midgame --outside 5 --positions 40
+    python bench/endgame-tables/run.py --dir K4 --rule pro --trampoline mandatory compare \
+        --against K5 --checkpoint CHECKPOINT --positions 20 --name pro-mandatory-jobs
 
 `verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
 random playouts from the initial position stopped as soon as both players are down to k
@@ -20,6 +22,11 @@ and checks its sha256; warm: later calls), median and maximum.
 table holds, proven with and without the table (alternating), nodes and time: every
 position to results/midgame-k<K>-outside<N>.csv, a summary row to results/midgame.csv
 and its chart to results/midgame.png.
+
+`compare --against DIR2`: the same positions proven with the table of --dir and with the
+table of DIR2 (k = 4 against k = 5, say), alternating which goes first; the positions are
+either from random games (--outside N) or the decided jobs of a real proof checkpoint
+(--checkpoint DIR): results/compare-kA-kB-NAME.csv and a row in results/compare.csv.
 
 `nodes`: the proof search's expansions from a case's initial position (towers:rule:
 trampoline on the standard board) with and without the tables of that variant in --dir
@@ -261,6 +268,79 @@ def midgame(args) -> int:
     return 0
 
 
+def checkpoint_positions(directory, count, min_nodes, rng):
+    """Positions a real proof sent out as jobs and its workers decided, each with at least
+    `min_nodes` df-pn nodes spent on it (the frontier a larger table would have to help)."""
+    import json
+
+    meta = json.loads((Path(directory) / "meta.json").read_text())
+    root = LotusState.from_notation(meta["position"])
+    rows = [json.loads(line) for line in open(Path(directory) / "jobs.jsonl")]
+    decided = [r for r in rows if (r["pn"] == 0 or r["dn"] == 0) and r["nodes"] >= min_nodes]
+    out = []
+    for r in rng.sample(decided, min(count, len(decided))):
+        s = root.clone()
+        for a in r["path"]:
+            s.apply(a)
+        out.append(s)
+    return out
+
+
+def compare(args) -> int:
+    """The same positions proven with the table of --dir and with the table of --against
+    (say k = 4 and k = 5), alternating which goes first: nodes, CPU time, values."""
+    a, b = the_table(args), find_table(LotusState(**variant_of(args)), args.against)
+    if b is None:
+        raise MissingTable(f"no table for {variant_of(args)} in {args.against}")
+    rng = random.Random(args.seed)
+    if args.checkpoint:
+        positions = checkpoint_positions(args.checkpoint, args.positions, args.min_job_nodes, rng)
+        source = f"jobs of {Path(args.checkpoint).name} (>= {args.min_job_nodes:,} nodes)"
+    else:
+        positions = playout_positions(variant_of(args), args.outside, args.positions, rng)
+        source = f"random games, {args.outside} stones a player outside"
+    out = args.results / f"compare-k{a.k}-k{b.k}-{args.name}.csv"
+    args.results.mkdir(parents=True, exist_ok=True)
+    labels = (f"k{a.k}", f"k{b.k}") if a.k != b.k else (f"k{a.k}a", f"k{b.k}b")
+    totals = {lab: [0, 0.0] for lab in labels}
+    rows = []
+    for i, s in enumerate(positions):
+        row = {"position": s.to_notation()}
+        pair = list(zip(labels, (a, b), strict=True))
+        for label, tab in (pair if i % 2 == 0 else pair[::-1]):
+            r = ProofSearch(tt_mb=args.tt_mb, tables=tab).solve(
+                s, max_nodes=args.max_nodes, root_values=False, pv=False, cpu_time=True)
+            row[f"value_{label}"], row[f"nodes_{label}"] = r.value, r.nodes
+            row[f"cpu_s_{label}"], row[f"status_{label}"] = round(r.time_s, 3), r.status
+        done = all(row[f"value_{lab}"] is not None for lab in labels)
+        if done:
+            if row[f"value_{labels[0]}"] != row[f"value_{labels[1]}"]:
+                raise SystemExit(f"the two tables disagree on {row['position']}: {row}")
+            for lab in labels:
+                totals[lab][0] += row[f"nodes_{lab}"]
+                totals[lab][1] += row[f"cpu_s_{lab}"]
+        rows.append(row)
+        print(f"  {i + 1}/{len(positions)}: " + ", ".join(
+            f"{lab} {row[f'nodes_{lab}']:,} nodes {row[f'cpu_s_{lab}']:.2f} s" for lab in labels),
+            flush=True)
+        with open(out, "w", newline="") as f:   # rewritten as each position completes
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    both = sum(all(r[f"value_{lab}"] is not None for lab in labels) for r in rows)
+    (na, ta), (nb, tb) = totals[labels[0]], totals[labels[1]]
+    append_row(args.results / "compare.csv", dict(
+        name=args.name, rule=args.rule, trampoline=args.trampoline, source=source,
+        positions=len(rows), proven_by_both=both, max_nodes=args.max_nodes, tt_mb=args.tt_mb,
+        **{f"nodes_{labels[0]}": na, f"nodes_{labels[1]}": nb,
+           f"cpu_s_{labels[0]}": round(ta, 2), f"cpu_s_{labels[1]}": round(tb, 2)},
+        seed=args.seed))
+    print(f"compare {labels[0]} vs {labels[1]} on {both} of {len(rows)} positions proven by both "
+          f"({source}): nodes {na:,} -> {nb:,} ({na / max(nb, 1):.2f}x fewer), CPU {ta:.1f} s -> "
+          f"{tb:.1f} s ({ta / max(tb, 1e-9):.2f}x) -> {out}")
+    return 0
+
+
 def plot_midgame(summary):
     """Proof nodes per position, with and without tables, by stones outside the goal."""
     import matplotlib
@@ -312,10 +392,21 @@ def main(argv=None) -> int:
     m = sub.add_parser("midgame")
     m.add_argument("--outside", type=int, default=5)
     m.add_argument("--positions", type=int, default=40)
+    c = sub.add_parser("compare")
+    c.add_argument("--against", required=True, help="the other tables folder (e.g. k = 5)")
+    c.add_argument("--checkpoint", default=None,
+                   help="take the positions from this proof checkpoint's decided jobs")
+    c.add_argument("--min-job-nodes", type=int, default=200_000)
+    c.add_argument("--outside", type=int, default=7,
+                   help="else positions of random games with this many stones outside")
+    c.add_argument("--positions", type=int, default=20)
+    c.add_argument("--max-nodes", type=int, default=30_000_000)
+    c.add_argument("--name", default="cases", help="results file: compare-kA-kB-NAME.csv")
     args = ap.parse_args(argv)
     try:
         return {"verify": verify, "speed": speed, "nodes": nodes,
-                "midgame": midgame}[args.cmd](args)
+                "midgame": midgame,
+                "compare": compare}[args.cmd](args)
     except MissingTable as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2
