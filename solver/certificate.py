@@ -28,6 +28,8 @@ solved again by plain exhaustive search with the reference rules (memoised minim
 the leaf's subtree: endgame-table positions hold few stones, so their subtrees are small),
 which is slower than trusting a table but needs no table and no trust in its build; a
 budget (`leaf_budget` positions) refuses a certificate whose leaves are too big for that.
+A table may still order the moves that search tries (`tables=`, _TableGuide): an order
+only, never a value, so the verdict stays the reference rules' alone.
 
 Parts. A proof too big for one file (or one session) is certified in parts: a certificate
 may stop at the root of another certificate (a *part*) whose claim is the same winner, and
@@ -1014,6 +1016,7 @@ class CheckReport:
     part_leaves: int = 0        # moves checked to reach the root of a part
     parts: int = 0              # part certificates checked (theirs too), each once
     part_nodes: int = 0         # ... and their positions
+    leaf_order: str = ""        # the table that ordered the leaves' search ("": none)
 
 
     def summary(self) -> str:
@@ -1022,7 +1025,8 @@ class CheckReport:
                 f"{self.edges:,} moves, {self.game_over_leaves:,} game-over leaves")
         if self.table_leaves:
             text += (f", {self.table_leaves:,} table leaves solved again "
-                     f"({self.leaf_positions:,} positions searched)")
+                     f"({self.leaf_positions:,} positions searched"
+                     f"{', moves ordered by ' + self.leaf_order if self.leaf_order else ''})")
         if self.part_leaves:
             text += (f", {self.part_leaves:,} moves into {self.parts:,} part certificates "
                      f"checked the same way ({self.part_nodes:,} positions)")
@@ -1123,11 +1127,13 @@ def _position_key(o) -> tuple:
 
 
 class _LeafSolver:
-    """Exact value of reference positions by plain memoised minimax (for table leaves)."""
+    """Exact value of reference positions by plain memoised minimax (for table leaves).
+    `guide` (a _TableGuide or None) only orders the moves tried at each position."""
 
-    def __init__(self, budget: int):
+    def __init__(self, budget: int, guide=None):
         self.memo: dict[tuple, int] = {}
         self.budget = budget
+        self.guide = guide
 
     def winner(self, o) -> int:
         """The seat that wins `o` with perfect play."""
@@ -1142,7 +1148,10 @@ class _LeafSolver:
                                    f"positions of exhaustive search to solve again")
         mover = o.current_player()
         w = 1 - mover
-        for a in o.legal_actions():
+        moves = o.legal_actions()
+        if self.guide is not None:
+            moves = self.guide.order(o, moves)
+        for a in moves:
             child = _clone(o)
             child.apply(a, check=False)
             if self.winner(child) == mover:
@@ -1152,9 +1161,61 @@ class _LeafSolver:
         return w
 
 
+class _TableGuide:
+    """Orders a position's moves by an endgame table: the moves it says win first, the
+    quickest first. Only an order: the search that follows still finds every value with
+    the reference rules, down to the ends of the game, so a wrong table costs time and
+    never a wrong verdict. A right one makes the search the winner's solution tree (one
+    move at each of its positions instead of every losing move tried before a winning
+    one): 18.5x fewer positions on a job certificate of the pro/mandatory proof (1,592
+    k = 4 leaves: 26,141 positions searched instead of 484,372, 4.2x less time)."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def order(self, o, moves: list) -> list:
+        from niwa.ext.lotus import LotusState
+
+        # the engine's action ids are the reference's (ext/reference/lotus.py's docstring)
+        state = LotusState.from_notation(o.to_notation())
+        mover = o.current_player()
+        ranked = []
+        for a in moves:
+            child = state.clone()
+            child.apply(a)
+            if child.is_terminal():
+                rank = (0 if child.returns()[mover] == 1.0 else 2, 0)
+            else:
+                v = self.table.probe(child)
+                if v <= 0:                      # outside the table, or not computed
+                    rank = (1, 0)
+                else:
+                    wins = (v >= 128) == (child.current_player() == mover)
+                    rank = (0 if wins else 2, v & 127)
+            ranked.append((rank, a))
+        ranked.sort()
+        return [a for _, a in ranked]
+
+
+def _leaf_guide(tables, root: str):
+    """The _TableGuide of the tables folder `tables` for the certificate whose root is
+    `root` (None: no folder, or no table of that variant in it)."""
+    if tables is None:
+        return None
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.tables import find_table
+
+    auto = str(tables) == "auto"
+    table = find_table(LotusState.from_notation(root), None if auto else tables)
+    if table is None and not auto:
+        raise CertificateError(f"no endgame table of this certificate's variant in {tables} "
+                               f"(to order the table leaves' search)")
+    return None if table is None else _TableGuide(table)
+
+
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                       progress: bool = False, parts=None, mirror: bool = False,
-                      executor=None) -> CheckReport:
+                      executor=None, tables=None) -> CheckReport:
     """Verify `cert` with the reference rules (see the module notes); CheckReport, or
     CertificateError naming the first thing wrong. `parts`: where the certificates it
     stops at are found (a function sha256 -> Certificate or None, as certificate_folder
@@ -1165,9 +1226,11 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     certificate_folder; None: one after the other in this process, each one's memory
     freed before the next. `mirror`: check the certificate's claim for the lane mirror of
     its root instead (every move mapped to its mirror move), as a mirrored part is
-    checked."""
+    checked. `tables`: an endgame tables folder ('auto': the default one) whose values
+    order the moves tried when table leaves are solved again (_TableGuide: an order
+    only, never a value)."""
     t0 = time.perf_counter()
-    report, refs = _check_alone(cert, leaf_budget, progress, mirror)
+    report, refs = _check_alone(cert, leaf_budget, progress, mirror, tables)
     if refs and executor is not None and not hasattr(parts, "paths"):
         raise CertificateError("checking parts on workers needs them in a folder "
                                "(certificate_folder)")
@@ -1180,7 +1243,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                 todo[oriented] = ref
         checked.update(todo)
         refs = []
-        for row in _check_parts(todo, leaf_budget, progress, parts, executor):
+        for row in _check_parts(todo, leaf_budget, progress, parts, executor, tables):
             n_parts += 1
             part_nodes += row["nodes"]
             refs.extend(row["refs"])
@@ -1188,7 +1251,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                    time_s=time.perf_counter() - t0)
 
 
-def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor):
+def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor, tables):
     """Check the parts `todo` ((sha256, mirrored) -> the header entry that names them):
     their rows (nodes, and the parts they stop at) as each is checked."""
     if parts is None and todo:
@@ -1198,12 +1261,12 @@ def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor):
     if executor is None:
         for oriented, ref in todo.items():
             yield _check_part(parts(oriented[0]), ref, oriented, leaf_budget, progress,
-                              _not_found_where(parts))
+                              _not_found_where(parts), tables)
         return
     from tqdm import tqdm
 
     jobs = [CheckPartJob(parts.paths.get(sha), ref, (sha, mirrored), leaf_budget,
-                         _not_found_where(parts))
+                         _not_found_where(parts), None if tables is None else str(tables))
             for (sha, mirrored), ref in todo.items()]
     bar = tqdm(total=len(jobs), desc="parts", unit=" part", disable=not progress,
                file=sys.stderr)
@@ -1225,7 +1288,7 @@ def _not_found_where(parts) -> str:
 
 
 def _check_part(part, ref: dict, oriented: tuple, leaf_budget: int, progress: bool,
-                where: str) -> dict:
+                where: str, tables=None) -> dict:
     """Check one part (None: it was not found) against the entry that names it."""
     sha, mirrored = oriented
     if part is None:
@@ -1235,7 +1298,7 @@ def _check_part(part, ref: dict, oriented: tuple, leaf_budget: int, progress: bo
     if part.sha256 != sha or part.root != ref["root"] or part.winner != ref["winner"]:
         raise CertificateError(f"part sha256 {sha[:16]}...: the certificate found under its "
                                f"sha256 has another root or winner")
-    sub, refs = _check_alone(part, leaf_budget, progress, mirrored)
+    sub, refs = _check_alone(part, leaf_budget, progress, mirrored, tables)
     return {"sha256": sha, "mirror": mirrored, "nodes": sub.nodes, "refs": refs}
 
 
@@ -1250,6 +1313,7 @@ class CheckPartJob:
     oriented: tuple
     leaf_budget: int
     where: str = ""
+    tables: str | None = None       # the folder of the table that orders leaf searches
 
     def __repr__(self):
         return f"CheckPartJob({self.oriented[0][:16]}..., mirror={self.oriented[1]})"
@@ -1259,7 +1323,7 @@ class CheckPartJob:
         try:
             part = None if self.path is None else load_certificate(self.path)
             row = _check_part(part, self.ref, self.oriented, self.leaf_budget, False,
-                              self.where)
+                              self.where, self.tables)
         except CertificateError as e:
             row = {"error": str(e)}
         row["duration_s"] = time.perf_counter() - t0
@@ -1267,7 +1331,7 @@ class CheckPartJob:
 
 
 def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
-                 mirror: bool) -> tuple[CheckReport, list]:
+                 mirror: bool, tables=None) -> tuple[CheckReport, list]:
     """Check `cert` itself (not its parts): its report, and the parts it stops at as
     (header entry, (sha256, mirrored)) pairs, each orientation once."""
     from tqdm import tqdm
@@ -1299,7 +1363,8 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
     n = cert.nodes
     pending = {0: root}         # node -> its position, set by the first edge reaching it
     keys = {0: _position_key(root)}
-    solver = _LeafSolver(leaf_budget)
+    solver = _LeafSolver(leaf_budget, _leaf_guide(tables, cert.root) if
+                         (cert.children == TABLE_LEAF).any() else None)
     wins = losses = over = table = into_parts = 0
     part_keys: dict[int, tuple] = {}    # part index -> its root's position key
     bar = tqdm(total=n, desc="check", unit=" pos", disable=not progress, file=sys.stderr)
@@ -1383,7 +1448,9 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
     report = CheckReport(nodes=n, winner_nodes=wins, loser_nodes=losses, edges=len(actions),
                          game_over_leaves=over, table_leaves=table,
                          leaf_positions=len(solver.memo), time_s=time.perf_counter() - t0,
-                         part_leaves=into_parts)
+                         part_leaves=into_parts,
+                         leaf_order="" if solver.guide is None else
+                         f"the k={solver.guide.table.k} table")
     return report, list({oriented: (ref, oriented) for ref, oriented in refs}.values())
 
 

@@ -305,6 +305,82 @@ def test_table_leaves_are_solved_again(tmp_path):
     pytest.fail("no losing move into the table found to forge")
 
 
+def _table_leaves(cert):
+    """(edge, the node's position, the leaf's position) of every move into a table leaf."""
+    out, positions = [], {0: parse_reference_position(cert.root)}
+    for i in range(cert.nodes):
+        o = positions[i]
+        for j in range(cert.offsets[i], cert.offsets[i + 1]):
+            child = o.clone()
+            child.apply(int(cert.actions[j]))
+            if cert.children[j] >= 0:
+                positions.setdefault(int(cert.children[j]), child)
+            elif cert.children[j] == TABLE_LEAF:
+                out.append((j, o, child))
+    return out
+
+
+def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
+    from niwa.solver.certificate import _LeafSolver, _TableGuide
+    from niwa.solver.tables import build_table, find_table
+
+    variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
+    build_table(variant, 2, directory=tmp_path, progress=False)
+    table = find_table(LotusState(**variant), tmp_path)
+    cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), LotusState(**variant),
+                               tables=table)
+    plain, guided = check_certificate(cert), check_certificate(cert, tables=tmp_path)
+    assert plain.table_leaves == guided.table_leaves > 0
+    assert guided.leaf_positions < plain.leaf_positions
+    assert (plain.leaf_order, guided.leaf_order) == ("", "the k=2 table")
+
+    class Liar(_TableGuide):
+        """The table's order turned upside down: losing moves first."""
+
+        def order(self, o, moves):
+            return super().order(o, moves)[::-1]
+
+    # every leaf and every position one move below it: the same winner whatever the order
+    positions = [leaf for _, _, leaf in _table_leaves(cert)]
+    for o in list(positions):
+        for a in o.legal_actions():
+            child = o.clone()
+            child.apply(a)
+            if not child.is_terminal():
+                positions.append(child)
+    solvers = [_LeafSolver(10**6), _LeafSolver(10**6, _TableGuide(table)),
+               _LeafSolver(10**6, Liar(table))]
+    winners = {o.to_notation(): [s.winner(o) for s in solvers] for o in positions}
+    assert all(len(set(w)) == 1 for w in winners.values())
+    assert {w[0] for w in winners.values()} == {0, 1}
+    assert len(solvers[1].memo) < len(solvers[0].memo) < len(solvers[2].memo)
+    # a winner's move into a table position the winner loses is refused, guided or not
+    forged = None
+    for j, o, _ in _table_leaves(cert):
+        for a in (o.legal_actions() if o.current_player() == cert.winner else []):
+            child = o.clone()
+            child.apply(a)
+            if not child.is_terminal() and _LeafSolver(10**6).winner(child) != cert.winner:
+                actions = cert.actions.copy()
+                actions[j] = a
+                forged = with_edges(cert, actions, cert.children)
+                break
+        if forged is not None:
+            break
+    assert forged is not None, "no losing move into the table found to forge"
+    with pytest.raises(CertificateError, match="table leaf .* is not a win"):
+        check_certificate(forged, tables=tmp_path)
+    # the command line: the order named in the report; a folder without the table refused
+    path = tmp_path / "cert.npz"
+    cert.save(path)
+    r = run("proof", "check", str(path), "--tables", str(tmp_path))
+    assert r.exit_code == 0 and "moves ordered by the k=2 table" in r.output, r.output
+    (tmp_path / "empty").mkdir()
+    r = run("proof", "check", str(path), "--tables", str(tmp_path / "empty"))
+    assert r.exit_code == 2 and "no endgame table" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
 # ---- the notation the checker reads -----------------------------------------------------------
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["basic", "pro"]),

@@ -115,9 +115,11 @@ def main(argv=None) -> None:
     extract += ["--workers", str(a.processes)]
     made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
                 extract)
+    # the table the leaves came from orders the checker's search of them (an order only)
+    order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          ["niwa", "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
-          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress"])
+          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order])
     if a.move is None:
         book = out / f"{a.name}-book.npz"
         step(a.name, "book", ["niwa", "book", "from-certificate", str(cert), "--parts",
