@@ -44,12 +44,16 @@ def proof_group():
                    "positions searched. Only an order: every value still comes from the "
                    "reference rules, so a wrong table costs time, never a wrong verdict "
                    "(default: no table).")
+@click.option("--ledger", "ledger_file", type=click.Path(dir_okay=False), default=None,
+              help="Record each part in FILE as it passes; a check given the same FILE "
+                   "again takes those parts as checked, so a long check that stops "
+                   "resumes where it was.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir, as_json,
-              progress):
+def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir, ledger_file,
+              as_json, progress):
     """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
     every loser reply present, every leaf a won end of the game (or a table position,
     solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
@@ -61,8 +65,11 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
     from pathlib import Path
 
     from niwa.analysis.arena.executors import make_executor
+    from niwa.cli.common import check_writable
     from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
+    if ledger_file is not None:
+        check_writable(ledger_file, "--ledger")
     cert = load_certificate(certificate)
     parts = ex = None
     if cert.parts:
@@ -72,7 +79,7 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
     try:
         report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
                                    progress=sys.stderr.isatty() if progress is None
-                                   else progress, tables=tables_dir)
+                                   else progress, tables=tables_dir, ledger=ledger_file)
     finally:
         if ex is not None and hasattr(ex, "close"):
             ex.close()
@@ -92,6 +99,7 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
                                "part_nodes": report.part_nodes,
                                "parts_checked_by": ex.describe() if ex else "this process",
                                "leaf_order": report.leaf_order or "none",
+                               "parts_from_ledger": report.parts_from_ledger,
                                "time_s": round(report.time_s, 3)}, sort_keys=True))
         return
     click.echo(f"certificate {certificate} ({os.path.getsize(certificate):,} bytes, "

@@ -1017,6 +1017,7 @@ class CheckReport:
     parts: int = 0              # part certificates checked (theirs too), each once
     part_nodes: int = 0         # ... and their positions
     leaf_order: str = ""        # the table that ordered the leaves' search ("": none)
+    parts_from_ledger: int = 0  # parts taken as checked from the ledger of an earlier run
 
 
     def summary(self) -> str:
@@ -1029,7 +1030,10 @@ class CheckReport:
                      f"{', moves ordered by ' + self.leaf_order if self.leaf_order else ''})")
         if self.part_leaves:
             text += (f", {self.part_leaves:,} moves into {self.parts:,} part certificates "
-                     f"checked the same way ({self.part_nodes:,} positions)")
+                     f"checked the same way ({self.part_nodes:,} positions")
+            if self.parts_from_ledger:
+                text += f"; {self.parts_from_ledger:,} of them checked by an earlier run"
+            text += ")"
         return text + f" in {self.time_s:.2f} s"
 
 
@@ -1215,7 +1219,7 @@ def _leaf_guide(tables, root: str):
 
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                       progress: bool = False, parts=None, mirror: bool = False,
-                      executor=None, tables=None) -> CheckReport:
+                      executor=None, tables=None, ledger=None) -> CheckReport:
     """Verify `cert` with the reference rules (see the module notes); CheckReport, or
     CertificateError naming the first thing wrong. `parts`: where the certificates it
     stops at are found (a function sha256 -> Certificate or None, as certificate_folder
@@ -1228,14 +1232,18 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     its root instead (every move mapped to its mirror move), as a mirrored part is
     checked. `tables`: an endgame tables folder ('auto': the default one) whose values
     order the moves tried when table leaves are solved again (_TableGuide: an order
-    only, never a value)."""
+    only, never a value). `ledger`: a CheckLedger (or its file's path) that records each
+    part as it passes and takes the parts it already holds as checked, so that a long
+    check that stops resumes."""
     t0 = time.perf_counter()
+    if ledger is not None and not isinstance(ledger, CheckLedger):
+        ledger = CheckLedger(ledger)
     report, refs = _check_alone(cert, leaf_budget, progress, mirror, tables)
     if refs and executor is not None and not hasattr(parts, "paths"):
         raise CertificateError("checking parts on workers needs them in a folder "
                                "(certificate_folder)")
     checked: set[tuple] = set()
-    n_parts = part_nodes = 0
+    n_parts = part_nodes = from_ledger = 0
     while refs:                     # one round per depth of parts below `cert`
         todo = {}
         for ref, oriented in refs:
@@ -1243,12 +1251,70 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
                 todo[oriented] = ref
         checked.update(todo)
         refs = []
-        for row in _check_parts(todo, leaf_budget, progress, parts, executor, tables):
+        known = [ledger.rows[o] for o in todo if o in ledger.rows] if ledger else []
+        for row in known:
+            del todo[(row["sha256"], row["mirror"])]
+        from_ledger += len(known)
+        for row in _chain(known, _check_parts(todo, leaf_budget, progress, parts, executor,
+                                              tables)):
+            if ledger is not None and (row["sha256"], row["mirror"]) not in ledger.rows:
+                ledger.add(row)
             n_parts += 1
             part_nodes += row["nodes"]
             refs.extend(row["refs"])
     return replace(report, parts=n_parts, part_nodes=part_nodes,
-                   time_s=time.perf_counter() - t0)
+                   time_s=time.perf_counter() - t0, parts_from_ledger=from_ledger)
+
+
+def _chain(first: list, then):
+    yield from first
+    yield from then
+
+
+class CheckLedger:
+    """The parts a check has verified, one JSON line each, appended and flushed as each
+    passes: its sha256 and orientation, its positions, and the parts it stops at. A check
+    given the same file later takes those parts as checked (they are found by content,
+    so a part file changed since is checked again), which is how a check of many hours
+    resumes after a stop. A line a kill cut short is ignored: that part is checked again.
+    The ledger is the checker's own record, to be trusted as the run that wrote it was."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.rows: dict[tuple, dict] = {}
+        text = self.path.read_text(errors="replace") if self.path.exists() else ""
+        self._cut = bool(text) and not text.endswith("\n")   # a last line a kill cut short
+        if text:
+            for line in text.splitlines():
+                row = self._parse(line)
+                if row is not None:
+                    self.rows[(row["sha256"], row["mirror"])] = row
+
+    @staticmethod
+    def _parse(line: str):
+        try:
+            raw = json.loads(line)
+            row = {"sha256": str(raw["sha256"]), "mirror": bool(raw["mirror"]),
+                   "nodes": int(raw["nodes"]),
+                   "refs": [(dict(ref), (str(sha), bool(mirrored)))
+                            for ref, (sha, mirrored) in raw["refs"]]}
+        except (ValueError, KeyError, TypeError):
+            return None
+        return row
+
+    def add(self, row: dict) -> None:
+        entry = {"sha256": row["sha256"], "mirror": row["mirror"], "nodes": row["nodes"],
+                 "refs": [[ref, list(oriented)] for ref, oriented in row["refs"]]}
+        try:
+            with open(self.path, "a") as f:
+                f.write(("\n" if self._cut else "") + json.dumps(entry) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise CertificateError(f"cannot write the check ledger {self.path}: "
+                                   f"{e.strerror}") from None
+        self._cut = False
+        self.rows[(row["sha256"], row["mirror"])] = row
 
 
 def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor, tables):

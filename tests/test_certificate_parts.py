@@ -503,3 +503,47 @@ def test_check_workers_from_the_cli(tmp_path):
                                   str(folder), "--executor", "carrier-pigeon"])
     assert r.exit_code == 2 and "unknown --executor" in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
+    from dataclasses import asdict
+
+    from niwa.solver.certificate import CheckLedger
+
+    top, folder = _nested(tmp_path)
+    ledger = tmp_path / "check.jsonl"
+    first = asdict(check_certificate(top, parts=certificate_folder(folder), ledger=ledger))
+    rows = ledger.read_text().splitlines()
+    assert len(rows) == first["parts"] and first["parts_from_ledger"] == 0
+    # again: every part from the ledger, the same report otherwise
+    again = asdict(check_certificate(top, parts=certificate_folder(folder), ledger=ledger))
+    assert again["parts_from_ledger"] == again["parts"] == first["parts"]
+    for report in (first, again):
+        report.pop("time_s"), report.pop("parts_from_ledger")
+    assert again == first
+    # a check that stopped after two parts, its last line cut short by the kill: the two
+    # kept, the rest checked (and recorded) now
+    ledger.write_text("\n".join(rows[:2]) + "\n" + rows[2][:25])
+    resumed = check_certificate(top, parts=certificate_folder(folder), ledger=ledger)
+    assert resumed.parts_from_ledger == 2 and resumed.parts == first["parts"]
+    assert len(CheckLedger(ledger).rows) == first["parts"]
+    assert "checked by an earlier run" in resumed.summary()
+    # parts checked on workers are recorded as they come back
+    from niwa.analysis.arena.executors import LocalExecutor
+
+    on_two = tmp_path / "on-two.jsonl"
+    check_certificate(top, parts=certificate_folder(folder), ledger=on_two,
+                      executor=LocalExecutor(2))
+    assert len(CheckLedger(on_two).rows) == first["parts"]
+    # a part changed since (another sha256) is not taken from the ledger: checked, refused
+    damaged, folder2 = _nested(tmp_path / "damaged", damaged=True)
+    with pytest.raises(CertificateError, match="missing"):
+        check_certificate(damaged, parts=certificate_folder(folder2), ledger=ledger)
+    # the command line, and an unwritable ledger refused before any work
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(folder), "--ledger", str(ledger), "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["parts_from_ledger"] == first["parts"]
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(folder), "--ledger", str(tmp_path / "no" / "x.jsonl")])
+    assert r.exit_code == 2 and "--ledger" in r.output
+    assert len(r.output.strip().splitlines()) == 1

@@ -14,7 +14,8 @@ resident memory), in this order; a step that fails stops the script with its err
    with `--workers P`: P processes fill the parts folder at once (each part made once);
 2. `niwa proof check OUT/NAME.npz --parts OUT/parts --workers P`: the whole, parts
    included, with the plain-Python reference rules (table leaves solved again within
-   --leaf-budget), P parts at once;
+   --leaf-budget, the table ordering the moves tried), P parts at once, each part
+   recorded in OUT/check-ledger.jsonl as it passes (run it again to resume a check);
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
    book that `perfect` and `best` play.
 
@@ -119,7 +120,8 @@ def main(argv=None) -> None:
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          ["niwa", "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
-          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order])
+          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
+          "--ledger", str(out / "check-ledger.jsonl")])
     if a.move is None:
         book = out / f"{a.name}-book.npz"
         step(a.name, "book", ["niwa", "book", "from-certificate", str(cert), "--parts",
