@@ -22,6 +22,13 @@ def at_once(monkeypatch):
     monkeypatch.setattr(proof_tree, "STEER_EVERY_S", 0.0)
 
 
+def idle_checkpoint(state, d):
+    """A checkpoint in `d` after one job, with no run on it."""
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
+    tree.run(max_jobs=1)
+    tree.close()
+
+
 def test_a_running_proof_takes_a_new_focus_without_a_restart(tmp_path):
     state = LotusState(**PRO)
     expected = ProofSearch(tt_mb=16).solve(state, pv=False).value
@@ -51,11 +58,8 @@ def test_a_running_proof_takes_a_new_focus_without_a_restart(tmp_path):
 
 
 def test_steering_needs_a_running_proof_a_good_line_and_nothing_else(tmp_path):
-    state = LotusState(**PRO)
-    d = tmp_path / "run"
-    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
-    tree.run(max_jobs=1)
-    tree.close()
+    state, d = LotusState(**PRO), tmp_path / "run"
+    idle_checkpoint(state, d)
     with pytest.raises(CheckpointError, match="no proof is running"):
         steer_checkpoint(d, ["W1-a1"])
     assert not (d / "focus.steer").exists()
@@ -89,11 +93,8 @@ def test_steering_needs_a_running_proof_a_good_line_and_nothing_else(tmp_path):
 
 
 def test_steer_flag_steers_a_running_proof_and_never_starts_one(tmp_path):
-    state = LotusState(**PRO)
-    d = tmp_path / "run"
-    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d)
-    tree.run(max_jobs=1)
-    tree.close()
+    state, d = LotusState(**PRO), tmp_path / "run"
+    idle_checkpoint(state, d)
     jobs = (d / "jobs.jsonl").read_text()
     for args, says in ((["--focus", "W1-a1", "--steer"], "no proof is running"),
                        (["--steer"], "--steer needs --focus"),
