@@ -534,7 +534,6 @@ cdef class LotusTableIndex(ExactValues):
 
     def _kernel_error(self, int err, LotusState at):
         what = {1: "a successor's value is missing (build order or dependencies wrong)",
-                2: "a distance to the end exceeds 127 plies (the byte encoding cannot hold it)",
                 3: "a position without legal actions",
                 4: "a successor outside the table's domain"}[err]
         return f"table build failed at {at.to_notation()}: {what}"
@@ -572,12 +571,10 @@ cdef class LotusTableIndex(ExactValues):
                     worst_loss = d
             elif d < best_win:
                 best_win = d
+        # a distance past 127 plies (long pass sequences, from k = 5 on) is kept as 127,
+        # "127 or more": the win/loss bit stays exact, only the distance saturates
         if best_win < 1000:
-            if best_win > 127:
-                return 2
-            res[at] = 128 | best_win
+            res[at] = 128 | (best_win if best_win < 127 else 127)
         else:
-            if worst_loss > 127:
-                return 2
-            res[at] = worst_loss
+            res[at] = worst_loss if worst_loss < 127 else 127
         return 0

@@ -45,7 +45,9 @@ FORMAT_VERSION = 2       # 2: the header's own digest (1 checked the payload onl
 INDEX_SCHEME = "lotus-class-composition-colouring"
 INDEX_VERSION = 1
 ENCODING = ("uint8 per position: bit 7 set = the player to move wins; bits 0-6 = plies to "
-            "the end with perfect play (winner fastest, loser slowest); 0 = not computed")
+            "the end with perfect play (winner fastest, loser slowest), 127 = 127 or more; "
+            "0 = not computed")
+SATURATED = 127          # the distance that means "127 plies or more"
 ENV_DIR = "NIWA_TABLES"
 GAMES = ("lotus",)
 
@@ -175,19 +177,17 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
-    if not values.all():
-        raise TableError(f"{int((values == 0).sum()):,} positions were left without a value")
-    wins = int(np.count_nonzero(values & 128))
-    depth = values & 127
+    counts = _value_counts(values)
+    missing = counts.pop("missing")
+    if missing:
+        raise TableError(f"{missing:,} positions were left without a value")
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "game": "lotus",
         "variant": full_variant, "stones": k,
         "index": {"scheme": INDEX_SCHEME, "version": INDEX_VERSION, "spaces": index.nspaces,
                   "classes": len(classes), "start_configurations": index.nstarts},
         "encoding": ENCODING, "positions": int(index.size),
-        "counts": {"wins": wins, "losses": int(index.size) - wins,
-                   "longest_win": int(depth[values >= 128].max(initial=0)),
-                   "longest_loss": int(depth[values < 128].max(initial=0))},
+        "counts": counts,
         "payload": f"{name}.npy", "payload_bytes": 0, "payload_sha256": "", "sha256": "",
         "build": {"seconds": round(seconds, 3),
                   "executor": executor.describe() if executor is not None else "this process",
@@ -196,6 +196,26 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     }
     write_table(folder, name, values, header)
     return header
+
+
+def _value_counts(values, chunk: int = 1 << 28) -> dict:
+    """Wins, losses, the longest win and loss, saturated distances and missing values of a
+    table's bytes, a chunk at a time (a k = 5 table is 6.4 GB: whole-array temporaries
+    would need several times that)."""
+    import numpy as np
+
+    wins = longest_win = longest_loss = saturated = missing = 0
+    for at in range(0, len(values), chunk):
+        part = values[at:at + chunk]
+        won = part >= 128
+        depth = part & 127
+        wins += int(np.count_nonzero(won))
+        longest_win = max(longest_win, int(depth[won].max(initial=0)))
+        longest_loss = max(longest_loss, int(depth[~won].max(initial=0)))
+        saturated += int(np.count_nonzero(depth == SATURATED))
+        missing += int(np.count_nonzero(part == 0))
+    return {"wins": wins, "losses": len(values) - wins, "longest_win": longest_win,
+            "longest_loss": longest_loss, "saturated": saturated, "missing": missing}
 
 
 def writable_folder(folder) -> None:
@@ -525,7 +545,8 @@ def solve_from_table(state, table):
         algo="tables", value=root[0], player=mover, proven=True, best=best,
         best_name=pv[0] if pv else None, actions=actions, pv=pv, depth=len(pv), nodes=probes,
         time_s=elapsed, nps=probes / elapsed if elapsed > 0 else 0.0,
-        status=f"endgame table k={table.k}: {'win' if root[0] else 'loss'} in {root[1]} plies")
+        status=f"endgame table k={table.k}: {'win' if root[0] else 'loss'} in {root[1]}"
+               f"{' or more' if root[1] >= SATURATED else ''} plies")
 
 
 def table_move_values(table, state):
