@@ -1,6 +1,6 @@
 """Lotus endgame tables: check a table against the proof search, and measure it.
 
-    python bench/endgame-tables/run.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000
+    python bench/endgame-tables/run.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000 [--saturated 200]
     python bench/endgame-tables/run.py --dir DIR speed --stones 3
     python bench/endgame-tables/run.py --dir DIR nodes --case 3:basic:optional \
         --case 4:basic:mandatory --with-plain --name cases
@@ -50,7 +50,7 @@ from pathlib import Path
 from niwa.ext.lotus import LotusState
 from niwa.solver.proof import ProofSearch
 from niwa.solver.solve import solve_position
-from niwa.solver.tables import find_table, table_value
+from niwa.solver.tables import find_table, table_name, table_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -94,6 +94,7 @@ def verify(args) -> int:
     table = the_table(args, args.stones)
     rng = random.Random(args.seed)
     cases = [("index", table.unrank(i)) for i in rng.sample(range(table.size), args.samples)]
+    cases += [("saturated", table.unrank(i)) for i in saturated_indices(args, table, rng)]
     cases += [("playout", s) for s in playout_positions(variant_of(args), table.k,
                                                         args.playouts, rng)]
     ps = ProofSearch(tt_mb=args.tt_mb)
@@ -116,16 +117,33 @@ def verify(args) -> int:
                   f"{time.time() - t0:.0f} s", flush=True)
     if rows:
         rows.close()
-    kinds = {k: sum(1 for c in cases if c[0] == k) for k in ("index", "playout")}
+    kinds = {k: sum(1 for c in cases if c[0] == k) for k in ("index", "playout", "saturated")}
     summary = dict(k=table.k, rule=args.rule, trampoline=args.trampoline, towers=args.towers,
                    positions=len(cases), random_indices=kinds["index"],
-                   from_playouts=kinds["playout"], mismatches=bad, proof_nodes=nodes,
+                   from_playouts=kinds["playout"], saturated=kinds["saturated"],
+                   mismatches=bad, proof_nodes=nodes,
                    seconds=round(time.time() - t0, 1), seed=args.seed)
     append_row(args.results / "verify.csv", summary)
     print(f"verify k={table.k} {variant_of(args)}: {len(cases)} positions ({kinds['index']} "
-          f"random indices, {kinds['playout']} from random playouts), {bad} mismatches; "
+          f"random indices, {kinds['playout']} from random playouts, {kinds['saturated']} "
+          f"with a saturated distance), {bad} mismatches; "
           f"{nodes:,} proof nodes in {time.time() - t0:.1f} s")
     return 1 if bad else 0
+
+
+def saturated_indices(args, table, rng, chunk=1 << 28):
+    """Up to --saturated random indices whose stored distance is 127 ("127 plies or
+    more", where the distance saturates: k = 5 and above)."""
+    import numpy as np
+
+    if not args.saturated:
+        return []
+    values = np.load(Path(args.dir) / f"{table_name(table.variant, table.k)}.npy",
+                     mmap_mode="r")
+    found = []
+    for at in range(0, len(values), chunk):
+        found.extend((np.flatnonzero((values[at:at + chunk] & 127) == 127) + at).tolist())
+    return rng.sample(found, min(args.saturated, len(found)))
 
 
 def append_row(path, row):
@@ -382,6 +400,8 @@ def main(argv=None) -> int:
     v.add_argument("--samples", type=int, default=2000)
     v.add_argument("--playouts", type=int, default=1000)
     v.add_argument("--rows", default=None, help="also write every position checked (CSV)")
+    v.add_argument("--saturated", type=int, default=0,
+                   help="also this many positions whose distance saturated at 127")
     s = sub.add_parser("speed")
     s.add_argument("--stones", type=int, default=3)
     n = sub.add_parser("nodes")
