@@ -1,6 +1,7 @@
 """Lotus endgame tables: check a table against the proof search, and measure it.
 
-    python bench/endgame-tables/run.py --dir DIR verify --stones 3 --samples 2000 --playouts 1000 [--saturated 200]
+    python bench/endgame-tables/run.py --dir DIR verify --stones 3 --samples 2000 \
+        --playouts 1000 [--saturated 200]
     python bench/endgame-tables/run.py --dir DIR speed --stones 3
     python bench/endgame-tables/run.py --dir DIR nodes --case 3:basic:optional \
         --case 4:basic:mandatory --with-plain --name cases
@@ -320,7 +321,6 @@ def compare(args) -> int:
     out = args.results / f"compare-k{a.k}-k{b.k}-{args.name}.csv"
     args.results.mkdir(parents=True, exist_ok=True)
     labels = (f"k{a.k}", f"k{b.k}") if a.k != b.k else (f"k{a.k}a", f"k{b.k}b")
-    totals = {lab: [0, 0.0] for lab in labels}
     rows = []
     for i, s in enumerate(positions):
         row = {"position": s.to_notation()}
@@ -330,13 +330,9 @@ def compare(args) -> int:
                 s, max_nodes=args.max_nodes, root_values=False, pv=False, cpu_time=True)
             row[f"value_{label}"], row[f"nodes_{label}"] = r.value, r.nodes
             row[f"cpu_s_{label}"], row[f"status_{label}"] = round(r.time_s, 3), r.status
-        done = all(row[f"value_{lab}"] is not None for lab in labels)
-        if done:
-            if row[f"value_{labels[0]}"] != row[f"value_{labels[1]}"]:
-                raise SystemExit(f"the two tables disagree on {row['position']}: {row}")
-            for lab in labels:
-                totals[lab][0] += row[f"nodes_{lab}"]
-                totals[lab][1] += row[f"cpu_s_{lab}"]
+        if all(row[f"value_{lab}"] is not None for lab in labels) and \
+                row[f"value_{labels[0]}"] != row[f"value_{labels[1]}"]:
+            raise SystemExit(f"the two tables disagree on {row['position']}: {row}")
         rows.append(row)
         print(f"  {i + 1}/{len(positions)}: " + ", ".join(
             f"{lab} {row[f'nodes_{lab}']:,} nodes {row[f'cpu_s_{lab}']:.2f} s" for lab in labels),
@@ -345,18 +341,69 @@ def compare(args) -> int:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
-    both = sum(all(r[f"value_{lab}"] is not None for lab in labels) for r in rows)
-    (na, ta), (nb, tb) = totals[labels[0]], totals[labels[1]]
+    summary = compare_summary(rows, labels)
     append_row(args.results / "compare.csv", dict(
         name=args.name, rule=args.rule, trampoline=args.trampoline, source=source,
-        positions=len(rows), proven_by_both=both, max_nodes=args.max_nodes, tt_mb=args.tt_mb,
-        **{f"nodes_{labels[0]}": na, f"nodes_{labels[1]}": nb,
-           f"cpu_s_{labels[0]}": round(ta, 2), f"cpu_s_{labels[1]}": round(tb, 2)},
+        positions=len(rows), max_nodes=args.max_nodes, tt_mb=args.tt_mb, **summary,
         seed=args.seed))
-    print(f"compare {labels[0]} vs {labels[1]} on {both} of {len(rows)} positions proven by both "
-          f"({source}): nodes {na:,} -> {nb:,} ({na / max(nb, 1):.2f}x fewer), CPU {ta:.1f} s -> "
-          f"{tb:.1f} s ({ta / max(tb, 1e-9):.2f}x) -> {out}")
+    plot_compare(rows, labels, args.max_nodes, out.with_suffix(".png"), source)
+    a_, b_ = labels
+    print(f"compare {a_} vs {b_} ({source}): {summary['proven_by_both']} of {len(rows)} "
+          f"proven by both: nodes {summary[f'nodes_{a_}']:,} -> {summary[f'nodes_{b_}']:,}, CPU "
+          f"{summary[f'cpu_s_{a_}']} s -> {summary[f'cpu_s_{b_}']} s; proven by {a_} only "
+          f"{summary[f'only_{a_}']}, by {b_} only {summary[f'only_{b_}']}; all positions, "
+          f"unfinished ones counted at --max-nodes: {summary[f'all_nodes_{a_}']:,} -> "
+          f"{summary[f'all_nodes_{b_}']:,} -> {out}")
     return 0
+
+
+def compare_summary(rows, labels) -> dict:
+    """Totals over the positions both tables proved; the positions only one proved within
+    the budget; and node totals over all positions with unfinished ones at the budget (a
+    bound on the ratio, not the ratio)."""
+    def done(r, lab):
+        return r[f"value_{lab}"] not in (None, "")
+
+    a, b = labels
+    both = [r for r in rows if done(r, a) and done(r, b)]
+    out = {"proven_by_both": len(both)}
+    for lab in labels:
+        out[f"nodes_{lab}"] = sum(int(r[f"nodes_{lab}"]) for r in both)
+        out[f"cpu_s_{lab}"] = round(sum(float(r[f"cpu_s_{lab}"]) for r in both), 2)
+    out[f"only_{a}"] = sum(1 for r in rows if done(r, a) and not done(r, b))
+    out[f"only_{b}"] = sum(1 for r in rows if done(r, b) and not done(r, a))
+    for lab in labels:
+        out[f"all_nodes_{lab}"] = sum(int(r[f"nodes_{lab}"]) for r in rows)
+    return out
+
+
+def plot_compare(rows, labels, budget, path, source):
+    """Each position's proof nodes with one table against the other (log-log); a position
+    one of them did not finish sits at the budget, drawn hollow."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a, b = labels
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for r in rows:
+        x, y = int(r[f"nodes_{a}"]), int(r[f"nodes_{b}"])
+        full = r[f"value_{a}"] not in (None, "") and r[f"value_{b}"] not in (None, "")
+        ax.scatter([x], [y], s=30, color="tab:green",
+                   facecolors="tab:green" if full else "none")
+    low = min(min(int(r[f"nodes_{a}"]), int(r[f"nodes_{b}"])) for r in rows)
+    ends = [max(1, low / 2), budget * 1.5]
+    ax.plot(ends, ends, color="gray", lw=0.8, label="same nodes")
+    ax.plot(ends, [e / 2 for e in ends], color="gray", lw=0.8, ls="--", label="half")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"df-pn nodes with the {a} table")
+    ax.set_ylabel(f"df-pn nodes with the {b} table")
+    ax.set_title(f"{source}\n(hollow: not proven within {budget:,} nodes)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
 
 
 def plot_midgame(summary):
