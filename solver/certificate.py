@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -1179,26 +1180,18 @@ class _TableGuide:
 
     def order(self, o, moves: list) -> list:
         from niwa.ext.lotus import LotusState
+        from niwa.solver.tables import TableError, _move_outcome
 
         # the engine's action ids are the reference's (ext/reference/lotus.py's docstring)
         state = LotusState.from_notation(o.to_notation())
-        mover = o.current_player()
-        ranked = []
-        for a in moves:
-            child = state.clone()
-            child.apply(a)
-            if child.is_terminal():
-                rank = (0 if child.returns()[mover] == 1.0 else 2, 0)
-            else:
-                v = self.table.probe(child)
-                if v <= 0:                      # outside the table, or not computed
-                    rank = (1, 0)
-                else:
-                    wins = (v >= 128) == (child.current_player() == mover)
-                    rank = (0 if wins else 2, v & 127)
-            ranked.append((rank, a))
-        ranked.sort()
-        return [a for _, a in ranked]
+        try:
+            outcome = {a: _move_outcome(code) for a, code in self.table.successors(state)}
+        except TableError:          # outside the table, or a value missing: no order
+            return moves
+        if outcome.keys() != set(moves):
+            return moves
+        # (value for the mover, plies): wins first, the quickest first
+        return sorted(moves, key=lambda a: (-outcome[a][0], outcome[a][1]))
 
 
 def _leaf_guide(tables, root: str):
@@ -1255,8 +1248,8 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
         for row in known:
             del todo[(row["sha256"], row["mirror"])]
         from_ledger += len(known)
-        for row in _chain(known, _check_parts(todo, leaf_budget, progress, parts, executor,
-                                              tables)):
+        for row in itertools.chain(known, _check_parts(todo, leaf_budget, progress, parts,
+                                                       executor, tables)):
             if ledger is not None and (row["sha256"], row["mirror"]) not in ledger.rows:
                 ledger.add(row)
             n_parts += 1
@@ -1264,11 +1257,6 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
             refs.extend(row["refs"])
     return replace(report, parts=n_parts, part_nodes=part_nodes,
                    time_s=time.perf_counter() - t0, parts_from_ledger=from_ledger)
-
-
-def _chain(first: list, then):
-    yield from first
-    yield from then
 
 
 class CheckLedger:
