@@ -50,6 +50,7 @@ from pathlib import Path
 
 from niwa.ext.lotus import LotusState
 from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_tree import read_meta, read_rows
 from niwa.solver.solve import solve_position
 from niwa.solver.tables import find_table, table_name, table_value
 
@@ -290,12 +291,9 @@ def midgame(args) -> int:
 def checkpoint_positions(directory, count, min_nodes, rng):
     """Positions a real proof sent out as jobs and its workers decided, each with at least
     `min_nodes` df-pn nodes spent on it (the frontier a larger table would have to help)."""
-    import json
-
-    meta = json.loads((Path(directory) / "meta.json").read_text())
-    root = LotusState.from_notation(meta["position"])
-    rows = [json.loads(line) for line in open(Path(directory) / "jobs.jsonl")]
-    decided = [r for r in rows if (r["pn"] == 0 or r["dn"] == 0) and r["nodes"] >= min_nodes]
+    root = LotusState.from_notation(read_meta(directory)["position"])
+    decided = [r for r in read_rows(directory)
+               if (r["pn"] == 0 or r["dn"] == 0) and r["nodes"] >= min_nodes]
     out = []
     for r in rng.sample(decided, min(count, len(decided))):
         s = root.clone()
@@ -330,7 +328,7 @@ def compare(args) -> int:
                 s, max_nodes=args.max_nodes, root_values=False, pv=False, cpu_time=True)
             row[f"value_{label}"], row[f"nodes_{label}"] = r.value, r.nodes
             row[f"cpu_s_{label}"], row[f"status_{label}"] = round(r.time_s, 3), r.status
-        if all(row[f"value_{lab}"] is not None for lab in labels) and \
+        if all(_proven(row, lab) for lab in labels) and \
                 row[f"value_{labels[0]}"] != row[f"value_{labels[1]}"]:
             raise SystemExit(f"the two tables disagree on {row['position']}: {row}")
         rows.append(row)
@@ -361,10 +359,8 @@ def compare_summary(rows, labels) -> dict:
     """Totals over the positions both tables proved; the positions only one proved within
     the budget; and node totals over all positions with unfinished ones at the budget (a
     bound on the ratio, not the ratio)."""
-    def done(r, lab):
-        return r[f"value_{lab}"] not in (None, "")
-
     a, b = labels
+    done = _proven
     both = [r for r in rows if done(r, a) and done(r, b)]
     out = {"proven_by_both": len(both)}
     for lab in labels:
@@ -375,6 +371,12 @@ def compare_summary(rows, labels) -> dict:
     for lab in labels:
         out[f"all_nodes_{lab}"] = sum(int(r[f"nodes_{lab}"]) for r in rows)
     return out
+
+
+def _proven(row, label) -> bool:
+    """Whether the search with table `label` proved the row's position (a row read back
+    from the CSV holds "" where a fresh one holds None)."""
+    return row[f"value_{label}"] not in (None, "")
 
 
 def plot_compare(rows, labels, budget, path, source):
@@ -389,7 +391,7 @@ def plot_compare(rows, labels, budget, path, source):
     fig, ax = plt.subplots(figsize=(5, 5))
     for r in rows:
         x, y = int(r[f"nodes_{a}"]), int(r[f"nodes_{b}"])
-        full = r[f"value_{a}"] not in (None, "") and r[f"value_{b}"] not in (None, "")
+        full = _proven(r, a) and _proven(r, b)
         ax.scatter([x], [y], s=30, color="tab:green",
                    facecolors="tab:green" if full else "none")
     low = min(min(int(r[f"nodes_{a}"]), int(r[f"nodes_{b}"])) for r in rows)
