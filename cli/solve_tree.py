@@ -53,8 +53,14 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                    f"{run.get('tables') or 'none'}"
                    f"{', jobs certified' if run.get('certify_jobs') else ''}")
     if tree.job_certificates:
-        click.echo(f"job certificates: {tree.job_certificates:,} in {directory}/parts (the "
-                   "proof's certificate stops at them)")
+        kept = tree.job_certificates_kept()
+        where = f"{directory}/parts"
+        click.echo(f"job certificates: {tree.job_certificates:,}, "
+                   + (f"in {where} (the proof's certificate stops at them)"
+                      if kept == tree.job_certificates else
+                      f"{f'{kept:,}' if kept else 'none'} of them in {where} (the others "
+                      f"are kept elsewhere: copy "
+                      f"them there before the proof's certificate is written)"))
     if tree.saved_focus and not r.proven:
         click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
     if tree.auto_line is not None and not r.proven:
@@ -114,7 +120,8 @@ def _json(r, tree) -> dict:
             "tree_nodes": r.tree_nodes, "status": r.status,
             "transpositions": tree.transpositions,
             "kept_proofs_loaded": tree.proven_loaded, "kept_proofs_saved": tree.proven_saved,
-            "job_certificates": tree.job_certificates}
+            "job_certificates": tree.job_certificates,
+            "job_certificates_kept": tree.job_certificates_kept()}
 
 
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,

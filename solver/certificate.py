@@ -97,6 +97,11 @@ class CertificateError(NiwaError):
     """A certificate that cannot be written, read or accepted (one line: what is wrong)."""
 
 
+class TreeTooBig(CertificateError):
+    """A solution tree larger than extract_certificate was allowed to walk (its
+    max_positions), or still being walked at its deadline."""
+
+
 @dataclass
 class Certificate:
     """A solution tree: see the module notes for what the arrays mean."""
@@ -245,7 +250,7 @@ def certificate_folder(folder):
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         progress: bool = False, jobs=None, parts=(), split: int = 0,
                         make_part=None, max_positions: int = 0,
-                        part_index=None) -> Certificate:
+                        part_index=None, deadline: float = 0.0) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -261,7 +266,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     return None instead (another process is making that part): the walk goes on and, at its
     end, takes the parts it left from `make_part.wait(positions)`; `make_part.made`, the
     parts it made itself, becomes the header's info["parts_made"]. `max_positions`: refuse
-    (CertificateError) a solution tree of more positions than that (0: no bound).
+    (TreeTooBig) a solution tree of more positions than that (0: no bound); `deadline`: so
+    too a walk still going at that time.perf_counter() moment (0: none).
     `part_index`: more parts to stop at, already indexed: {winner: {engine hash of a root
     or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's)."""
     from tqdm import tqdm
@@ -311,8 +317,10 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         seen.add(key)
         walked.append(key)
         if max_positions and len(walked) > max_positions:
-            raise CertificateError(f"the solution tree has more than {max_positions:,} "
-                                   f"positions")
+            raise TreeTooBig(f"the solution tree has more than {max_positions:,} positions")
+        if deadline and len(walked) & 1023 == 1 and time.perf_counter() > deadline:
+            raise TreeTooBig(f"the solution tree was not walked in time ({len(walked):,} "
+                             f"positions so far)")
         edge_start.append(len(edge_actions))
         bar.update()
         if s.current_player() == winner:
@@ -456,14 +464,25 @@ class JobCertifier:
     certificate in the checkpoint (DIR/parts/job-N.npz); certificate_from_checkpoint then
     stops at it. A new certificate stops at those made before: this process's, and those
     in `folder` (DIR/parts, when the worker sees it: the other workers', earlier
-    sessions'). A solution tree of more than `max_positions` positions, or a re-proof
-    longer than `time_limit` seconds, is given up (that position is proved again at the
-    end, as without this). Returns (the certificate or None, figures for the job's row)."""
+    sessions').
 
-    # (at 500,000 on the full pro game, 41 of 117 proven jobs gave up: a tree that is too
-    # big leaves its position uncertified, so every later tree through it is too big)
+    A solution tree of more than `max_positions` positions is cut into parts (with
+    `split`): the certificate stops at one part per position of the loser's to move below
+    its root, each certified the same way (cut again if it is too big itself), so every
+    certificate and part stays within the bound and a later tree through any of those
+    positions stops there. A re-proof longer than `time_limit` seconds, or a certification
+    still going after `time_budget` seconds, is given up: the job's position is proved
+    again at the end, as without this, but the parts finished by then are kept.
+    Called as certify(search, state, run, folder): returns (the certificate or None, the
+    parts made for it, children before the certificates that stop at them, the figures for
+    the job's row)."""
+
+    # (given up instead of cut at 500,000, 41 of 117 proven jobs of the full pro game were
+    # left uncertified, and every later tree through one of their positions was too big)
     max_positions: int = 2_000_000
     time_limit: float = 60.0
+    time_budget: float = 300.0
+    split: bool = True
 
     def __call__(self, search, state, run: str = "", folder=None) -> tuple:
         t0, nodes0 = time.perf_counter(), search.nodes
@@ -472,18 +491,42 @@ class JobCertifier:
         known = _MADE_HERE.setdefault(run, _KnownParts())
         if folder is not None:
             known.take_in(folder, state)
+        made: list = []
         try:
-            cert = extract_certificate(search, state, tables=search.exact,
-                                       time_limit=self.time_limit,
-                                       max_positions=self.max_positions, part_index=known.index)
-            known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
-                                 "", [p["sha256"] for p in cert.parts]), state)
+            cert = self._certify(search, state, known, made,
+                                 t0 + self.time_budget if self.time_budget else 0.0)
             info = {"certified": cert.nodes}
         except CertificateError as e:
             cert, info = None, {"certify_skipped": str(e)[:200]}
+        if made:
+            info["certify_parts"] = len(made)
         info.update(certify_nodes=int(search.nodes - nodes0),
                     certify_s=round(time.perf_counter() - t0, 4))
-        return cert, info
+        return cert, made, info
+
+    def _certify(self, search, state, known, made: list, deadline: float):
+        """The certificate of `state`, cut into parts (appended to `made`) if too big."""
+
+        def extract(**cut):
+            return extract_certificate(search, state, tables=search.exact,
+                                       time_limit=self.time_limit,
+                                       max_positions=self.max_positions,
+                                       part_index=known.index, deadline=deadline, **cut)
+
+        def make_part(position):
+            part = self._certify(search, position, known, made, deadline)
+            made.append(part)
+            return part
+
+        try:
+            cert = extract()
+        except TreeTooBig:
+            if not self.split or (deadline and time.perf_counter() > deadline):
+                raise
+            cert = extract(split=1, make_part=make_part)
+        known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
+                             "", [p["sha256"] for p in cert.parts]), state)
+        return cert
 
 
 class _KnownParts:
@@ -508,15 +551,20 @@ class _KnownParts:
             names = {p.name for p in Path(folder).glob("*.npz")} - self.files
         except OSError:
             return
-        for name in sorted(names, key=lambda n: (len(n), n)):   # job-9 before job-10
+        waiting = []
+        for name in sorted(names):
             try:
-                header = _part_header(Path(folder) / name)
+                waiting.append((name, _part_header(Path(folder) / name)))
             except CertificateError:
                 self.files.add(name)            # not a certificate: never again
-                continue
-            if all(sha in self.shas for sha in header.parts):
+        while waiting:      # parts before the certificates that stop at them
+            ready = [(n, h) for n, h in waiting if all(sha in self.shas for sha in h.parts)]
+            for name, header in ready:
                 self.add(header, state)
                 self.files.add(name)
+            if not ready:
+                return
+            waiting = [(n, h) for n, h in waiting if n not in self.files]
 
 
 _MADE_HERE: dict = {}   # run -> _KnownParts of JobCertifier in this process

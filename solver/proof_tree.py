@@ -285,7 +285,8 @@ class ProofJob:
     run: str = ""
     huge_pages: bool = False
     # called as certify(search, state, run, parts) once the job proved its position: (a
-    # certificate or None, figures for the row); see niwa.solver.certificate.JobCertifier
+    # certificate or None, the parts made for it, figures for the row); see
+    # niwa.solver.certificate.JobCertifier
     certify: object = None
     parts: str | None = None        # where the tree keeps the job certificates
 
@@ -303,10 +304,12 @@ class ProofJob:
                "player": r.player, "nodes": r.nodes, "shared": search.shared is not None}
         row["pn"], row["dn"] = _numbers(r)
         if r.proven and self.certify is not None:
-            cert, figures = self.certify(search, state, self.run, self.parts)
+            cert, made, figures = self.certify(search, state, self.run, self.parts)
             row.update(figures)
+            if made:
+                row["certificate_parts"] = made     # saved by the tree, not logged
             if cert is not None:
-                row["certificate"] = cert       # saved by the tree, not logged
+                row["certificate"] = cert
         if not r.proven:
             # what this worker's table knows of each child: the numbers the top tree's
             # expansion starts from (a lookup each, no search)
@@ -473,7 +476,8 @@ class ProofTree:
         if certify is not None and checkpoint is None:
             raise ValueError("certify needs a checkpoint (the job certificates go there)")
         self.certify = certify
-        self.job_certificates = 0   # jobs of the log whose certificate is in DIR/parts
+        self.job_certificates = 0   # jobs of the log that wrote a certificate to DIR/parts
+        self._certificate_names: list[str] = []
         self._plan = None           # the focus nodes of the running selection
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         self.steered = 0            # focus changes taken from DIR/focus.steer while running
@@ -889,7 +893,9 @@ class ProofTree:
         """Fold one finished job into the tree (also used to replay a checkpoint)."""
         path = tuple(row["path"])
         self.jobs_done += 1
-        self.job_certificates += bool(row.get("part"))
+        if row.get("part"):
+            self.job_certificates += 1
+            self._certificate_names.append(str(row["part"]))
         self.nodes += int(row["nodes"])
         self.cpu_s += float(row.get("cpu_s", 0.0))
         self.next_job = max(self.next_job, int(row["job"]))
@@ -1118,6 +1124,13 @@ class ProofTree:
         """A node's (pn, dn) in the root mover's perspective."""
         return (node.pn, node.dn) if node.mover == self.root.mover else (node.dn, node.pn)
 
+    def job_certificates_kept(self) -> int:
+        """How many of the certificates the log's jobs wrote are in DIR/parts now (none in
+        a copy of the checkpoint that left them out, as the repository's does)."""
+        if self.dir is None:
+            return 0
+        return sum((self.dir / JOB_PARTS / name).is_file() for name in self._certificate_names)
+
     def open_positions(self, depth: int) -> list[tuple[str, int, int, int]]:
         """The open positions of the top tree 2..`depth` plies below the root, each once
         (under the first line that reached it), nearest first: (line by move names, pn, dn
@@ -1222,11 +1235,16 @@ class ProofTree:
 
     def _record(self, row):
         cert = row.pop("certificate", None)
-        if cert is not None and self.dir is not None and not self.read_only:
-            # the job's certificate (JobCertifier), saved before its row names it
-            name = f"job-{int(row['job'])}.npz"
-            cert.save(self.dir / JOB_PARTS / name)
-            row["part"] = name
+        made = row.pop("certificate_parts", ())
+        if self.dir is not None and not self.read_only:
+            # the job's certificate (JobCertifier), saved before its row names it, after
+            # the parts it was cut into (kept even when the job's own was given up)
+            for i, part in enumerate(made, 1):
+                part.save(self.dir / JOB_PARTS / f"job-{int(row['job'])}-{i}.npz")
+            if cert is not None:
+                name = f"job-{int(row['job'])}.npz"
+                cert.save(self.dir / JOB_PARTS / name)
+                row["part"] = name
         if self._log is None:
             return
         line = json.dumps(row, separators=(",", ":")) + "\n"

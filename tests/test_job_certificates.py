@@ -69,13 +69,70 @@ def test_job_certificates_come_back_from_worker_processes(tmp_path):
                       parts=certificate_folder(tmp_path / "out"))
 
 
-def test_a_solution_tree_over_the_cap_is_left_to_the_end(tmp_path):
-    rows = _prove(tmp_path / "cp", JobCertifier(max_positions=1))
+def test_a_solution_tree_over_the_cap_is_left_to_the_end_when_not_cut(tmp_path):
+    rows = _prove(tmp_path / "cp", JobCertifier(max_positions=1, split=False))
     proven = [r for r in rows if r["pn"] == 0 or r["dn"] == 0]
     assert proven and not any(r.get("part") for r in rows)
     assert any("more than 1 positions" in r.get("certify_skipped", "") for r in proven)
     cert = certificate_from_checkpoint(tmp_path / "cp", tt_mb=16, tables=None)
     assert check_certificate(cert).nodes == cert.nodes and not cert.parts
+
+
+def _check_from_checkpoint(cp, out):
+    cert = certificate_from_checkpoint(cp, tt_mb=16, tables=None, parts_out=out)
+    cert.save(out / "top.npz")
+    return cert, check_certificate(load_certificate(out / "top.npz"),
+                                   parts=certificate_folder(out))
+
+
+def test_a_solution_tree_over_the_cap_is_cut_into_parts(tmp_path):
+    """Over the cap, a job's tree stops at parts of its own (job-N-i.npz), each within the
+    cap too; every proven job is certified and the whole checks."""
+    rows = _prove(tmp_path / "cp", JobCertifier(max_positions=4))
+    proven = [r for r in rows if r["pn"] == 0 or r["dn"] == 0]
+    assert proven and all(r.get("part") for r in proven)
+    assert sum(r.get("certify_parts", 0) for r in proven) >= 1
+    folder = tmp_path / "cp" / JOB_PARTS
+    cut = sorted(folder.glob("job-*-*.npz"))
+    assert len(cut) == sum(r.get("certify_parts", 0) for r in proven)
+    for path in sorted(folder.glob("*.npz")):
+        assert load_certificate(path).nodes <= 4
+    cert, report = _check_from_checkpoint(tmp_path / "cp", tmp_path / "out")
+    assert cert.info["job_parts"] >= 1 and report.parts >= len(cut)
+
+
+def test_parts_cut_from_a_tree_given_up_are_kept(tmp_path):
+    """A cap so small that a tree cannot be cut within it either: the job is left
+    uncertified, but the parts finished on the way are saved, and the proof's certificate
+    stops at them."""
+    rows = _prove(tmp_path / "cp", JobCertifier(max_positions=2))
+    given_up = [r for r in rows if "certify_skipped" in r and r.get("certify_parts")]
+    assert given_up, "no certification gave up after cutting parts"
+    for r in given_up:
+        assert "part" not in r
+        assert (tmp_path / "cp" / JOB_PARTS / f"job-{r['job']}-1.npz").exists()
+    cert, report = _check_from_checkpoint(tmp_path / "cp", tmp_path / "out")
+    assert report.parts >= 1 and cert.nodes == report.nodes
+
+
+def test_a_certification_past_its_time_budget_is_given_up_uncut(tmp_path):
+    rows = _prove(tmp_path / "cp", JobCertifier(max_positions=4, time_budget=1e-9))
+    proven = [r for r in rows if r["pn"] == 0 or r["dn"] == 0]
+    assert proven and not any(r.get("certify_parts") for r in proven)
+    assert not list((tmp_path / "cp" / JOB_PARTS).glob("*-*.npz"))
+
+
+def test_a_walk_past_its_deadline_is_refused():
+    import time
+
+    from niwa.solver.certificate import TreeTooBig, extract_certificate
+    from niwa.solver.proof import ProofSearch
+
+    state = LotusState(**PRO)
+    search = ProofSearch(tt_mb=16)
+    with pytest.raises(TreeTooBig, match="not walked in time"):
+        extract_certificate(search, state, deadline=time.perf_counter() - 1)
+    assert extract_certificate(search, state, deadline=time.perf_counter() + 600).nodes > 1
 
 
 def test_job_certificates_need_a_checkpoint_and_a_damaged_one_is_one_error(tmp_path):
@@ -97,6 +154,16 @@ def test_certify_jobs_from_the_cli(tmp_path):
     assert json.loads(r.output.strip().splitlines()[-1])["job_certificates"] >= 1
     r = runner.invoke(main, ["solve", "--checkpoint", str(cp), "--status"])
     assert r.exit_code == 0 and "job certificates:" in r.output and "jobs certified" in r.output
+    assert "(the proof's certificate stops at them)" in r.output
+    # a copy of the checkpoint without its certificates (as the repository keeps one)
+    import shutil
+
+    shutil.copytree(cp, tmp_path / "copy", ignore=shutil.ignore_patterns("*.npz", "*.lock"))
+    r = runner.invoke(main, ["solve", "--checkpoint", str(tmp_path / "copy"), "--status"])
+    assert r.exit_code == 0 and "none of them in" in r.output, r.output
+    r = runner.invoke(main, ["solve", "--checkpoint", str(tmp_path / "copy"), "--status",
+                             "--json"])
+    assert json.loads(r.output)["job_certificates_kept"] == 0
     (tmp_path / "certs").mkdir()
     out = tmp_path / "certs" / "top.npz"
     r = runner.invoke(main, ["proof", "extract", str(cp), "--out", str(out), "--no-tables",
