@@ -8,6 +8,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
     python run.py time --trampoline mandatory      # the quicker pro/mandatory case
     python run.py speed --trampoline mandatory --baseline /work/main/.venv/bin/python
                                                    # plain df-pn, this code against another
+    python run.py certification CHECKPOINT --jobs 27022: --label "s36 cut"
+                                                   # what --certify-jobs cost on those jobs
 
 Each run starts from an empty checkpoint folder under --scratch and appends one row to
 results/runs.csv: case, mode, workers, value for the first player, jobs, nodes, CPU and wall
@@ -231,7 +233,60 @@ def speed(a) -> None:
                 print(row, flush=True)
 
 
+CERTIFICATION_COLUMNS = ["label", "checkpoint", "first_job", "last_job", "jobs", "cpu_s",
+                         "proven", "certified", "cut", "parts", "given_up", "certify_s",
+                         "given_up_s", "certify_share", "given_up_share", "positions"]
+
+
+def certification(checkpoint, jobs: str, label: str) -> dict:
+    """What job certification (`--certify-jobs`) did on the jobs FROM:TO of a checkpoint's
+    log: proven jobs, how many were certified (whole or cut into parts), given up, and the
+    share of the jobs' CPU it took (a job's cpu_s includes its certification)."""
+    from niwa.solver.proof_tree import read_rows
+
+    low, _, high = jobs.partition(":")
+    first, last = int(low or 0), int(high) if high else None
+    rows = [r for r in read_rows(checkpoint)
+            if r["job"] >= first and (last is None or r["job"] < last)]
+    certified = [r for r in rows if "certify_s" in r]
+    given_up = [r for r in certified if "certify_skipped" in r]
+    cpu = sum(float(r.get("cpu_s", 0.0)) for r in rows)
+    spent = sum(r["certify_s"] for r in certified)
+    lost = sum(r["certify_s"] for r in given_up)
+    return {"label": label, "checkpoint": str(checkpoint),
+            "first_job": min((r["job"] for r in rows), default=None),
+            "last_job": max((r["job"] for r in rows), default=None), "jobs": len(rows),
+            "cpu_s": round(cpu, 1), "proven": len(certified),
+            "certified": sum("part" in r for r in rows),
+            "cut": sum(bool(r.get("certify_parts")) and "part" in r for r in rows),
+            "parts": sum(r.get("certify_parts", 0) for r in rows),
+            "given_up": len(given_up), "certify_s": round(spent, 1),
+            "given_up_s": round(lost, 1),
+            "certify_share": round(spent / cpu, 4) if cpu else None,
+            "given_up_share": round(lost / cpu, 4) if cpu else None,
+            "positions": sum(r.get("certified", 0) for r in rows)}
+
+
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["certification"]:
+        q = argparse.ArgumentParser(description="what --certify-jobs did on a checkpoint's jobs")
+        q.add_argument("checkpoint")
+        q.add_argument("--jobs", default=":", help="FROM:TO, job numbers (TO excluded)")
+        q.add_argument("--label", default="")
+        q.add_argument("--out", default=str(HERE / "results" / "job-certification.csv"))
+        b = q.parse_args(argv[1:])
+        row = certification(b.checkpoint, b.jobs, b.label)
+        out = Path(b.out)
+        new = not out.exists()
+        with out.open("a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=CERTIFICATION_COLUMNS)
+            if new:
+                w.writeheader()
+            w.writerow(row)
+        print(json.dumps(row))
+        return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", choices=["time", "dask", "kill", "speed"])
     p.add_argument("--towers", type=int, default=3)
