@@ -263,6 +263,11 @@ def json_report(state, r) -> dict:
 @click.option("--steer", "steer_only", is_flag=True,
               help="--checkpoint with --focus: only steer the proof running on DIR; with no "
                    "run there it is an error, never the start of a new run.")
+@click.option("--max-tree-nodes", "max_tree_nodes", type=Number(int, 1, 10**8), default=None,
+              help="--checkpoint: the most nodes the top tree may hold (default 50,000, "
+                   "about 1 KB each); at the cap a leaf whose job did not finish is sent "
+                   "again with twice the budget instead of being expanded. On a resume it "
+                   "may only raise the checkpoint's.")
 @click.option("--certify-jobs", "certify_jobs", is_flag=True,
               help="--checkpoint: each job that proves its position writes that position's "
                    "certificate at once, from its worker's table, into DIR/parts; the "
@@ -280,7 +285,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
               history_file, workers, executor, job_nodes, transpositions, focus,
-              steer_only, certify_jobs, huge_pages, as_json, batch, out):
+              steer_only, max_tree_nodes, certify_jobs, huge_pages, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -294,7 +299,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         bool(record_file and _solo_record(record_file, game_number))
     if checkpoint_dir is not None or show_status or history_file is not None or \
             workers is not None or executor is not None or job_nodes is not None or \
-            transpositions is not None or focus or certify_jobs or steer_only:
+            transpositions is not None or focus or certify_jobs or steer_only or \
+            max_tree_nodes is not None:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                    job_nodes, transpositions, focus, huge_pages, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
@@ -305,7 +311,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                        ("--iters", iters is not None),
                        ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
                        ("--nodes", node_limit is not None)) if on], status_depth=depth,
-                   certify_jobs=certify_jobs, steer_only=steer_only)
+                   certify_jobs=certify_jobs, steer_only=steer_only,
+                   max_tree_nodes=max_tree_nodes)
         return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
@@ -420,14 +427,14 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
 def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                job_nodes, transpositions, focus, huge_pages, certificate_file, tt_mb, tables_dir,
                no_tables, time_s, as_json, given, status_depth=None,
-               certify_jobs=False, steer_only=False) -> None:
+               certify_jobs=False, steer_only=False, max_tree_nodes=None) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
     if checkpoint_dir is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
-                        "--transpositions, --focus, --steer and --certify-jobs go with "
-                        "--checkpoint DIR")
+                        "--max-tree-nodes, --transpositions, --focus, --steer and "
+                        "--certify-jobs go with --checkpoint DIR")
     if steer_only and not focus:
         raise UserError("--steer needs --focus: the line (or 'auto') to steer the running "
                         "proof to")
@@ -444,6 +451,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         for name, on in (("--focus", bool(focus)), ("--steer", steer_only),
                          ("--huge-pages", huge_pages),
                          ("--certify-jobs", certify_jobs),
+                         ("--max-tree-nodes", max_tree_nodes is not None),
                          ("--workers", workers is not None),
                          ("--executor", executor is not None)):
             if on:
@@ -458,4 +466,5 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
         check_writable(certificate_file, "--certificate")
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
-                       certificate_file, focus, huge_pages, certify_jobs, steer_only)
+                       certificate_file, focus, huge_pages, certify_jobs, steer_only,
+                       max_tree_nodes)

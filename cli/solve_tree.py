@@ -125,7 +125,8 @@ def _json(r, tree) -> dict:
 
 
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-           time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False) -> None:
+           time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False,
+           max_tree_nodes=None) -> None:
     """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
     is handed to it (proof_tree.steer_checkpoint); nothing else can change mid-run."""
     from niwa.cli.common import given_on_command_line
@@ -138,7 +139,8 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
         ("--tt-mb", given_on_command_line("tt_mb")),
         ("--tables", given_on_command_line("tables_dir") or given_on_command_line("no_tables")),
         ("--time", time_s is not None), ("--certificate", certificate_file is not None),
-        ("--huge-pages", huge_pages), ("--certify-jobs", certify_jobs)) if on]
+        ("--huge-pages", huge_pages), ("--certify-jobs", certify_jobs),
+        ("--max-tree-nodes", max_tree_nodes is not None)) if on]
     if others:
         raise UserError(f"checkpoint {directory} is in use by a running proof: --focus alone "
                         f"steers it, {others[0]} cannot change while it runs")
@@ -152,7 +154,8 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
 
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
-                       huge_pages=False, certify_jobs=False, steer_only=False) -> None:
+                       huge_pages=False, certify_jobs=False, steer_only=False,
+                       max_tree_nodes=None) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
     job that proves its position certifies it in its worker (JobCertifier). `steer_only`
@@ -166,6 +169,8 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                 "certify": JobCertifier() if certify_jobs else None}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
+    if max_tree_nodes is not None:
+        settings["max_tree_nodes"] = max_tree_nodes
     if steer_only and not checkpoint_in_use(directory):
         # --focus alone on an idle checkpoint would start a run there: --steer refuses
         raise UserError(f"no proof is running on {directory}: --steer only steers a running "
@@ -173,7 +178,8 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     if focus and checkpoint_in_use(directory):
         # a proof is running there: --focus alone steers it (its table kept)
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-               time_s, certificate_file, huge_pages, focus, as_json, certify_jobs)
+               time_s, certificate_file, huge_pages, focus, as_json, certify_jobs,
+               max_tree_nodes)
         return
     if certify_jobs:
         from pathlib import Path

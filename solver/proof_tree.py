@@ -93,6 +93,9 @@ FORMAT_VERSION = 1
 # what a busy node (a job is out on it) counts as when the next job is chosen
 BUSY_POLICIES = ("skip", "win", "loss", "lean", "guess")
 SNAPSHOT_EVERY_S = 5.0
+# nodes of a new top tree at most (about 1 KB each in the main process); at the cap a leaf
+# whose job did not finish is sent again with twice the budget instead of being expanded
+MAX_TREE_NODES = 50_000
 PROVEN_FORMAT = "niwa-proven-positions"
 KEEP_MIN_WORK = 1000        # proofs cheaper than this are not worth a row of proven.npy
 
@@ -445,7 +448,8 @@ class ProofTree:
 
     def __init__(self, state, job_nodes: int = 2_000_000, tt_mb: float = 256,
                  tables: str | None = None, checkpoint: str | Path | None = None,
-                 max_tree_nodes: int = 50_000, max_depth: int = 40, read_only: bool = False,
+                 max_tree_nodes: int | None = None, max_depth: int = 40,
+                 read_only: bool = False,
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
                  keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False,
@@ -460,7 +464,13 @@ class ProofTree:
         self.job_nodes = int(job_nodes)
         self.tt_mb = float(tt_mb)
         self.tables = None if tables is None else str(tables)
-        self.max_tree_nodes = max_tree_nodes
+        # None: the checkpoint's (a new one: MAX_TREE_NODES); given on a resume, it may
+        # only raise the checkpoint's, since the log is replayed under the cap in meta.json
+        # (a higher cap expands every node the old one did, so every logged path is there)
+        self._asked_max_tree_nodes = max_tree_nodes
+        self.max_tree_nodes = MAX_TREE_NODES if max_tree_nodes is None else int(max_tree_nodes)
+        if self.max_tree_nodes < 1:
+            raise ValueError("max_tree_nodes must be positive")
         self.max_depth = max_depth
         self.share = share          # local workers share one table (see the module docstring)
         # df-pn tables on 2 MB pages (madvise; Linux transparent huge pages): fewer TLB misses
@@ -1161,6 +1171,12 @@ class ProofTree:
             # the tree's shape depends on these: take the checkpoint's, not the caller's
             self.job_nodes = int(meta["job_nodes"])
             self.max_tree_nodes = int(meta["max_tree_nodes"])
+            asked = self._asked_max_tree_nodes
+            if asked is not None and int(asked) < self.max_tree_nodes:
+                raise CheckpointError(f"checkpoint {d} has a top tree of up to "
+                                      f"{self.max_tree_nodes:,} nodes: it can be raised, "
+                                      f"not lowered to {int(asked):,} (its log replays "
+                                      f"under the larger cap)")
             self.max_depth = int(meta["max_depth"])
             # (checkpoints from before the setting expanded a leaf after its first job)
             self.expand_after = int(meta.get("expand_after", 1))
@@ -1174,7 +1190,10 @@ class ProofTree:
                 self._new_tree()
             # the header says what the checkpoint is now: its kind of tree, and the endgame
             # tables of its latest session (each session is given its own)
-            changed = {k: v for k, v in (("transpositions", want), ("tables", self.tables))
+            if asked is not None:
+                self.max_tree_nodes = int(asked)
+            changed = {k: v for k, v in (("transpositions", want), ("tables", self.tables),
+                                         ("max_tree_nodes", self.max_tree_nodes))
                        if meta.get(k, False if k == "transpositions" else None) != v}
             if changed and not self.read_only:
                 _atomic_write(meta_path, json.dumps(dict(meta, **changed), indent=1) + "\n")

@@ -166,6 +166,36 @@ def test_an_interrupted_checkpoint_resumes_and_proves_the_same(tmp_path):
     finished.close()
 
 
+def test_a_resume_may_raise_the_top_tree_cap_never_lower_it(tmp_path):
+    """A checkpoint run at a cap of 8 nodes (its leaves sent again with doubled budgets)
+    resumes with a cap of 10,000: every logged job replays (each path is in the larger
+    tree), the tree grows past 8 nodes, the value is the same, and meta.json says the new
+    cap; a lower cap than the checkpoint's is refused, from the CLI with one line."""
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    want = ProofSearch(tt_mb=16).solve(state, root_values=False, pv=False).value
+    first = ProofTree(state, job_nodes=5, tt_mb=16, checkpoint=tmp_path, max_tree_nodes=8)
+    part = first.run(max_jobs=12)
+    first.close()
+    assert part.tree_nodes <= 16 and not part.proven
+    assert any(json.loads(x)["budget"] > 5
+               for x in (tmp_path / "jobs.jsonl").read_text().splitlines())
+    again = open_checkpoint(tmp_path, max_tree_nodes=10_000)
+    assert again.jobs_replayed == 12 and again.max_tree_nodes == 10_000
+    done = again.run()
+    again.close()
+    assert done.value == want and done.peak_tree_nodes > 16
+    assert json.loads((tmp_path / "meta.json").read_text())["max_tree_nodes"] == 10_000
+    with pytest.raises(CheckpointError, match="can be raised, not lowered to 8"):
+        open_checkpoint(tmp_path, max_tree_nodes=8)
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path),
+                                  "--max-tree-nodes", "9", "--no-tables"])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "not lowered to 9" in r.output
+    r = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path), "--status",
+                                  "--max-tree-nodes", "20000"])
+    assert r.exit_code == 2 and "--max-tree-nodes is for a run" in r.output, r.output
+
+
 def test_a_torn_last_line_is_dropped_and_the_run_goes_on(tmp_path):
     state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
     tree = ProofTree(state, job_nodes=30, tt_mb=16, checkpoint=tmp_path)
