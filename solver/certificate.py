@@ -504,8 +504,10 @@ class JobCertifier:
                     certify_s=round(time.perf_counter() - t0, 4))
         return cert, made, info
 
-    def _certify(self, search, state, known, made: list, deadline: float):
-        """The certificate of `state`, cut into parts (appended to `made`) if too big."""
+    def _certify(self, search, state, known, made: list, deadline: float,
+                 whole: bool = True):
+        """The certificate of `state`, cut into parts (appended to `made`) if too big
+        (`whole` False: known to be, so cut at once)."""
 
         def extract(**cut):
             return extract_certificate(search, state, tables=search.exact,
@@ -514,11 +516,16 @@ class JobCertifier:
                                        part_index=known.index, deadline=deadline, **cut)
 
         def make_part(position):
-            part = self._certify(search, position, known, made, deadline)
+            # a part whose mover is not the root's is the one position below the winner's
+            # move(s) at the root: it holds all but a ply or two of a tree found too big
+            part = self._certify(search, position, known, made, deadline,
+                                 whole=position.current_player() == state.current_player())
             made.append(part)
             return part
 
         try:
+            if not whole:
+                raise TreeTooBig("known to be too big")
             cert = extract()
         except TreeTooBig:
             if not self.split or (deadline and time.perf_counter() > deadline):
