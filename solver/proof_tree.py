@@ -415,6 +415,7 @@ class ProofTreeResult:
     # wall seconds (all sessions) until the root was proven, before the session's teardown
     # (stopping the workers, keeping its proofs): when the answer was known
     answer_s: float | None = None
+    max_tree_nodes: int = 0         # the top tree's cap (0: not said)
 
     @property
     def proven(self) -> bool:
@@ -428,7 +429,8 @@ class ProofTreeResult:
                 f"dn={number_text(self.root_dn)}; first moves decided {decided}/{len(self.first_moves)} "
                 f"({moves}); {self.jobs:,} jobs, {self.nodes:,} nodes, {self.cpu_s:,.1f} CPU s, "
                 f"{self.wall_s:,.1f} s wall; top tree {self.tree_nodes:,} nodes "
-                f"(peak {self.peak_tree_nodes:,}, {self.expansions:,} expansions)")
+                f"(peak {self.peak_tree_nodes:,}, {self.expansions:,} expansions"
+                f"{f', cap {self.max_tree_nodes:,}' if self.max_tree_nodes else ''})")
 
 
 def number_text(x: int, thousands: bool = False) -> str:
@@ -1112,7 +1114,7 @@ class ProofTree:
                                self.cpu_s, wall, len(self.by_key),
                                self.expansions, self.peak_tree_nodes, self.jobs_replayed, self.torn_lines,
                                "proven" if r.proven else "open", dict(self.workers),
-                               numbers, self.answer_s)
+                               numbers, self.answer_s, self.max_tree_nodes)
 
     def nodes_below(self, depth: int, proven: bool = True):
         """(plies down, node) for each position of the top tree 1..`depth` plies below the

@@ -185,6 +185,7 @@ def test_a_resume_may_raise_the_top_tree_cap_never_lower_it(tmp_path):
     again.close()
     assert done.value == want and done.peak_tree_nodes > 16
     assert json.loads((tmp_path / "meta.json").read_text())["max_tree_nodes"] == 10_000
+    assert done.max_tree_nodes == 10_000 and "cap 10,000)" in done.summary()
     with pytest.raises(CheckpointError, match="can be raised, not lowered to 8"):
         open_checkpoint(tmp_path, max_tree_nodes=8)
     r = CliRunner().invoke(main, ["solve", "--checkpoint", str(tmp_path),
