@@ -499,7 +499,8 @@ class JobCertifier:
         except CertificateError as e:
             cert, info = None, {"certify_skipped": str(e)[:200]}
         if made:
-            info["certify_parts"] = len(made)
+            info.update(certify_parts=len(made),
+                        certify_part_positions=sum(part.nodes for part in made))
         info.update(certify_nodes=int(search.nodes - nodes0),
                     certify_s=round(time.perf_counter() - t0, 4))
         return cert, made, info

@@ -97,6 +97,8 @@ def test_a_solution_tree_over_the_cap_is_cut_into_parts(tmp_path):
     assert len(cut) == sum(r.get("certify_parts", 0) for r in proven)
     for path in sorted(folder.glob("*.npz")):
         assert load_certificate(path).nodes <= 4
+    assert sum(r.get("certify_part_positions", 0) for r in proven) == \
+        sum(load_certificate(path).nodes for path in cut)
     cert, report = _check_from_checkpoint(tmp_path / "cp", tmp_path / "out")
     assert cert.info["job_parts"] >= 1 and report.parts >= len(cut)
 

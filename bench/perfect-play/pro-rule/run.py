@@ -264,7 +264,8 @@ def certification(checkpoint, jobs: str, label: str) -> dict:
             "given_up_s": round(lost, 1),
             "certify_share": round(spent / cpu, 4) if cpu else None,
             "given_up_share": round(lost / cpu, 4) if cpu else None,
-            "positions": sum(r.get("certified", 0) for r in rows)}
+            "positions": sum(r.get("certified", 0) + r.get("certify_part_positions", 0)
+                             for r in rows)}
 
 
 def main(argv=None):
