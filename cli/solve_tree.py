@@ -38,11 +38,16 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
     if open_moves:
         click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
     if depth:
-        click.echo(f"open positions 2 to {depth} plies down (for player {r.player}, by dn): " +
-                   (", ".join(f"{line} pn {number_text(pn, thousands=True)} dn "
-                              f"{number_text(dn, thousands=True)}"
-                              for line, pn, dn, _ in sorted(below, key=lambda b: b[2]))
-                    or "none"))
+        click.echo(f"open positions 2 to {depth} plies down (for player {r.player}, by dn): "
+                   f"{len(below) or 'none'}")
+        if below:
+            rows = [(line, number_text(pn, thousands=True), number_text(dn, thousands=True),
+                     f"{jobs:,}") for line, pn, dn, jobs in sorted(below, key=lambda b: b[2])]
+            wide = [max(len(row[i]) for row in rows + [("line", "pn", "dn", "jobs")])
+                    for i in range(4)]
+            for row in [("line", "pn", "dn", "jobs"), *rows]:
+                click.echo("  " + row[0].ljust(wide[0]) + "".join(
+                    "  " + cell.rjust(w) for cell, w in zip(row[1:], wide[1:], strict=True)))
     run = tree.saved_run
     if run:
         shared = f", one {run['shared_mb']:g} MB table shared" if run.get("shared_mb") else \

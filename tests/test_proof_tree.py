@@ -459,7 +459,11 @@ def test_status_depth_lists_each_open_position_once_with_its_numbers(tmp_path):
         tree.close()
     out = CliRunner().invoke(main, ["solve", "--checkpoint", str(cp), "--status", "--depth", "3"])
     assert out.exit_code == 0 and "open positions 2 to 3 plies down" in out.output
-    assert f"{below[0][0]} pn " in out.output
+    # one position a line: its moves, then pn, dn and jobs in columns
+    first = min(below, key=lambda b: b[2])
+    shown = [x.split() for x in out.output.splitlines() if x.startswith("  ")]
+    assert shown[0][-3:] == ["pn", "dn", "jobs"] and len(shown) == len(below) + 1
+    assert shown[1][-3:] == [f"{first[1]:,}", f"{first[2]:,}", f"{first[3]:,}"]
     as_json = CliRunner().invoke(main, ["solve", "--checkpoint", str(cp), "--status",
                                         "--depth", "3", "--json"])
     assert [d["line"] for d in json.loads(as_json.output)["open_positions"]] == \
