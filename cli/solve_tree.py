@@ -63,8 +63,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
         click.echo(f"job certificates: {tree.job_certificates:,}, "
                    + (f"in {where} (the proof's certificate stops at them)"
                       if kept == tree.job_certificates else
-                      f"{f'{kept:,}' if kept else 'none'} of them in {where} (the others "
-                      f"are kept elsewhere: copy "
+                      f"{f'{kept:,}' if kept else 'none'} of them in {where} ("
+                      f"{'the others are ' if kept else ''}kept elsewhere: copy "
                       f"them there before the proof's certificate is written)"))
     if tree.saved_focus and not r.proven:
         click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
