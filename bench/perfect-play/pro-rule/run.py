@@ -36,6 +36,9 @@ from niwa.ext.lotus import LotusState
 from niwa.solver.proof_tree import ProofTree, open_checkpoint
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
+from campaign import append_row  # noqa: E402
+
 COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
            "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
            "jobs_before_kill", "proven_jobs_before_kill", "jobs_replayed", "proven_jobs_resent",
@@ -279,13 +282,7 @@ def main(argv=None):
         q.add_argument("--out", default=str(HERE / "results" / "job-certification.csv"))
         b = q.parse_args(argv[1:])
         row = certification(b.checkpoint, b.jobs, b.label)
-        out = Path(b.out)
-        new = not out.exists()
-        with out.open("a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=CERTIFICATION_COLUMNS)
-            if new:
-                w.writeheader()
-            w.writerow(row)
+        append_row(Path(b.out), row, CERTIFICATION_COLUMNS)
         print(json.dumps(row))
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
