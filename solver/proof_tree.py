@@ -488,8 +488,7 @@ class ProofTree:
         if certify is not None and checkpoint is None:
             raise ValueError("certify needs a checkpoint (the job certificates go there)")
         self.certify = certify
-        self.job_certificates = 0   # jobs of the log that wrote a certificate to DIR/parts
-        self._certificate_names: list[str] = []
+        self._certificate_names: list[str] = []    # DIR/parts files the log's rows name
         self._plan = None           # the focus nodes of the running selection
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         self.steered = 0            # focus changes taken from DIR/focus.steer while running
@@ -906,7 +905,6 @@ class ProofTree:
         path = tuple(row["path"])
         self.jobs_done += 1
         if row.get("part"):
-            self.job_certificates += 1
             self._certificate_names.append(str(row["part"]))
         self.nodes += int(row["nodes"])
         self.cpu_s += float(row.get("cpu_s", 0.0))
@@ -1135,6 +1133,11 @@ class ProofTree:
     def root_view(self, node) -> tuple[int, int]:
         """A node's (pn, dn) in the root mover's perspective."""
         return (node.pn, node.dn) if node.mover == self.root.mover else (node.dn, node.pn)
+
+    @property
+    def job_certificates(self) -> int:
+        """How many jobs of the log wrote a certificate to DIR/parts."""
+        return len(self._certificate_names)
 
     def job_certificates_kept(self) -> int:
         """How many of the certificates the log's jobs wrote are in DIR/parts now (none in

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from niwa.ext.lotus import LotusState
-from niwa.solver.proof_tree import ProofTree, open_checkpoint
+from niwa.solver.proof_tree import ProofTree, open_checkpoint, read_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
@@ -245,8 +245,6 @@ def certification(checkpoint, jobs: str, label: str) -> dict:
     """What job certification (`--certify-jobs`) did on the jobs FROM:TO of a checkpoint's
     log: proven jobs, how many were certified (whole or cut into parts), given up, and the
     share of the jobs' CPU it took (a job's cpu_s includes its certification)."""
-    from niwa.solver.proof_tree import read_rows
-
     low, _, high = jobs.partition(":")
     first, last = int(low or 0), int(high) if high else None
     rows = [r for r in read_rows(checkpoint)
