@@ -316,6 +316,9 @@ def entry(pn, dn, work, best):
 # key 1 against the check word 0 of a write under way whose words are nums 1, extra 0:
 # 1 ^ 1 ^ 0 == 0, so the half-written slot used to read as a disproof stored for key 1
 @example(1, 2, (5, 5, 5, 5), (1, 0, 0, 0))
+# found by hypothesis against a check linear in the words (key ^ nums ^ extra * c): key 5's
+# check word with key 1's nums read as key 1's, because 5 ^ nums 5 == 1 ^ nums 1
+@example(1, 5, (1, 0, 0, 0), (5, 0, 0, 1))
 def test_a_slot_mixed_from_two_writes_reads_as_a_miss_or_one_whole_entry(ka, kb, a, b):
     """What two processes writing one slot at once can leave: each of its three words from
     either write (the check word also 0, as a write starts). A probe then finds nothing,
