@@ -163,3 +163,31 @@ def test_the_reference_search_makes_its_pinned_number_of_expansions(dfpn, rules)
             "--trampoline", rules["trampoline"], "--no-root-values")
     assert r["overwrites"] == 0 and r["value_first_player"] == 0
     assert r["nodes"] == PINNED_NODES[rules["rule"], rules["trampoline"]]
+
+
+# ---- the playout yardstick (bench/speed/reference-c/playout.c) -----------------------------
+PLAYOUT_SOURCE = SOURCE.parents[3] / "bench" / "speed" / "reference-c" / "playout.c"
+
+
+@pytest.fixture(scope="module")
+def playout_c(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("reference-c") / "playout"
+    subprocess.run([cc, "-O3", "-std=c99", "-o", str(out), str(PLAYOUT_SOURCE)], check=True)
+    return out
+
+
+@pytest.mark.parametrize("trampoline", ["optional", "mandatory"])
+def test_the_playout_yardstick_plays_niwas_games(playout_c, trampoline):
+    """Its speed is a fair yardstick only if it does niwa's work: the same legal moves
+    (perft to depth 8, where the trampoline settings first differ) and, from one seed, the
+    same random games (its moves in niwa's order, niwa's RNG)."""
+    from niwa.ext.lotus import playouts
+
+    s = LotusState(trampoline=trampoline)
+    assert run(playout_c, "perft", 8, "--trampoline", trampoline)["nodes"] == s.perft(8)
+    c = run(playout_c, "run", 2000, "--seed", 7, "--trampoline", trampoline)
+    games, actions, wins = playouts(s, 2000, seed=7)
+    assert (c["games"], c["actions"], c["wins"]) == (games, actions, wins)
