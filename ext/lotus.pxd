@@ -8,8 +8,23 @@ cdef enum:
     LOTUS_MAX_TOWER = 4
     LOTUS_START_SOURCES = 16    # 4 players x tower heights 1..4
 
+cdef enum:
+    LOTUS_GOAL_DEST = 255       # a move's destination when it reaches the goal
+
+cdef struct LotusMoves:
+    # A variant's moves, precomputed (one per board geometry, shared by all its states):
+    # generation copies table entries and a move looks its destination up, so the hot
+    # loops do no route arithmetic. Entries for impossible heights are never read.
+    int track[LOTUS_MAX_SPACES][LOTUS_MAX_STONES + 1][2]     # top stone of s, stack height h
+    unsigned char track_n[LOTUS_MAX_SPACES][LOTUS_MAX_STONES + 1]   # 1 or 2 (land, bounce)
+    unsigned char track_to[LOTUS_MAX_SPACES][LOTUS_MAX_STONES + 1][2]  # [bounce]: space/goal
+    int start[4][16][8]         # seat q's start moves when bit h-1 says a tower of height h
+    unsigned char start_n[4][16]
+    unsigned char start_to[LOTUS_MAX_TOWER + 1][2][2]          # [height][lane][bounce]
+
 cdef struct LotusData:
     # variant and geometry (immutable after construction)
+    const LotusMoves* moves
     int nplayers, pro, mandatory
     int lane, shared, route, tramp_pos, tramp_space, nspaces, stones_each, max_tower
     # position
