@@ -56,7 +56,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                    f"{run.get('workers')} worker(s){shared}"
                    f"{' on huge pages' if run.get('huge_pages') else ''}, tables "
                    f"{run.get('tables') or 'none'}"
-                   f"{', jobs certified' if run.get('certify_jobs') else ''}")
+                   f"{', jobs certified' if run.get('certify_jobs') else ''}"
+                   f"{_budget_text(run.get('certify_budget_s'))}")
     if tree.job_certificates:
         kept = tree.job_certificates_kept()
         where = f"{directory}/parts"
@@ -130,6 +131,13 @@ def _json(r, tree) -> dict:
             "job_certificates_kept": tree.job_certificates_kept()}
 
 
+def _budget_text(seconds) -> str:
+    """' (N s a job)' for the certification budget a session ran with, if recorded."""
+    if seconds is None:
+        return ""
+    return " (no time limit)" if not seconds else f" (within {seconds:g} s a job)"
+
+
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
            time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False,
            max_tree_nodes=None) -> None:
@@ -161,10 +169,11 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
                        huge_pages=False, certify_jobs=False, steer_only=False,
-                       max_tree_nodes=None) -> None:
+                       max_tree_nodes=None, certify_budget=None) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
-    job that proves its position certifies it in its worker (JobCertifier). `steer_only`
+    job that proves its position certifies it in its worker (JobCertifier), within
+    `certify_budget` seconds a job if given (0: no limit). `steer_only`
     (--steer): hand `focus` to the proof running there, and never start one."""
     from niwa.solver.certificate import JobCertifier
     from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
@@ -172,7 +181,8 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     state = load_position(position) if position else None
     settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
                 "huge_pages": huge_pages, "focus": tuple(focus),
-                "certify": JobCertifier() if certify_jobs else None}
+                "certify": None if not certify_jobs else JobCertifier() if
+                certify_budget is None else JobCertifier(time_budget=certify_budget)}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     if max_tree_nodes is not None:

@@ -1034,6 +1034,8 @@ class ProofTree:
                              "tt_mb": self.tt_mb, "huge_pages": self.huge_pages,
                              "tables": self.tables, "certify_jobs": self.certify is not None,
                              "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if self.certify is not None:
+            self.run_settings["certify_budget_s"] = getattr(self.certify, "time_budget", None)
 
         def stop():
             return (time_limit > 0 and time.monotonic() - t0 >= time_limit) or \

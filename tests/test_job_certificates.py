@@ -251,3 +251,33 @@ def test_workers_stop_at_the_job_certificates_in_the_folder(tmp_path):
     cert.save(tmp_path / "out" / "top.npz")
     check_certificate(load_certificate(tmp_path / "out" / "top.npz"),
                       parts=certificate_folder(tmp_path / "out"))
+
+
+def test_certify_budget_from_the_cli(tmp_path):
+    """--certify-budget sets the seconds a job's certification may take (the session's
+    settings record it, --status shows it); it goes only with --certify-jobs."""
+    cp, runner = tmp_path / "cp", CliRunner()
+    position = "lotus towers=2 lane=1 shared=4 trampoline_at=3 rule=pro"
+    r = runner.invoke(main, ["solve", position, "--checkpoint", str(cp), "--job-nodes", "30",
+                             "--tt-mb", "16", "--no-tables", "--certify-jobs",
+                             "--certify-budget", "7.5", "--json"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["solve", "--checkpoint", str(cp), "--status"])
+    assert r.exit_code == 0 and "jobs certified (within 7.5 s a job)" in r.output, r.output
+    r = runner.invoke(main, ["solve", position, "--checkpoint", str(tmp_path / "nolimit"),
+                             "--job-nodes", "30", "--tt-mb", "16", "--no-tables",
+                             "--certify-jobs", "--certify-budget", "0"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["solve", "--checkpoint", str(tmp_path / "nolimit"), "--status"])
+    assert "jobs certified (no time limit)" in r.output, r.output
+    for args, message in (
+            (["solve", position, "--checkpoint", str(tmp_path / "x"), "--certify-budget", "5"],
+             "--certify-budget goes with --certify-jobs"),
+            (["solve", position, "--checkpoint", str(tmp_path / "x"), "--certify-jobs",
+              "--certify-budget", "-1"], "--certify-budget"),
+            (["solve", "--checkpoint", str(cp), "--status", "--certify-jobs",
+              "--certify-budget", "5"], "--certify-jobs")):
+        r = runner.invoke(main, args)
+        assert r.exit_code == 2 and message in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
