@@ -115,6 +115,16 @@ def append_row(path: Path, row: dict, fields: list[str]) -> None:
         w.writerow(row)
 
 
+def append_text(out: Path, lines: list[str], base: Path) -> Path:
+    """Append a printout to a results text file (a relative path is taken under `base`,
+    the campaign's folder), a blank line after it; the file's path."""
+    out = out if out.is_absolute() else base / out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n\n")
+    return out
+
+
 # ---- the variant questions ---------------------------------------------------------------
 @dataclass(frozen=True)
 class Question:

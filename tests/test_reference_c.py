@@ -22,14 +22,19 @@ FLAGS = {"towers": "--towers", "rule": "--rule", "trampoline": "--trampoline", "
          "shared": "--shared", "trampoline_at": "--trampoline-at"}
 
 
-@pytest.fixture(scope="module")
-def dfpn(tmp_path_factory):
+def compiled(tmp_path_factory, source: Path, name: str, *flags: str) -> Path:
+    """`source` compiled with the system C compiler (-O3); the test skipped only without one."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("reference-c") / "dfpn"
-    subprocess.run([cc, "-O3", "-o", str(out), str(SOURCE)], check=True)
+    out = tmp_path_factory.mktemp("reference-c") / name
+    subprocess.run([cc, "-O3", *flags, "-o", str(out), str(source)], check=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def dfpn(tmp_path_factory):
+    return compiled(tmp_path_factory, SOURCE, "dfpn")
 
 
 def run(binary, *args):
@@ -171,12 +176,7 @@ PLAYOUT_SOURCE = SOURCE.parents[3] / "bench" / "speed" / "reference-c" / "playou
 
 @pytest.fixture(scope="module")
 def playout_c(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("reference-c") / "playout"
-    subprocess.run([cc, "-O3", "-std=c99", "-o", str(out), str(PLAYOUT_SOURCE)], check=True)
-    return out
+    return compiled(tmp_path_factory, PLAYOUT_SOURCE, "playout", "-std=c99")
 
 
 @pytest.mark.parametrize("trampoline", ["optional", "mandatory"])

@@ -35,6 +35,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))        # bench/, for campaign.py
+from campaign import append_text  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "reference-c" / "playout.c"
 BINARY = HERE / "reference-c" / "build" / "playout"
@@ -136,10 +139,7 @@ def compare(args) -> int:
     say(f"median niwa/C: actions/s {statistics.median(ratios_a):.3f}, "
         f"games/s {statistics.median(ratios_g):.3f} (C is {1 / statistics.median(ratios_a):.2f}x niwa)")
     if args.out:
-        out = args.out if args.out.is_absolute() else HERE / args.out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n\n")
+        append_text(args.out, lines, HERE)
     return 0
 
 

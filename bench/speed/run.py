@@ -34,7 +34,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from campaign import guarded, play_match  # noqa: E402
+from campaign import append_text, guarded, play_match  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -84,10 +84,7 @@ def engines(args) -> int:
             for line in engine_lines(name, args.seconds, args.seed):
                 say(line)
     if args.out:
-        out = args.out if args.out.is_absolute() else HERE / args.out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
+        append_text(args.out, lines, HERE)
     return 0
 
 
