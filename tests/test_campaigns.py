@@ -225,3 +225,30 @@ def test_eval_weights_tunes_a_published_run_on_a_tiny_budget(tmp_path):
     # without --results a shortened run leaves the published files alone
     assert run.main(["tune", "haru", "--iterations", "2", "--runs",
                      str(tmp_path / "runs")]) == 0
+
+
+def test_proof_set_numbers_count_a_shared_leaf_once():
+    """bench/perfect-play/pro-rule's `dag` mode: where the top tree (PNS on a DAG) counts a
+    transposed leaf once per parent, the proof-set numbers count it once."""
+    from niwa.solver.proof_tree import Node
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_pro_rule", BENCH / "perfect-play" / "pro-rule" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    root = Node(1, (), None, 0, 1, 1, 0)              # inner nodes: open (numbers unused)
+    a, b = Node(2, (0,), root, 1, 1, 1, 1), Node(3, (1,), root, 1, 1, 1, 1)
+    shared, other = Node(4, (0, 0), a, 0, 5, 3, 2), Node(5, (0, 1), a, 0, 2, 10, 2)
+    shared.parents.append(b)
+    root.children, a.children, b.children = [a, b], [shared, other], [shared]
+    weight = {(n.key, side): (n.pn if n.mover == side else n.dn)
+              for n in (shared, other) for side in (0, 1)}
+    memo: dict = {}
+    # seat 1 wins at the root by refuting both of seat 0's moves; both go through `shared`
+    # (dn 3): the top tree's sum says 6, the proof set 3
+    assert run.proof_set_numbers(root, 1, weight, memo) == (3, frozenset({(4, 1)}))
+    # seat 0 wins through b alone (it must win `shared`: pn 5), not a (5 + 2)
+    assert run.proof_set_numbers(root, 0, weight, memo) == (5, frozenset({(4, 0)}))
+    other.pn, other.dn = 0, run.INF                # `other` proven a win for seat 0
+    assert run.proof_set_numbers(root, 0, weight, {})[0] == 5
+    assert run.proof_set_numbers(a, 0, weight, {})[0] == 5
