@@ -1229,6 +1229,26 @@ cdef class ProofSearch:
         """Store an entry under a raw key (tests)."""
         self.store(key, pn, dn, work, best)
 
+    def cheapest_known_win(self, State state, int winner):
+        """The move of `winner` (to move in `state`) to a child the rules or the table
+        know to be won for it, the one with the smallest recorded proof (the first of
+        equals); -1 if no child is known to win. What winning_move tries first, in one call
+        instead of three Python calls a move (a certificate's walk spent most of its time
+        there)."""
+        self._prepare_keys(state)
+        cdef int acts[MAX_ACTIONS]
+        cdef int n = state.c_legal_actions(acts), i, best = -1
+        cdef long long work, best_work = 0
+        cdef State child = state.c_clone()
+        for i in range(n):
+            child.c_copy_from(state)
+            child.c_apply(acts[i])
+            if self._known(child, winner) == 2:
+                work = self._work(child)
+                if best < 0 or work < best_work:
+                    best, best_work = acts[i], work
+        return best
+
     def subtree_work(self, State state):
         """Expansions the table records below `state` (0 if it has no entry): how much it
         costs to prove again once the entry is lost."""

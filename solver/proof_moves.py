@@ -17,16 +17,10 @@ def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
     """A move of `winner` (to move in `state`, a proven win for it) that the proof search
     shows wins: of the moves the table already knows to win, the one with the smallest
     recorded proof; else `state` is proved again and its moves tried in turn."""
+    best = search.cheapest_known_win(state, winner)
+    if best >= 0:
+        return best
     legal = state.legal_actions()
-    best = None
-    for a in legal:
-        child = state.child(a)
-        if search.known_value(child, winner) == 1:
-            work = search.subtree_work(child)
-            if best is None or work < best[0]:
-                best = (work, a)
-    if best is not None:
-        return best[1]
     t0 = time.monotonic()
     if search.prove_value(state, winner, time_limit) != 1:
         raise NoProvenMove(f"the proof does not show a win for seat {winner} at "

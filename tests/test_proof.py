@@ -395,3 +395,31 @@ def test_processes_racing_on_a_tiny_shared_table_prove_the_minimax_values(varian
     # and what they left in the table proves the same here
     ps = ProofSearch(shared=table)
     assert [ps.solve(s, root_values=False, pv=False).value for s in states] == truth
+
+
+def test_cheapest_known_win_is_the_known_winning_move_with_the_smallest_proof():
+    """What winning_move tries first, in C: the same answer as asking the table move by
+    move (known_value, then subtree_work, the first of equals), and -1 where no child is
+    known to win (the loser's positions, or before anything is proved)."""
+    root = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+    ps = ProofSearch(tt_mb=8)
+    assert ps.cheapest_known_win(root, 0) == -1 and ps.cheapest_known_win(root, 1) == -1
+    ps.solve(root)
+    checked = 0
+    for line in ([], [0], [1], [0, 4]):
+        s = root.clone()
+        for k in line:
+            s.apply(s.legal_actions()[k % len(s.legal_actions())])
+        if s.is_terminal():
+            continue
+        for winner in (0, 1):
+            best = None
+            for a in s.legal_actions():
+                child = s.child(a)
+                if ps.known_value(child, winner) == 1:
+                    work = ps.subtree_work(child)
+                    if best is None or work < best[0]:
+                        best = (work, a)
+            assert ps.cheapest_known_win(s, winner) == (-1 if best is None else best[1])
+            checked += best is not None
+    assert checked >= 2
