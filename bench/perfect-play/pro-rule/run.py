@@ -334,15 +334,21 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     return rows
 
 
+def report_parser(description: str, results_csv: str) -> argparse.ArgumentParser:
+    """The options of a mode that reads a checkpoint and appends rows to a results CSV."""
+    q = argparse.ArgumentParser(description=description)
+    q.add_argument("checkpoint")
+    q.add_argument("--label", default="")
+    q.add_argument("--out", default=str(HERE / "results" / results_csv))
+    return q
+
+
 def main(argv=None):
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] == ["dag"]:
-        q = argparse.ArgumentParser(description="the top tree's double counting below lines")
-        q.add_argument("checkpoint")
+        q = report_parser("the top tree's double counting below lines", "double-counting.csv")
         q.add_argument("lines", nargs="+", help="lines of moves from the root")
-        q.add_argument("--label", default="")
-        q.add_argument("--out", default=str(HERE / "results" / "double-counting.csv"))
         b = q.parse_args(argv[1:])
         for row in double_counting(b.checkpoint, b.lines, b.label):
             append_row(Path(b.out), row, DAG_COLUMNS)
@@ -351,11 +357,9 @@ def main(argv=None):
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves)")
         return
     if argv[:1] == ["certification"]:
-        q = argparse.ArgumentParser(description="what --certify-jobs did on a checkpoint's jobs")
-        q.add_argument("checkpoint")
+        q = report_parser("what --certify-jobs did on a checkpoint's jobs",
+                          "job-certification.csv")
         q.add_argument("--jobs", default=":", help="FROM:TO, job numbers (TO excluded)")
-        q.add_argument("--label", default="")
-        q.add_argument("--out", default=str(HERE / "results" / "job-certification.csv"))
         b = q.parse_args(argv[1:])
         row = certification(b.checkpoint, b.jobs, b.label)
         append_row(Path(b.out), row, CERTIFICATION_COLUMNS)
