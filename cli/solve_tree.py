@@ -132,7 +132,8 @@ def _json(r, tree) -> dict:
 
 
 def _budget_text(seconds) -> str:
-    """' (N s a job)' for the certification budget a session ran with, if recorded."""
+    """' (within N s a job)' or ' (no time limit)': the certification budget a session
+    ran with, if its settings recorded one ('' otherwise)."""
     if seconds is None:
         return ""
     return " (no time limit)" if not seconds else f" (within {seconds:g} s a job)"
@@ -179,10 +180,12 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
 
     state = load_position(position) if position else None
+    certify = None
+    if certify_jobs:
+        certify = JobCertifier() if certify_budget is None else \
+            JobCertifier(time_budget=certify_budget)
     settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
-                "huge_pages": huge_pages, "focus": tuple(focus),
-                "certify": None if not certify_jobs else JobCertifier() if
-                certify_budget is None else JobCertifier(time_budget=certify_budget)}
+                "huge_pages": huge_pages, "focus": tuple(focus), "certify": certify}
     if job_nodes is not None:
         settings["job_nodes"] = job_nodes
     if max_tree_nodes is not None:
