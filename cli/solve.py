@@ -278,6 +278,15 @@ def json_report(state, r) -> dict:
                    "30; 0 = no limit). A tree whose proof has left the worker's table is "
                    "proved again as it is read; past the budget it is given up (proved again "
                    "at the end) and the parts finished by then are kept.")
+@click.option("--set-plies", "set_plies", type=Number(int, 0, 64), default=None,
+              help="--checkpoint: choose the first N plies below the focus (the root "
+                   "without one) by proof-set numbers, which count a leaf reached by "
+                   "several move orders once where the tree's numbers count it on every "
+                   "path; the tree's numbers choose below them (default 0: off). Changes the "
+                   "order of the work, never a value.")
+@click.option("--set-every", "set_every", type=Number(int, 1, 10**6), default=None,
+              help="--set-plies: jobs between two proof-set choices (default 32; about 1 CPU "
+                   "s each for a top tree of 80,000 nodes).")
 @huge_pages_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
@@ -290,8 +299,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
               deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
               history_file, workers, executor, job_nodes, transpositions, focus,
-              steer_only, max_tree_nodes, certify_jobs, certify_budget, huge_pages, as_json,
-              batch, out):
+              steer_only, max_tree_nodes, certify_jobs, certify_budget, set_plies, set_every,
+              huge_pages, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -306,7 +315,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     if checkpoint_dir is not None or show_status or history_file is not None or \
             workers is not None or executor is not None or job_nodes is not None or \
             transpositions is not None or focus or certify_jobs or steer_only or \
-            max_tree_nodes is not None or certify_budget is not None:
+            max_tree_nodes is not None or certify_budget is not None or \
+            set_plies is not None or set_every is not None:
         _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
                    job_nodes, transpositions, focus, huge_pages, certificate_file,
                    tt_mb, tables_dir, no_tables, time_s, as_json,
@@ -318,7 +328,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                        ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
                        ("--nodes", node_limit is not None)) if on], status_depth=depth,
                    certify_jobs=certify_jobs, steer_only=steer_only,
-                   max_tree_nodes=max_tree_nodes, certify_budget=certify_budget)
+                   max_tree_nodes=max_tree_nodes, certify_budget=certify_budget,
+                   set_plies=set_plies, set_every=set_every)
         return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
@@ -434,12 +445,14 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
                job_nodes, transpositions, focus, huge_pages, certificate_file, tt_mb, tables_dir,
                no_tables, time_s, as_json, given, status_depth=None,
                certify_jobs=False, steer_only=False, max_tree_nodes=None,
-               certify_budget=None) -> None:
+               certify_budget=None, set_plies=None, set_every=None) -> None:
     """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
     if certify_budget is not None and not certify_jobs:
         raise UserError("--certify-budget goes with --certify-jobs")
+    if set_every is not None and not set_plies:
+        raise UserError("--set-every goes with --set-plies N (N at least 1)")
 
     if checkpoint_dir is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
@@ -462,6 +475,7 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
                          ("--huge-pages", huge_pages),
                          ("--certify-jobs", certify_jobs),
                          ("--max-tree-nodes", max_tree_nodes is not None),
+                         ("--set-plies", set_plies is not None),
                          ("--workers", workers is not None),
                          ("--executor", executor is not None)):
             if on:
@@ -477,4 +491,4 @@ def _two_level(position, checkpoint_dir, show_status, history_file, workers, exe
     checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
                        tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
                        certificate_file, focus, huge_pages, certify_jobs, steer_only,
-                       max_tree_nodes, certify_budget)
+                       max_tree_nodes, certify_budget, set_plies, set_every)

@@ -57,7 +57,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                    f"{' on huge pages' if run.get('huge_pages') else ''}, tables "
                    f"{run.get('tables') or 'none'}"
                    f"{', jobs certified' if run.get('certify_jobs') else ''}"
-                   f"{_budget_text(run.get('certify_budget_s'))}")
+                   f"{_budget_text(run.get('certify_budget_s'))}"
+                   f"{_set_text(run)}")
     if tree.job_certificates:
         kept = tree.job_certificates_kept()
         where = f"{directory}/parts"
@@ -69,6 +70,8 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                       f"them there before the proof's certificate is written)"))
     if tree.saved_focus and not r.proven:
         click.echo(f"focus (at the last snapshot of the run): {tree.saved_focus}")
+    if tree.saved_set_choice and not r.proven:
+        click.echo(f"proof-set numbers chose (at the last snapshot): {tree.saved_set_choice}")
     if tree.auto_line is not None and not r.proven:
         click.echo(f"--focus auto chose {line_text(tree.root_state, tree.auto_line)} "
                    "(a resumed --focus auto goes on with it while it is open)")
@@ -131,6 +134,16 @@ def _json(r, tree) -> dict:
             "job_certificates_kept": tree.job_certificates_kept()}
 
 
+def _set_text(run: dict) -> str:
+    """', N plies chosen by proof-set numbers (C choices, S CPU s)' for a session that
+    used --set-plies, else ''."""
+    if not run.get("set_plies"):
+        return ""
+    return (f", {run['set_plies']} plies chosen by proof-set numbers every "
+            f"{run.get('set_every')} jobs ({run.get('set_choices', 0):,} choices, "
+            f"{run.get('set_cpu_s', 0):g} CPU s)")
+
+
 def _budget_text(seconds) -> str:
     """' (within N s a job)' or ' (no time limit)': the certification budget a session
     ran with, if its settings recorded one ('' otherwise)."""
@@ -141,7 +154,7 @@ def _budget_text(seconds) -> str:
 
 def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
            time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False,
-           max_tree_nodes=None) -> None:
+           max_tree_nodes=None, set_plies=None) -> None:
     """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
     is handed to it (proof_tree.steer_checkpoint); nothing else can change mid-run."""
     from niwa.cli.common import given_on_command_line
@@ -155,7 +168,8 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
         ("--tables", given_on_command_line("tables_dir") or given_on_command_line("no_tables")),
         ("--time", time_s is not None), ("--certificate", certificate_file is not None),
         ("--huge-pages", huge_pages), ("--certify-jobs", certify_jobs),
-        ("--max-tree-nodes", max_tree_nodes is not None)) if on]
+        ("--max-tree-nodes", max_tree_nodes is not None),
+        ("--set-plies", set_plies is not None)) if on]
     if others:
         raise UserError(f"checkpoint {directory} is in use by a running proof: --focus alone "
                         f"steers it, {others[0]} cannot change while it runs")
@@ -170,7 +184,8 @@ def _steer(directory, position, workers, executor, job_nodes, transpositions, ta
 def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
                        tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
                        huge_pages=False, certify_jobs=False, steer_only=False,
-                       max_tree_nodes=None, certify_budget=None) -> None:
+                       max_tree_nodes=None, certify_budget=None, set_plies=None,
+                       set_every=None) -> None:
     """Start or resume the two-level proof of POSITION in `directory` (and once it is
     proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
     job that proves its position certifies it in its worker (JobCertifier), within
@@ -190,6 +205,10 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         settings["job_nodes"] = job_nodes
     if max_tree_nodes is not None:
         settings["max_tree_nodes"] = max_tree_nodes
+    if set_plies:
+        settings["set_plies"] = set_plies
+        if set_every is not None:
+            settings["set_every"] = set_every
     if steer_only and not checkpoint_in_use(directory):
         # --focus alone on an idle checkpoint would start a run there: --steer refuses
         raise UserError(f"no proof is running on {directory}: --steer only steers a running "
@@ -198,7 +217,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         # a proof is running there: --focus alone steers it (its table kept)
         _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
                time_s, certificate_file, huge_pages, focus, as_json, certify_jobs,
-               max_tree_nodes)
+               max_tree_nodes, set_plies)
         return
     if certify_jobs:
         from pathlib import Path
@@ -228,6 +247,9 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     if huge_pages:
         warn_small_pages(shared)
     focus = f", jobs below {tree.focus_text()} first" if tree.focus else ""
+    if tree.set_plies:
+        focus += (f", {tree.set_plies} plies below {'it' if tree.focus else 'the root'} "
+                  f"chosen by proof-set numbers every {tree.set_every} jobs")
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
                f"{table}{focus} -> {directory}", err=True)
     last = [0.0]

@@ -96,6 +96,9 @@ SNAPSHOT_EVERY_S = 5.0
 # nodes of a new top tree at most (about 1 KB each in the main process); at the cap a leaf
 # whose job did not finish is sent again with twice the budget instead of being expanded
 MAX_TREE_NODES = 50_000
+# selections between two proof-set choices (ProofTree's set_plies): about 1 CPU s for a top
+# tree of 80,000 nodes, against jobs of about 4 CPU s each
+SET_EVERY = 32
 PROVEN_FORMAT = "niwa-proven-positions"
 KEEP_MIN_WORK = 1000        # proofs cheaper than this are not worth a row of proven.npy
 
@@ -455,7 +458,7 @@ class ProofTree:
                  share: bool = True, transpositions: bool | None = None,
                  busy_policy: str = "guess", expand_after: int = 2, keep_proven: int = 200_000,
                  keep_min_work: int = KEEP_MIN_WORK, on_replay=None, huge_pages: bool = False,
-                 focus=(), certify=None):
+                 focus=(), certify=None, set_plies: int = 0, set_every: int = SET_EVERY):
         from niwa.solver.proof import ProofSearch
 
         ProofSearch(tt_mb=1)._prepare(state)        # the same refusals as the df-pn search
@@ -482,6 +485,16 @@ class ProofTree:
         # stones) whose positions get this session's jobs, one after the other in this
         # order, until each is decided (or has no leaf free): the order of the work only
         self.focus = self._focus_lines(state, focus)
+        # the first set_plies plies below the focus node (the root without one) are chosen by
+        # proof-set numbers (niwa.solver.proof_sets: a transposed leaf counted once), worked
+        # out again every set_every selections; the tree's numbers choose below them
+        if set_plies < 0 or set_every < 1:
+            raise ValueError("set_plies must be at least 0 and set_every at least 1")
+        self.set_plies, self.set_every = int(set_plies), int(set_every)
+        self._set_base = self._set_key = None   # the last choice: from which node, to which
+        self._set_age = 0                       # selections since it was worked out
+        self.set_choices = 0                    # proof-set choices worked out this session
+        self.set_cpu_s = 0.0                    # and the CPU seconds they took
         # each job that proves its position certifies it in its worker (JobCertifier), the
         # certificate saved in DIR/parts: the proof's certificate is then mostly written
         # as it goes (needs a checkpoint)
@@ -493,6 +506,7 @@ class ProofTree:
         self.auto_line = None       # the position an AutoFocus chose (actions from the root)
         self.steered = 0            # focus changes taken from DIR/focus.steer while running
         self.saved_focus = None     # the focus the checkpoint's last snapshot names (text)
+        self.saved_set_choice = None    # and the node its proof-set numbers chose last
         self.run_settings = None    # this session's executor, workers, table (see run())
         self.saved_run = None       # the last session's, from tree.json
         self._steer_at = 0.0
@@ -774,7 +788,7 @@ class ProofTree:
         """(the first open focus node, its ancestors), each by id, for this selection, or None
         without a focus. A focus line's node is grown into the top tree if it is not there
         yet (None if a node on the way is decided first)."""
-        if not self.focus:
+        if not self.focus and not self.set_plies:
             return None
         targets = []
         for line in self.focus:
@@ -797,6 +811,10 @@ class ProofTree:
             if not node.proven:
                 targets.append(node)
                 break       # in order: the first focus still open takes the jobs
+        if self.set_plies:
+            deep = self._set_target(targets[0] if targets else self.root)
+            if deep is not None:
+                targets = [deep]
         toward: dict = {}
         stack = list(targets)
         while stack:
@@ -805,6 +823,26 @@ class ProofTree:
                     toward[id(p)] = p   # held, so no id is reused while the plan stands
                     stack.append(p)
         return {id(t): t for t in targets}, toward
+
+    def _set_target(self, base):
+        """The node `set_plies` plies below `base` that proof-set numbers choose (see
+        niwa.solver.proof_sets.set_line), worked out again when `base` changes, when the last
+        choice is decided or has left the tree, and every `set_every` selections; None when
+        `base` is decided or not yet expanded."""
+        from niwa.solver.proof_sets import set_line
+
+        if base.proven or base.children is None:
+            return None
+        self._set_age += 1
+        node = None if self._set_key is None else self.by_key.get(self._set_key)
+        if node is None or node.proven or self._set_base != base.key or \
+                self._set_age >= self.set_every:
+            t = time.process_time()
+            node = set_line(base, self.set_plies)[-1]
+            self.set_cpu_s += time.process_time() - t
+            self.set_choices += 1
+            self._set_base, self._set_key, self._set_age = base.key, node.key, 0
+        return node
 
     def _take_steering(self):
         """A new focus written into DIR/focus.steer (steer_checkpoint) while this run goes
@@ -1036,6 +1074,9 @@ class ProofTree:
                              "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if self.certify is not None:
             self.run_settings["certify_budget_s"] = getattr(self.certify, "time_budget", None)
+        if self.set_plies:
+            self.run_settings["set_plies"] = self.set_plies
+            self.run_settings["set_every"] = self.set_every
 
         def stop():
             return (time_limit > 0 and time.monotonic() - t0 >= time_limit) or \
@@ -1219,6 +1260,8 @@ class ProofTree:
                 self._restore_auto_line(snap.get("auto_focus"))
                 if isinstance(snap.get("focus"), str):
                     self.saved_focus = snap["focus"]
+                if isinstance(snap.get("set_choice"), str):
+                    self.saved_set_choice = snap["set_choice"]
                 if isinstance(snap.get("run"), dict):
                     self.saved_run = snap["run"]
         else:
@@ -1301,6 +1344,12 @@ class ProofTree:
             snap["focus"] = self.focus_text()
         if self.run_settings is not None:
             snap["run"] = dict(self.run_settings, shared_mb=self.shared_mb)
+            if self.set_plies:
+                snap["run"].update(set_choices=self.set_choices,
+                                   set_cpu_s=round(self.set_cpu_s, 3))
+        chosen = None if self._set_key is None else self.by_key.get(self._set_key)
+        if chosen is not None and not chosen.proven:
+            snap["set_choice"] = line_text(self.root_state, chosen.path)
         _atomic_write(self.dir / "tree.json", json.dumps(snap) + "\n")
 
     def close(self):

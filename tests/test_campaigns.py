@@ -227,28 +227,25 @@ def test_eval_weights_tunes_a_published_run_on_a_tiny_budget(tmp_path):
                      str(tmp_path / "runs")]) == 0
 
 
-def test_proof_set_numbers_count_a_shared_leaf_once():
-    """bench/perfect-play/pro-rule's `dag` mode: where the top tree (PNS on a DAG) counts a
-    transposed leaf once per parent, the proof-set numbers count it once."""
-    from niwa.solver.proof_tree import Node
+def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_path):
+    """bench/perfect-play/pro-rule's `dag` mode: a checkpoint's top-tree numbers against
+    proof-set numbers (niwa.solver.proof_sets), which are never above them."""
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.proof_tree import open_checkpoint
 
     spec = importlib.util.spec_from_file_location(
         "bench_pro_rule", BENCH / "perfect-play" / "pro-rule" / "run.py")
     run = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run)
-    root = Node(1, (), None, 0, 1, 1, 0)              # inner nodes: open (numbers unused)
-    a, b = Node(2, (0,), root, 1, 1, 1, 1), Node(3, (1,), root, 1, 1, 1, 1)
-    shared, other = Node(4, (0, 0), a, 0, 5, 3, 2), Node(5, (0, 1), a, 0, 2, 10, 2)
-    shared.parents.append(b)
-    root.children, a.children, b.children = [a, b], [shared, other], [shared]
-    weight = {(n.key, side): (n.pn if n.mover == side else n.dn)
-              for n in (shared, other) for side in (0, 1)}
-    memo: dict = {}
-    # seat 1 wins at the root by refuting both of seat 0's moves; both go through `shared`
-    # (dn 3): the top tree's sum says 6, the proof set 3
-    assert run.proof_set_numbers(root, 1, weight, memo) == (3, frozenset({(4, 1)}))
-    # seat 0 wins through b alone (it must win `shared`: pn 5), not a (5 + 2)
-    assert run.proof_set_numbers(root, 0, weight, memo) == (5, frozenset({(4, 0)}))
-    other.pn, other.dn = 0, run.INF                # `other` proven a win for seat 0
-    assert run.proof_set_numbers(root, 0, weight, {})[0] == 5
-    assert run.proof_set_numbers(a, 0, weight, {})[0] == 5
+    d = tmp_path / "cp"
+    tree = open_checkpoint(d, LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
+                                         rule="pro"), job_nodes=30, tt_mb=8)
+    try:
+        tree.run(max_jobs=12)
+    finally:
+        tree.close()
+    rows = run.double_counting(d, ["W1-a1", "W2-2"], "t")
+    assert [r["line"] for r in rows] == ["W1-a1", "W2-2"] and rows[0]["jobs"] == 12
+    for r in rows:
+        assert 0 < r["set_pn"] <= r["tree_pn"] and 0 < r["set_dn"] <= r["tree_dn"]
+        assert r["set_pn_leaves"] >= 1 and r["set_dn_leaves"] >= 1

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from niwa.ext.lotus import LotusState
-from niwa.solver.proof_tree import INF, ProofTree, open_checkpoint, read_rows
+from niwa.solver.proof_tree import ProofTree, open_checkpoint, read_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
@@ -275,47 +275,14 @@ DAG_COLUMNS = ["label", "checkpoint", "jobs", "tree_nodes", "line", "tree_pn", "
                "set_pn", "set_dn", "set_pn_leaves", "set_dn_leaves"]
 
 
-def proof_set_numbers(node, side: int, weight: dict, memo: dict) -> tuple:
-    """(weight, leaves) of the cheapest set of open leaves whose proof makes `side` win at
-    `node` as the top tree's numbers estimate it, each leaf counted once however many
-    paths reach it (proof-set search, Mueller): at `side`'s nodes the cheapest child's set,
-    at the other side's the union of all children's. The top tree's own numbers sum a
-    child once per parent instead (PNS on a DAG), which overstates both numbers where
-    positions transpose; the ratio is that double counting. A set of leaves is a frozenset
-    of (key, side); `weight` gives each leaf's number for that side."""
-    got = memo.get((id(node), side))
-    if got is not None:
-        return got
-    if node.mover < 0 or node.proven:
-        winner = None if node.mover < 0 else node.mover if node.pn == 0 else 1 - node.mover
-        got = (0, frozenset()) if winner == side else (INF, None)
-    elif node.children is None:
-        got = (node.pn if node.mover == side else node.dn, frozenset([(node.key, side)]))
-    elif node.mover == side:
-        got = min((proof_set_numbers(c, side, weight, memo) for c in node.children),
-                  key=lambda x: x[0])
-    else:
-        parts = [proof_set_numbers(c, side, weight, memo) for c in node.children]
-        if any(w >= INF for w, _ in parts):
-            got = (INF, None)
-        else:
-            leaves = frozenset().union(*(x for _, x in parts))
-            got = (min(sum(weight[leaf] for leaf in leaves), INF), leaves)
-    memo[id(node), side] = got
-    return got
-
-
 def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     """For each line, the top tree's (pn, dn) against the proof-set numbers (root mover's
     view) and the number of leaves in each set."""
+    from niwa.solver.proof_sets import proof_set
     from niwa.solver.proof_tree import line_actions, look_at_checkpoint
 
     sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
     tree, result = look_at_checkpoint(checkpoint)
-    weight = {}
-    for n in tree.by_key.values():
-        if n.children is None and not n.proven and n.mover >= 0:
-            weight[n.key, n.mover], weight[n.key, 1 - n.mover] = n.pn, n.dn
     memo: dict = {}
     me = tree.root.mover
     rows = []
@@ -324,8 +291,8 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
         if node is None:
             raise SystemExit(f"error: the top tree has no node for {line!r}")
         pn, dn = tree.root_view(node)
-        set_pn, pn_leaves = proof_set_numbers(node, me, weight, memo)
-        set_dn, dn_leaves = proof_set_numbers(node, 1 - me, weight, memo)
+        set_pn, pn_leaves = proof_set(node, me, memo)
+        set_dn, dn_leaves = proof_set(node, 1 - me, memo)
         rows.append({"label": label, "checkpoint": str(checkpoint), "jobs": result.jobs,
                      "tree_nodes": len(tree.by_key), "line": line, "tree_pn": pn,
                      "tree_dn": dn, "set_pn": set_pn, "set_dn": set_dn,
