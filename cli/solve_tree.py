@@ -139,9 +139,14 @@ def _set_text(run: dict) -> str:
     used --set-plies, else ''."""
     if not run.get("set_plies"):
         return ""
-    return (f", {run['set_plies']} plies chosen by proof-set numbers every "
-            f"{run.get('set_every')} jobs ({run.get('set_choices', 0):,} choices, "
-            f"{run.get('set_cpu_s', 0):g} CPU s)")
+    return (f", {run['set_plies']} plies chosen by proof-set numbers "
+            f"{_every_text(run.get('set_every') or 1)} ({run.get('set_choices', 0):,} "
+            f"choices, {run.get('set_cpu_s', 0):g} CPU s)")
+
+
+def _every_text(every: int) -> str:
+    """How often a session works out its proof-set choice, in words."""
+    return "for every job" if every == 1 else f"every {every} jobs"
 
 
 def _budget_text(seconds) -> str:
@@ -249,7 +254,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
     focus = f", jobs below {tree.focus_text()} first" if tree.focus else ""
     if tree.set_plies:
         focus += (f", {tree.set_plies} plies below {'it' if tree.focus else 'the root'} "
-                  f"chosen by proof-set numbers every {tree.set_every} jobs")
+                  f"chosen by proof-set numbers {_every_text(tree.set_every)}")
     click.echo(f"two-level proof, {ex.describe()}, jobs of {tree.job_nodes:,} nodes, "
                f"{table}{focus} -> {directory}", err=True)
     last = [0.0]

@@ -10,12 +10,13 @@ side's the union of all the children's sets. A set weighs the sum of its leaves'
 (pn for the leaf's mover when the side moves there, dn otherwise), each leaf once, so the
 weight is never above the tree's own number and is equal to it on a tree.
 
-Use. Computing the sets of a subtree costs about one second for 80,000 nodes in Python
-(the sets are frozensets of leaf keys), too much for every job but little every few dozen
-jobs. ProofTree(set_plies=N) uses `set_line` that way: the first N plies below the focus
-are chosen by these weights, and the tree's own numbers choose below that (see
-ProofTree._set_target). The weights only order the work; every value is still a df-pn
-proof combined by min and sum.
+Use. ProofTree(set_plies=N) chooses the first N plies below the focus by these weights
+(`set_line`), and the tree's own numbers choose below that (ProofTree._set_target), afresh
+at every selection or every `set_every`. The weights only order the work; every value is
+still a df-pn proof combined by min and sum. Computing the sets of a subtree costs about
+2 CPU s for 80,000 nodes in Python (the sets are frozensets of leaf keys): a tree that size
+cannot afford a fresh choice at every job, and a kept choice acts as a focus, which costs
+nodes where the tree's own choice works (bench/perfect-play/pro-rule/set_choice.py).
 
 >>> from niwa.solver.proof_tree import Node
 >>> root = Node(1, (), None, 0, 1, 1, 0)

@@ -96,9 +96,11 @@ SNAPSHOT_EVERY_S = 5.0
 # nodes of a new top tree at most (about 1 KB each in the main process); at the cap a leaf
 # whose job did not finish is sent again with twice the budget instead of being expanded
 MAX_TREE_NODES = 50_000
-# selections between two proof-set choices (ProofTree's set_plies): about 1 CPU s for a top
-# tree of 80,000 nodes, against jobs of about 4 CPU s each
-SET_EVERY = 32
+# selections between two proof-set choices (ProofTree's set_plies). Each costs about 2 CPU s
+# for a top tree of 80,000 nodes; a choice kept for 32 selections took 1.5x to 2.4x the
+# nodes of the tree's own choices on towers 3..1 pro/optional (bench/perfect-play/pro-rule/
+# results/set-choice.csv), so the default is a fresh choice at every selection
+SET_EVERY = 1
 PROVEN_FORMAT = "niwa-proven-positions"
 KEEP_MIN_WORK = 1000        # proofs cheaper than this are not worth a row of proven.npy
 

@@ -5,7 +5,7 @@ position with --set-plies 0 (the tree's numbers alone), 4 and 40 (every ply down
 for two job sizes. One row per proof, appended to results/set-choice.csv as it ends; a
 rerun skips the rows already there.
 
-    python set_choice.py [--job-nodes 200000 1000000] [--plies 0 4 40] [--every 32]
+    python set_choice.py [--job-nodes 200000 1000000] [--plies 0 4 40] [--every 1]
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--job-nodes", type=int, nargs="+", default=[200_000, 1_000_000])
     p.add_argument("--plies", type=int, nargs="+", default=[0, 4, 40])
-    p.add_argument("--every", type=int, default=32)
+    p.add_argument("--every", type=int, default=1)
     p.add_argument("--positions", nargs="+", default=list(POSITIONS))
     p.add_argument("--out", type=Path, default=OUT)
     a = p.parse_args(argv)
