@@ -105,9 +105,24 @@ def match_score(games_csvs, candidate: str) -> dict:
 
 
 def append_row(path: Path, row: dict, fields: list[str]) -> None:
-    """One row at the end of a results CSV (the header with the first row)."""
+    """One row at the end of a results CSV (the header with the first row). A file written
+    before the campaign gained columns is rewritten once with the new header, its old rows
+    left empty in the new columns."""
     path.parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as f:
+            header = next(csv.reader(f), None)
+        if header != fields:
+            if header is None or not set(header) <= set(fields):
+                raise SystemExit(f"error: {path} has columns this campaign does not write "
+                                 f"({header}); move it aside")
+            with path.open(newline="") as f:
+                old = list(csv.DictReader(f))
+            with path.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=fields)
+                w.writeheader()
+                w.writerows(old)
     with path.open("a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         if new:

@@ -249,3 +249,22 @@ def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_pat
     for r in rows:
         assert 0 < r["set_pn"] <= r["tree_pn"] and 0 < r["set_dn"] <= r["tree_dn"]
         assert r["set_pn_leaves"] >= 1 and r["set_dn_leaves"] >= 1
+        assert 0 <= r["same_choice_plies"] <= min(r["tree_line_plies"], r["set_line_plies"])
+
+
+def test_a_results_file_that_gains_columns_keeps_its_rows(tmp_path):
+    """campaign.append_row: a CSV written before a campaign gained columns is rewritten
+    once with the new header; one with columns the campaign does not write is refused."""
+    import sys
+
+    sys.path.insert(0, str(BENCH))
+    from campaign import append_row
+
+    out = tmp_path / "r.csv"
+    append_row(out, {"a": 1, "b": 2}, ["a", "b"])
+    append_row(out, {"a": 3, "b": 4, "c": 5}, ["a", "b", "c"])
+    append_row(out, {"a": 6, "b": 7, "c": 8}, ["a", "b", "c"])
+    assert out.read_text().splitlines() == ["a,b,c", "1,2,", "3,4,5", "6,7,8"]
+    with pytest.raises(SystemExit, match="move it aside"):
+        append_row(out, {"a": 9}, ["a"])
+    assert out.read_text().splitlines()[-1] == "6,7,8"

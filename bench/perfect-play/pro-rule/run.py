@@ -272,13 +272,26 @@ def certification(checkpoint, jobs: str, label: str) -> dict:
 
 
 DAG_COLUMNS = ["label", "checkpoint", "jobs", "tree_nodes", "line", "tree_pn", "tree_dn",
-               "set_pn", "set_dn", "set_pn_leaves", "set_dn_leaves"]
+               "set_pn", "set_dn", "set_pn_leaves", "set_dn_leaves", "tree_line_plies",
+               "set_line_plies", "same_choice_plies"]
+
+
+def numbers_line(node) -> list:
+    """The nodes the tree's own numbers choose from `node` down to a leaf (each mover
+    taking the open child of least proof number in its own view, as a selection does)."""
+    line = [node]
+    while node.children is not None and not node.proven:
+        here = node
+        node = min((c for c in node.children if not c.proven), key=here.seen)
+        line.append(node)
+    return line
 
 
 def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     """For each line, the top tree's (pn, dn) against the proof-set numbers (root mover's
-    view) and the number of leaves in each set."""
-    from niwa.solver.proof_sets import proof_set
+    view), the number of leaves in each set, and how far down from there the tree's own
+    choices and the proof sets' (`set_line`) go and agree."""
+    from niwa.solver.proof_sets import proof_set, set_line
     from niwa.solver.proof_tree import line_actions, look_at_checkpoint
 
     sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
@@ -293,11 +306,17 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
         pn, dn = tree.root_view(node)
         set_pn, pn_leaves = proof_set(node, me, memo)
         set_dn, dn_leaves = proof_set(node, 1 - me, memo)
+        by_sets, by_numbers = set_line(node, 10_000, memo), numbers_line(node)
+        pairs = zip(by_sets, by_numbers, strict=False)     # (lines of different lengths)
+        same = next((i for i, (a, b) in enumerate(pairs) if a is not b),
+                    min(len(by_sets), len(by_numbers))) - 1
         rows.append({"label": label, "checkpoint": str(checkpoint), "jobs": result.jobs,
                      "tree_nodes": len(tree.by_key), "line": line, "tree_pn": pn,
                      "tree_dn": dn, "set_pn": set_pn, "set_dn": set_dn,
                      "set_pn_leaves": len(pn_leaves or ()),
-                     "set_dn_leaves": len(dn_leaves or ())})
+                     "set_dn_leaves": len(dn_leaves or ()),
+                     "tree_line_plies": len(by_numbers) - 1, "set_line_plies": len(by_sets) - 1,
+                     "same_choice_plies": same})
     return rows
 
 
@@ -321,7 +340,9 @@ def main(argv=None):
             append_row(Path(b.out), row, DAG_COLUMNS)
             print(f"{row['line']}: pn {row['tree_pn']:,} (set {row['set_pn']:,}, "
                   f"{row['set_pn_leaves']} leaves), dn {row['tree_dn']:,} (set "
-                  f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves)")
+                  f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
+                  f"{row['tree_line_plies']} plies, the sets' {row['set_line_plies']}, the "
+                  f"same for {row['same_choice_plies']}")
         return
     if argv[:1] == ["certification"]:
         q = report_parser("what --certify-jobs did on a checkpoint's jobs",
