@@ -16,12 +16,15 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
     """Print where a checkpointed proof stands (its finished jobs replayed; nothing runs;
     `transpositions` given: replayed into that kind of tree, the checkpoint untouched;
     `depth`: also its open positions down to that many plies)."""
+    from niwa.solver.proof_sets import first_moves_once
     from niwa.solver.proof_tree import kept_header, line_text, look_at_checkpoint, number_text
 
     tree, r = look_at_checkpoint(directory, transpositions=transpositions)
     below = tree.open_positions(depth) if depth else []
+    once = first_moves_once(tree)
     if as_json:
         out = _json(r, tree)
+        out["first_numbers_once"] = {k: list(v) for k, v in once.items()}
         out["focus"] = tree.saved_focus
         out["last_run"] = tree.saved_run
         out["auto_focus"] = None if tree.auto_line is None else \
@@ -37,6 +40,10 @@ def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None)
                   for k, (pn, dn) in r.first_numbers.items() if pn != 0 and dn != 0]
     if open_moves:
         click.echo(f"open first moves (for player {r.player}): " + ", ".join(open_moves))
+        # the tree sums a transposed position once per path: these count each leaf once
+        click.echo("the same, each leaf counted once (proof sets): " + ", ".join(
+            f"{k} pn {number_text(pn, thousands=True)} dn {number_text(dn, thousands=True)}"
+            for k, (pn, dn) in once.items()))
     if depth:
         click.echo(f"open positions 2 to {depth} plies down (for player {r.player}, by dn): "
                    f"{len(below) or 'none'}")

@@ -73,3 +73,18 @@ def set_line(node, plies: int, memo: dict | None = None) -> list:
                    key=lambda c: (proof_set(c, side, memo)[0], here.seen(c)))
         line.append(node)
     return line
+
+
+def first_moves_once(tree) -> dict[str, tuple[int, int]]:
+    """Each open first move of a ProofTree with its (pn, dn) counted once, in the root
+    mover's view (as ProofTreeResult.first_numbers has the tree's own): what --status
+    shows beside the tree's numbers."""
+    root, memo, out = tree.root, {}, {}
+    me = root.mover
+    for a, c in zip(root.actions or [], root.children or [], strict=True):
+        if c.proven:
+            continue
+        pn = proof_set(c, me, memo)[0]
+        dn = proof_set(c, 1 - me, memo)[0]
+        out[tree.root_state.action_to_string(a)] = (pn, dn)
+    return out

@@ -118,3 +118,28 @@ def test_bad_proof_set_options_are_one_line_errors(args, says, tmp_path):
     r = CliRunner().invoke(main, head + args)
     assert r.exit_code == 2 and says in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_status_gives_the_open_first_moves_counted_once(tmp_path):
+    """--status shows each open first move's numbers counted once beside the tree's: never
+    above them, equal where nothing transposes below, and the same in --json."""
+    from niwa.solver.proof_sets import first_moves_once
+
+    state = LotusState(**PRO)
+    d = tmp_path / "cp"
+    tree = open_checkpoint(d, state, job_nodes=30, tt_mb=8)
+    try:
+        r = tree.run(max_jobs=12)
+        once = first_moves_once(tree)
+    finally:
+        tree.close()
+    open_moves = {k for k, v in r.first_moves.items() if v is None}
+    assert open_moves and set(once) == open_moves
+    for name, (pn, dn) in once.items():
+        tree_pn, tree_dn = r.first_numbers[name]
+        assert 0 < pn <= tree_pn and 0 < dn <= tree_dn
+    out = CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status"])
+    assert out.exit_code == 0 and "each leaf counted once (proof sets)" in out.output
+    got = json.loads(CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status",
+                                               "--json"]).output)["first_numbers_once"]
+    assert {k: tuple(v) for k, v in got.items()} == once
