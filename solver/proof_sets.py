@@ -30,7 +30,9 @@ nodes where the tree's own choice works (bench/perfect-play/pro-rule/set_choice.
 
 from __future__ import annotations
 
-from niwa.solver.proof_tree import INF
+# proof_tree imports this module, so the infinity is restated here rather than imported
+# (the same value as proof_tree.INF and proof.pyx's; tests/test_proof_sets.py checks it)
+INF = 0xFFFFFFFF
 
 
 def proof_set(node, side: int, memo: dict) -> tuple[int, frozenset | None]:

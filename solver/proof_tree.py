@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from niwa.ext.errors import NiwaError
+from niwa.solver.proof_sets import set_line
 
 INF = 0xFFFFFFFF            # an infinite proof/disproof number (as in proof.pyx)
 PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
@@ -831,8 +832,6 @@ class ProofTree:
         niwa.solver.proof_sets.set_line), worked out again when `base` changes, when the last
         choice is decided or has left the tree, and every `set_every` selections; None when
         `base` is decided or not yet expanded."""
-        from niwa.solver.proof_sets import set_line
-
         if base.proven or base.children is None:
             return None
         self._set_age += 1
