@@ -529,13 +529,19 @@ class JobCertifier:
             made.append(part)
             return part
 
-        try:
-            if not whole:
-                raise TreeTooBig("known to be too big")
-            cert = extract()
-        except TreeTooBig:
-            if not self.split or (deadline and time.perf_counter() > deadline):
-                raise
+        def may_split() -> bool:
+            return self.split and not (deadline and time.perf_counter() > deadline)
+
+        cert = None
+        if whole:
+            try:
+                cert = extract()
+            except TreeTooBig:
+                if not may_split():
+                    raise
+        elif not may_split():
+            raise TreeTooBig("known to be too big")
+        if cert is None:
             cert = extract(split=1, make_part=make_part)
         known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
                              "", [p["sha256"] for p in cert.parts]), state)
