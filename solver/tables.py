@@ -89,38 +89,60 @@ def make_index(variant: dict, k: int):
 # ---- building --------------------------------------------------------------------------
 @dataclass
 class ClassJob:
-    """One class of a table, solved in a worker (local pool or Dask): everything it needs
-    travels with it (the variant, k, and its dependencies' values)."""
+    """One class of a table, solved in a worker (local pool or Dask). Either its
+    dependencies' values travel with it (`deps`: for workers that may be on other
+    machines), or it reads them from the payload being built and writes its own values
+    there (`payload`, the .npy file's path, and `spans`, class id -> (offset, size) of the
+    classes it touches: for workers on this machine, so that no class's values pass
+    through a pipe and the build's memory is page cache the kernel can write back)."""
 
     variant: dict
     k: int
     cls: int
-    deps: dict = field(repr=False)
+    deps: dict | None = field(default=None, repr=False)
+    payload: str | None = None
+    spans: dict | None = field(default=None, repr=False)
 
     def __repr__(self):
         return f"ClassJob(class {self.cls} of {table_name(self.variant, self.k)})"
 
     def __call__(self) -> dict:
+        import numpy as np
+
         t0 = time.perf_counter()
         index = make_index(self.variant, self.k)
-        values = index.build_class(self.cls, self.deps)
+        if self.payload is None:
+            values = index.build_class(self.cls, self.deps)
+        else:
+            table = np.load(self.payload, mmap_mode="r+")
+            deps = {d: table[o:o + n] for d, (o, n) in self.spans.items() if d != self.cls}
+            at, size = self.spans[self.cls]
+            table[at:at + size] = index.build_class(self.cls, deps)
+            table.flush()
+            values = None
         return {"cls": self.cls, "values": values, "duration_s": time.perf_counter() - t0}
 
 
 class _LevelJobs:
-    """The jobs of one level, made lazily (their dependency copies only as each is sent)."""
+    """The jobs of one level, made lazily (their dependency copies only as each is sent;
+    none with `payload`, the path workers on this machine read and write)."""
 
-    def __init__(self, index, classes, values, spans, variant, k):
+    def __init__(self, index, classes, values, spans, variant, k, payload=None):
         self.index, self.classes, self.values, self.spans = index, classes, values, spans
-        self.variant, self.k = variant, k
+        self.variant, self.k, self.payload = variant, k, payload
 
     def __len__(self):
         return len(self.classes)
 
     def __iter__(self):
         for c in self.classes:
-            yield ClassJob(self.variant, self.k, c["id"],
-                           _deps(self.index, c["id"], self.values, self.spans, copy=True))
+            if self.payload is None:
+                yield ClassJob(self.variant, self.k, c["id"],
+                               _deps(self.index, c["id"], self.values, self.spans, copy=True))
+            else:
+                touched = [c["id"], *self.index.dependencies(c["id"])]
+                yield ClassJob(self.variant, self.k, c["id"], payload=self.payload,
+                               spans={d: self.spans[d] for d in touched})
 
 
 def _deps(index, cls, values, spans, copy=False):
@@ -156,10 +178,17 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     levels: dict[tuple, list] = {}
     for c in classes:
         levels.setdefault(c["level"], []).append(c)
-    values = np.zeros(index.size, dtype=np.uint8)
+    # the values are built in place in the payload file (a memory map), not in memory: a
+    # k = 5 table is 6.4 GB, and with its classes copied to and from the workers the
+    # build's main process held 13.8 GB (killed out of memory beside a proof)
+    tmp = folder / f".{name}.npy.tmp"
+    values = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint8, shape=(index.size,))
+    # workers on this machine share the file; a Dask worker may be on another machine
+    payload = str(tmp) if executor is not None and executor.name == "local" else None
     t0 = time.perf_counter()
     show = progress if progress is not None else os.isatty(2)
     bar = tqdm(total=index.size, unit="pos", unit_scale=True, desc=name, disable=not show)
+    done = False
     try:
         for level in sorted(levels):
             group = levels[level]
@@ -170,17 +199,24 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
                     values[c["offset"]:c["offset"] + c["size"]] = out
             else:
                 by_id = {c["id"]: c for c in group}
-                for row in executor.run(_LevelJobs(index, group, values, spans, full_variant, k)):
+                jobs = _LevelJobs(index, group, values, spans, full_variant, k, payload)
+                for row in executor.run(jobs):
                     c = by_id[row["cls"]]
-                    values[c["offset"]:c["offset"] + c["size"]] = row["values"]
+                    if row["values"] is not None:
+                        values[c["offset"]:c["offset"] + c["size"]] = row["values"]
                     bar.update(c["size"])
+        values.flush()
+        seconds = time.perf_counter() - t0
+        counts = _value_counts(values)
+        missing = counts.pop("missing")
+        if missing:
+            raise TableError(f"{missing:,} positions were left without a value")
+        done = True
     finally:
         bar.close()
-    seconds = time.perf_counter() - t0
-    counts = _value_counts(values)
-    missing = counts.pop("missing")
-    if missing:
-        raise TableError(f"{missing:,} positions were left without a value")
+        del values
+        if not done:
+            tmp.unlink(missing_ok=True)
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "game": "lotus",
         "variant": full_variant, "stones": k,
@@ -194,7 +230,7 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
                   "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "niwa": _version()},
     }
-    write_table(folder, name, values, header)
+    seal_table(folder, name, tmp, header)
     return header
 
 
@@ -228,16 +264,11 @@ def writable_folder(folder) -> None:
         raise TableError(f"the tables folder {folder} is not writable")
 
 
-def write_table(folder, name: str, values, header: dict) -> None:
-    """Write the payload, then its header with the payload's sha256 and the header's own
-    digest (each through a temporary file renamed into place, so a reader never sees half
-    a table)."""
-    import numpy as np
-
+def seal_table(folder, name: str, tmp: Path, header: dict) -> None:
+    """Put the payload written at `tmp` (a .npy file) in place, then its header with the
+    payload's sha256 and the header's own digest (each through a temporary file renamed
+    into place, so a reader never sees half a table)."""
     payload = folder / f"{name}.npy"
-    tmp = folder / f".{name}.npy.tmp"
-    with open(tmp, "wb") as f:
-        np.save(f, values)
     header["payload"] = payload.name
     header["payload_sha256"] = sha256_of(tmp)
     header["payload_bytes"] = tmp.stat().st_size

@@ -3,6 +3,7 @@ over the plain-Python reference rules, the index's round trip, the file format a
 checksum, the build's reproducibility across workers, and their use by solve, the proof
 search and MCTS (docs/endgame-tables.md)."""
 
+import io
 import json
 import random
 import time
@@ -22,8 +23,10 @@ from niwa.solver.mcts import MCTS
 from niwa.solver.proof import ProofSearch
 from niwa.solver.solve import solve_position
 from niwa.solver.tables import (
+    ClassJob,
     TableError,
     TableWarning,
+    _deps,
     build_table,
     find_table,
     load_table,
@@ -183,6 +186,42 @@ def test_the_build_is_the_same_with_two_workers(tmp_path):
     one = build_table(SMALL, 2, tmp_path / "one", progress=False)
     two = build_table(SMALL, 2, tmp_path / "two", executor=LocalExecutor(2), progress=False)
     assert one["payload_sha256"] == two["payload_sha256"] and one["counts"] == two["counts"]
+    # built in place in a memory-mapped file, the payload is still exactly np.save's bytes
+    payload = tmp_path / "two" / two["payload"]
+    saved = io.BytesIO()
+    np.save(saved, np.load(payload))
+    assert saved.getvalue() == payload.read_bytes()
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == \
+        sorted([two["payload"], two["payload"].replace(".npy", ".json")])
+
+
+def test_local_workers_read_and_write_the_payload_instead_of_copies(tmp_path):
+    index = make_index(SMALL, 2)
+    classes = index.classes()
+    payload = tmp_path / "table.npy"
+    table = np.lib.format.open_memmap(payload, mode="w+", dtype=np.uint8, shape=(index.size,))
+    spans = {c["id"]: (c["offset"], c["size"]) for c in classes}
+    for c in sorted(classes, key=lambda c: c["level"]):      # dependencies first
+        at, size = spans[c["id"]]
+        by_copies = ClassJob(SMALL, 2, c["id"], _deps(index, c["id"], table, spans, copy=True))()
+        by_file = ClassJob(SMALL, 2, c["id"], payload=str(payload), spans=spans)()
+        assert by_file["values"] is None
+        assert np.array_equal(table[at:at + size], by_copies["values"])
+        assert np.count_nonzero(table[at:at + size] == 0) == 0
+
+
+class _Interrupted:
+    name = "local"
+
+    def run(self, jobs):
+        yield next(iter(jobs))()
+        raise KeyboardInterrupt
+
+
+def test_a_build_that_stops_leaves_no_half_written_payload(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        build_table(SMALL, 2, tmp_path, executor=_Interrupted(), progress=False)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_header_documents_the_table(folder):
