@@ -234,7 +234,7 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
     return header
 
 
-def _value_counts(values, chunk: int = 1 << 28) -> dict:
+def _value_counts(values, chunk: int = 1 << 24) -> dict:
     """Wins, losses, the longest win and loss, saturated distances and missing values of a
     table's bytes, a chunk at a time (a k = 5 table is 6.4 GB: whole-array temporaries
     would need several times that)."""

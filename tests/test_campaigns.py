@@ -268,3 +268,14 @@ def test_a_results_file_that_gains_columns_keeps_its_rows(tmp_path):
     with pytest.raises(SystemExit, match="move it aside"):
         append_row(out, {"a": 9}, ["a"])
     assert out.read_text().splitlines()[-1] == "6,7,8"
+
+
+def test_build_memory_builds_a_tiny_table_and_records_its_peaks(tmp_path):
+    run = load("endgame-tables")
+    code = run.main(["--dir", str(tmp_path), "--results", str(tmp_path / "res"), "--towers",
+                     "2", "build-memory", "--stones", "1", "--workers", "2", "--label", "t"])
+    assert code == 0
+    row = pd.read_csv(tmp_path / "res" / "build-memory.csv").iloc[0]
+    assert row["label"] == "t" and row["positions"] > 0 and row["peak_anon_mb"] > 0
+    assert row["peak_anon_main_mb"] <= row["peak_anon_mb"]
+    assert not (tmp_path / "build-memory-k1").exists()      # the scratch table is removed

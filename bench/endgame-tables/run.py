@@ -8,6 +8,8 @@
     python bench/endgame-tables/run.py --dir DIR midgame --outside 5 --positions 40
     python bench/endgame-tables/run.py --dir K4 --rule pro --trampoline mandatory compare \
         --against K5 --checkpoint CHECKPOINT --positions 20 --name pro-mandatory-jobs
+    python bench/endgame-tables/run.py --dir SCRATCH --rule pro --trampoline mandatory \
+        build-memory --stones 4 --workers 2 --label "in place" [--niwa OTHER/bin/niwa]
 
 `verify`: positions of the table's domain, drawn two ways (uniformly random indices, and
 random playouts from the initial position stopped as soon as both players are down to k
@@ -29,6 +31,13 @@ table of DIR2 (k = 4 against k = 5, say), alternating which goes first; the posi
 either from random games (--outside N) or the decided jobs of a real proof checkpoint
 (--checkpoint DIR): results/compare-kA-kB-NAME.csv and a row in results/compare.csv.
 
+`build-memory`: builds a table into a fresh folder under --dir with `niwa tables build`
+(this environment's, or --niwa PATH: another install, to compare versions) and samples
+/proc every 0.2 s: the peak of the anonymous memory summed over the build's processes (what
+the kernel cannot write back; no swap here), of the main process alone, and of the
+file-backed pages mapped; a row with the wall time and the payload's sha256 goes to
+results/build-memory.csv.
+
 `nodes`: the proof search's expansions from a case's initial position (towers:rule:
 trampoline on the standard board) with and without the tables of that variant in --dir
 (the largest k there): results/proof-nodes-<NAME>.csv and a PNG bar chart beside it.
@@ -42,8 +51,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -433,6 +445,64 @@ def plot_midgame(summary):
     fig.savefig(Path(summary).with_suffix(".png"), dpi=120)
 
 
+def _process_tree(pid: int) -> list[int]:
+    out = [pid]
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                out += _process_tree(int(child))
+    except OSError:             # gone meanwhile
+        pass
+    return out
+
+
+def _memory_mb(pid: int) -> dict:
+    """RssAnon and RssFile + RssShmem of one process, in MB (empty if it is gone)."""
+    out = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile", "RssShmem"):
+                out[key] = int(value.split()[0]) / 1024
+    except OSError:
+        pass
+    return out
+
+
+def build_memory(args) -> int:
+    niwa = args.niwa or [sys.executable, "-m", "niwa.cli.main"]
+    niwa = [niwa] if isinstance(niwa, str) else niwa
+    folder = Path(args.dir) / f"build-memory-k{args.stones}"
+    shutil.rmtree(folder, ignore_errors=True)
+    cmd = [*niwa, "tables", "build", "lotus", "--stones", str(args.stones), "-v",
+           f"rule={args.rule}", "-v", f"trampoline={args.trampoline}", "-v",
+           f"towers={args.towers}", "--dir", str(folder), "--workers", str(args.workers)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    anon = main_anon = files = 0.0
+    while proc.poll() is None:
+        tree = [_memory_mb(p) for p in _process_tree(proc.pid)]
+        anon = max(anon, sum(m.get("RssAnon", 0) for m in tree))
+        main_anon = max(main_anon, tree[0].get("RssAnon", 0) if tree else 0)
+        files = max(files, sum(m.get("RssFile", 0) + m.get("RssShmem", 0) for m in tree))
+        time.sleep(0.2)
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        print(f"Error: the build failed: {proc.stderr.read().strip()[-300:]}", file=sys.stderr)
+        return 1
+    header = json.loads(next(folder.glob("*.json")).read_text())
+    row = {"label": args.label, "stones": args.stones, "variant": json.dumps(variant_of(args)),
+           "workers": args.workers, "positions": header["positions"],
+           "wall_s": round(wall, 1), "build_s": header["build"]["seconds"],
+           "peak_anon_mb": round(anon), "peak_anon_main_mb": round(main_anon),
+           "peak_file_mb": round(files), "payload_sha256": header["payload_sha256"],
+           "niwa": header["build"]["niwa"]}
+    append_row(args.results / "build-memory.csv", row)
+    shutil.rmtree(folder, ignore_errors=True)
+    print(row)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, help="the tables folder")
@@ -471,11 +541,16 @@ def main(argv=None) -> int:
     c.add_argument("--positions", type=int, default=20)
     c.add_argument("--max-nodes", type=int, default=30_000_000)
     c.add_argument("--name", default="cases", help="results file: compare-kA-kB-NAME.csv")
+    b = sub.add_parser("build-memory")
+    b.add_argument("--stones", type=int, default=3)
+    b.add_argument("--workers", type=int, default=2)
+    b.add_argument("--label", default="")
+    b.add_argument("--niwa", default=None, help="another install's niwa executable")
     args = ap.parse_args(argv)
     try:
         return {"verify": verify, "speed": speed, "nodes": nodes,
                 "midgame": midgame,
-                "compare": compare}[args.cmd](args)
+                "compare": compare, "build-memory": build_memory}[args.cmd](args)
     except MissingTable as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2
