@@ -30,8 +30,8 @@ nodes where the tree's own choice works (bench/perfect-play/pro-rule/set_choice.
 
 from __future__ import annotations
 
-# proof_tree imports this module, so the infinity is restated here rather than imported
-# (the same value as proof_tree.INF and proof.pyx's; tests/test_proof_sets.py checks it)
+# an infinite proof/disproof number (as in proof.pyx); defined here, the lower module,
+# because proof_tree imports this one (proof_tree.INF is this value, imported)
 INF = 0xFFFFFFFF
 
 

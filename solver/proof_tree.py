@@ -85,9 +85,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from niwa.ext.errors import NiwaError
-from niwa.solver.proof_sets import set_line
+from niwa.solver.proof_sets import INF, set_line
 
-INF = 0xFFFFFFFF            # an infinite proof/disproof number (as in proof.pyx)
 PN_MAX = 0xFFFFFFFE         # finite numbers saturate here
 FORMAT = "niwa-proof-tree"
 FORMAT_VERSION = 1

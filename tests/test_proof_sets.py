@@ -10,7 +10,6 @@ from click.testing import CliRunner
 
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
-from niwa.solver import proof_sets
 from niwa.solver.proof import ProofSearch
 from niwa.solver.proof_sets import proof_set, set_line
 from niwa.solver.proof_tree import INF, Node, ProofTree, open_checkpoint
@@ -144,8 +143,3 @@ def test_status_gives_the_open_first_moves_counted_once(tmp_path):
     got = json.loads(CliRunner().invoke(main, ["solve", "--checkpoint", str(d), "--status",
                                                "--json"]).output)["first_numbers_once"]
     assert {k: tuple(v) for k, v in got.items()} == once
-
-
-def test_the_restated_infinity_is_the_top_trees():
-    # proof_sets cannot import it from proof_tree (proof_tree imports proof_sets)
-    assert proof_sets.INF == INF
