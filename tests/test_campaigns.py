@@ -252,6 +252,40 @@ def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_pat
         assert 0 <= r["same_choice_plies"] <= min(r["tree_line_plies"], r["set_line_plies"])
 
 
+def test_job_size_proves_sampled_undecided_jobs_again_with_one_larger_job(tmp_path):
+    """bench/perfect-play/pro-rule/job_size.py: a sample of the jobs that did not decide
+    their position, each proved again by one job of a larger budget, beside the top
+    tree's jobs below it; a rerun skips the jobs already in the results."""
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.proof_tree import open_checkpoint, read_rows
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_job_size", BENCH / "perfect-play" / "pro-rule" / "job_size.py")
+    job_size = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(job_size)
+    d = tmp_path / "cp"
+    tree = open_checkpoint(d, LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
+                                         rule="pro"), job_nodes=30, tt_mb=8)
+    try:
+        tree.run(max_jobs=12)
+    finally:
+        tree.close()
+    undecided = job_size.undecided_jobs(read_rows(d), 0, None)
+    assert undecided and all(0 < r["pn"] and 0 < r["dn"] for r in undecided)
+    out = tmp_path / "job-size.csv"
+    args = [str(d), "--sample", "3", "--budget", "100000", "--tt-mb", "8", "--out", str(out)]
+    assert job_size.main(args) == 0
+    rows = pd.read_csv(out)
+    assert len(rows) == min(3, len(undecided))
+    assert set(rows["job"]) <= {r["job"] for r in undecided}
+    # towers 2..1 is small: 100,000 nodes decide every position, and the top tree has
+    # spent at least the sampled job below each one it still holds
+    assert rows["one_job_value"].isin([0.0, 1.0]).all()
+    assert (rows["one_job_nodes"] <= 100000).all()
+    assert (rows["tree_jobs_below"].dropna() >= 1).all()
+    assert job_size.main(args) == 0 and len(pd.read_csv(out)) == len(rows)
+
+
 def test_a_results_file_that_gains_columns_keeps_its_rows(tmp_path):
     """campaign.append_row: a CSV written before a campaign gained columns is rewritten
     once with the new header; one with columns the campaign does not write is refused."""
