@@ -18,10 +18,12 @@ CAMPAIGNS = ("lotus-pro-rule", "haru-figures", "bonsai-seats", "calibration", "l
              "speed", "review-calibration", "audit")
 
 
-def load(question: str):
-    """bench/<question>/run.py as a module."""
-    spec = importlib.util.spec_from_file_location(f"bench_{question.replace('-', '_')}",
-                                                  BENCH / question / "run.py")
+def load(question: str, script: str = "run.py"):
+    """bench/<question>/<script> as a module (`question` may be a sub-folder's path)."""
+    name = "bench_" + question.replace("-", "_").replace("/", "_")
+    if script != "run.py":
+        name += "_" + Path(script).stem
+    spec = importlib.util.spec_from_file_location(name, BENCH / question / script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module         # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -227,23 +229,26 @@ def test_eval_weights_tunes_a_published_run_on_a_tiny_budget(tmp_path):
                      str(tmp_path / "runs")]) == 0
 
 
-def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_path):
-    """bench/perfect-play/pro-rule's `dag` mode: a checkpoint's top-tree numbers against
-    proof-set numbers (niwa.solver.proof_sets), which are never above them."""
+def tiny_pro_checkpoint(d: Path, jobs: int = 12) -> Path:
+    """A two-level proof checkpoint of towers 2..1 under the pro rule after `jobs` tiny
+    jobs (in this process), for the pro-rule campaign's scripts."""
     from niwa.ext.lotus import LotusState
     from niwa.solver.proof_tree import open_checkpoint
 
-    spec = importlib.util.spec_from_file_location(
-        "bench_pro_rule", BENCH / "perfect-play" / "pro-rule" / "run.py")
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
-    d = tmp_path / "cp"
     tree = open_checkpoint(d, LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
                                          rule="pro"), job_nodes=30, tt_mb=8)
     try:
-        tree.run(max_jobs=12)
+        tree.run(max_jobs=jobs)
     finally:
         tree.close()
+    return d
+
+
+def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_path):
+    """bench/perfect-play/pro-rule's `dag` mode: a checkpoint's top-tree numbers against
+    proof-set numbers (niwa.solver.proof_sets), which are never above them."""
+    run = load("perfect-play/pro-rule")
+    d = tiny_pro_checkpoint(tmp_path / "cp")
     rows = run.double_counting(d, ["W1-a1", "W2-2"], "t")
     assert [r["line"] for r in rows] == ["W1-a1", "W2-2"] and rows[0]["jobs"] == 12
     for r in rows:
@@ -256,20 +261,10 @@ def test_job_size_proves_sampled_undecided_jobs_again_with_one_larger_job(tmp_pa
     """bench/perfect-play/pro-rule/job_size.py: a sample of the jobs that did not decide
     their position, each proved again by one job of a larger budget, beside the top
     tree's jobs below it; a rerun skips the jobs already in the results."""
-    from niwa.ext.lotus import LotusState
-    from niwa.solver.proof_tree import open_checkpoint, read_rows
+    from niwa.solver.proof_tree import read_rows
 
-    spec = importlib.util.spec_from_file_location(
-        "bench_job_size", BENCH / "perfect-play" / "pro-rule" / "job_size.py")
-    job_size = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(job_size)
-    d = tmp_path / "cp"
-    tree = open_checkpoint(d, LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
-                                         rule="pro"), job_nodes=30, tt_mb=8)
-    try:
-        tree.run(max_jobs=12)
-    finally:
-        tree.close()
+    job_size = load("perfect-play/pro-rule", "job_size.py")
+    d = tiny_pro_checkpoint(tmp_path / "cp")
     undecided = job_size.undecided_jobs(read_rows(d), 0, None)
     assert undecided and all(0 < r["pn"] and 0 < r["dn"] for r in undecided)
     out = tmp_path / "job-size.csv"

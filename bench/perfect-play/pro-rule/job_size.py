@@ -36,7 +36,7 @@ COLUMNS = ["label", "job", "depth", "job_budget", "job_pn", "job_dn", "budget",
 
 def undecided_jobs(rows, first: int, last: int | None) -> list[dict]:
     return [r for r in rows if r["job"] >= first and (last is None or r["job"] < last)
-            and r["pn"] not in (0,) and r["dn"] not in (0,) and "path" in r]
+            and r["pn"] != 0 and r["dn"] != 0 and "path" in r]
 
 
 def jobs_below(node) -> int:
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
             "tree_pn": "" if node is None else node.pn,
             "tree_dn": "" if node is None else node.dn,
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, COLUMNS)
-        del search
+        del search      # its table goes before the next position's is made
     return 0
 
 
