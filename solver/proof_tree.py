@@ -81,8 +81,10 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from niwa.ext.errors import NiwaError
 from niwa.solver.proof_sets import INF, set_line
@@ -341,10 +343,22 @@ class ProofJob:
         return row
 
 
+class JobExecutor(Protocol):
+    """What a proof run asks of an executor: InProcessExecutor below, and
+    niwa.analysis.arena.executors' LocalExecutor and DaskExecutor (this layer cannot import
+    those, so they match it by shape)."""
+
+    name: str           # "local" workers are forked from this process and can share its table
+    workers: int        # how many jobs run at once
+
+    def describe(self) -> str: ...
+
+    def run(self, tasks) -> Iterator[dict]:
+        """Yield each task's result row as it ends."""
+
+
 class InProcessExecutor:
-    """Runs the jobs one after another in this process (one worker, no pickling). Any
-    object with the same `run(tasks)` (yield each task's result row as it ends) will do,
-    e.g. niwa.analysis.arena.executors' LocalExecutor and DaskExecutor."""
+    """Runs the jobs one after another in this process (one worker, no pickling)."""
 
     name = "in-process"
     workers = 1
@@ -516,6 +530,7 @@ class ProofTree:
         # kept in DIR/proven.npy and loaded into the next session's table
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
         self.proven_loaded = self.proven_saved = 0
+        self._kept_search = None     # the table whose proofs a stop keeps (see _load_proven)
         self.shared_mb = 0.0        # the size of the table shared in the last session, if any
         if busy_policy not in BUSY_POLICIES:
             raise ValueError(f"busy_policy must be one of {', '.join(BUSY_POLICIES)}")
@@ -1006,8 +1021,8 @@ class ProofTree:
         (one worker, this process, or workers not forked from here, such as Dask's)."""
         from niwa.solver.proof import SharedProofTable
 
-        workers = int(getattr(executor, "workers", 1) or 1)
-        if not self.share or getattr(executor, "name", "") != "local" or workers < 2:
+        workers = executor.workers
+        if not self.share or executor.name != "local" or workers < 2:
             return 0.0
         mb = self.tt_mb * workers
         _SHARED_TABLES[self.run_id] = SharedProofTable(mb, huge_pages=self.huge_pages)
@@ -1049,8 +1064,7 @@ class ProofTree:
     def _save_proven(self) -> None:
         """Keep the largest proofs of this session's table (DIR/proven.npy, atomically),
         read while no worker writes it (the workers have ended)."""
-        search = getattr(self, "_kept_search", None)
-        self._kept_search = None
+        search, self._kept_search = self._kept_search, None
         if search is None or self.dir is None or self.read_only:
             return
         rows = search.proven_entries(self.keep_min_work, self.keep_proven)
@@ -1058,7 +1072,7 @@ class ProofTree:
                      self.keep_min_work)
         self.proven_saved = len(rows)
 
-    def run(self, executor=None, time_limit: float = 0.0, max_jobs: int = 0,
+    def run(self, executor: JobExecutor | None = None, time_limit: float = 0.0, max_jobs: int = 0,
             progress=None) -> ProofTreeResult:
         """Prove the root (or stop after `time_limit` wall seconds or `max_jobs` jobs of this
         session; a checkpointed run continues later from where it stopped)."""
@@ -1067,13 +1081,12 @@ class ProofTree:
         done = 0
         # how this session runs, for the checkpoint's tree.json (meta.json keeps the first
         # session's settings: the defaults of a resume)
-        self.run_settings = {"executor": getattr(executor, "name", type(executor).__name__),
-                             "workers": int(getattr(executor, "workers", 1) or 1),
+        self.run_settings = {"executor": executor.name, "workers": executor.workers,
                              "tt_mb": self.tt_mb, "huge_pages": self.huge_pages,
                              "tables": self.tables, "certify_jobs": self.certify is not None,
                              "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if self.certify is not None:
-            self.run_settings["certify_budget_s"] = getattr(self.certify, "time_budget", None)
+            self.run_settings["certify_budget_s"] = self.certify.time_budget
         if self.set_plies:
             self.run_settings["set_plies"] = self.set_plies
             self.run_settings["set_every"] = self.set_every
@@ -1089,7 +1102,7 @@ class ProofTree:
         if not self.root.proven:
             self.shared_mb = self._share_table(executor)
             self._load_proven(executor)
-            if int(getattr(executor, "workers", 1) or 1) > 1 and self.root.children is None:
+            if executor.workers > 1 and self.root.children is None:
                 # several workers: a job on the root would search the very subtrees the
                 # second job is sent to (the root is busy, so it goes to a first move);
                 # its children are in the top tree from the start instead
