@@ -257,6 +257,32 @@ def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_pat
         assert 0 <= r["same_choice_plies"] <= min(r["tree_line_plies"], r["set_line_plies"])
 
 
+def test_the_warmup_mode_cuts_the_log_into_sessions_and_parts(tmp_path):
+    """bench/perfect-play/pro-rule's `warmup` mode: a job log cut into sessions where no job
+    started for ten minutes, each cut into equal parts with the share of decided jobs;
+    sessions too short to cut are left out."""
+    run = load("perfect-play/pro-rule")
+
+    def job(n, started, decided):
+        return {"job": n, "started": started, "pn": 0 if decided else 5, "dn": 3, "cpu_s": 1.0}
+
+    # a session of 10 jobs (decided: none of the first half, every one of the second),
+    # an hour later one of 4 jobs, then one of 10 again, each job 5 s after the last
+    log = [job(i, 5.0 * i, i >= 5) for i in range(10)]
+    log += [job(10 + i, 3600.0 + 5 * i, True) for i in range(4)]
+    log += [job(14 + i, 7200.0 + 5 * i, i % 2 == 0) for i in range(10)]
+    rows = run.warm_up(list(reversed(log)), parts=2, min_jobs=5)
+    assert [(r["first_job"], r["part"], r["jobs"], r["decided"]) for r in rows] == \
+        [(0, 1, 5, 0), (0, 2, 5, 5), (14, 1, 5, 3), (14, 2, 5, 2)]
+    assert rows[1]["decided_share"] == 1.0 and rows[0]["session_jobs"] == 10
+    assert [len(s) for s in run.sessions_of(log)] == [10, 4, 10]
+    out = tmp_path / "warm-up.csv"
+    d = tiny_pro_checkpoint(tmp_path / "cp")
+    run.main(["warmup", str(d), "--out", str(out), "--parts", "2", "--min-jobs", "2"])
+    assert out.with_suffix(".png").stat().st_size > 0 and out.read_text().startswith(
+        "session_start_utc,")
+
+
 def test_job_size_proves_sampled_undecided_jobs_again_with_one_larger_job(tmp_path):
     """bench/perfect-play/pro-rule/job_size.py: a sample of the jobs that did not decide
     their position, each proved again by one job of a larger budget, beside the top

@@ -12,6 +12,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
                                                    # what --certify-jobs cost on those jobs
     python run.py dag CHECKPOINT "W4-4 W1-a1" "W4-4 W1-a1 B4-4" --label s37
                                                    # the top tree's double counting there
+    python run.py warmup CHECKPOINT --since 25000  # the share of jobs decided through each
+                                                   # session (results/warm-up.csv and .png)
 
 Each run starts from an empty checkpoint folder under --scratch and appends one row to
 results/runs.csv: case, mode, workers, value for the first player, jobs, nodes, CPU and wall
@@ -320,6 +322,65 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     return rows
 
 
+WARM_UP_COLUMNS = ["session_start_utc", "first_job", "last_job", "session_jobs", "part",
+                   "jobs", "decided", "decided_share", "cpu_s"]
+SESSION_GAP_S = 600.0       # jobs started further apart than this belong to two sessions
+
+
+def sessions_of(rows: list[dict], gap_s: float = SESSION_GAP_S) -> list[list[dict]]:
+    """A job log cut into sessions: a new one wherever no job started for `gap_s` seconds
+    (a resume starts its first job within seconds; sessions lie hours apart)."""
+    sessions: list[list[dict]] = []
+    last = None
+    for r in sorted((r for r in rows if "started" in r), key=lambda r: r["started"]):
+        if last is None or r["started"] - last > gap_s:
+            sessions.append([])
+        sessions[-1].append(r)
+        last = r["started"]
+    return sessions
+
+
+def warm_up(rows: list[dict], parts: int = 5, min_jobs: int = 500) -> list[dict]:
+    """For each session of at least `min_jobs` jobs, its jobs in `parts` equal parts by
+    start time, and the share of each part's jobs that decided their position (pn or dn
+    0). Each session's df-pn table starts empty but for the kept proofs and fills as it
+    goes, so a share that rises through the sessions bounds what a fresh table costs (the
+    focus also moves within a session: this measures the two together)."""
+    out = []
+    for jobs in sessions_of(rows):
+        if len(jobs) < min_jobs:
+            continue
+        start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(jobs[0]["started"]))
+        for k in range(parts):
+            part = jobs[k * len(jobs) // parts:(k + 1) * len(jobs) // parts]
+            decided = sum(r["pn"] == 0 or r["dn"] == 0 for r in part)
+            out.append({"session_start_utc": start, "first_job": min(r["job"] for r in jobs),
+                        "last_job": max(r["job"] for r in jobs), "session_jobs": len(jobs),
+                        "part": k + 1, "jobs": len(part), "decided": decided,
+                        "decided_share": round(decided / len(part), 4),
+                        "cpu_s": round(sum(float(r.get("cpu_s", 0.0)) for r in part), 1)})
+    return out
+
+
+def plot_warm_up(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for start in dict.fromkeys(r["session_start_utc"] for r in rows):
+        mine = [r for r in rows if r["session_start_utc"] == start]
+        ax.plot([r["part"] for r in mine], [100 * r["decided_share"] for r in mine],
+                marker="o", label=f"{start[5:16].replace('T', ' ')} ({mine[0]['session_jobs']} jobs)")
+    ax.set_xlabel("part of the session (equal numbers of jobs, in start order)")
+    ax.set_ylabel("jobs that decided their position (%)")
+    ax.set_title("jobs that decided their position, through each session")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def report_parser(description: str, results_csv: str) -> argparse.ArgumentParser:
     """The options of a mode that reads a checkpoint and appends rows to a results CSV."""
     q = argparse.ArgumentParser(description=description)
@@ -343,6 +404,25 @@ def main(argv=None):
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
                   f"{row['tree_line_plies']} plies, the sets' {row['set_line_plies']}, the "
                   f"same for {row['same_choice_plies']}")
+        return
+    if argv[:1] == ["warmup"]:
+        q = argparse.ArgumentParser(description="the share of jobs decided through each "
+                                                "session (the CSV and its PNG made anew)")
+        q.add_argument("checkpoint")
+        q.add_argument("--out", default=str(HERE / "results" / "warm-up.csv"))
+        q.add_argument("--since", type=int, default=0, help="only jobs from this number on")
+        q.add_argument("--parts", type=int, default=5)
+        q.add_argument("--min-jobs", type=int, default=500, help="shorter sessions left out")
+        b = q.parse_args(argv[1:])
+        rows = warm_up([r for r in read_rows(b.checkpoint) if r["job"] >= b.since], b.parts,
+                       b.min_jobs)
+        out = Path(b.out)
+        out.unlink(missing_ok=True)     # the whole table, made again from the log
+        for row in rows:
+            append_row(out, row, WARM_UP_COLUMNS)
+        plot_warm_up(rows, out.with_suffix(".png"))
+        for row in rows:
+            print(json.dumps(row))
         return
     if argv[:1] == ["certification"]:
         q = report_parser("what --certify-jobs did on a checkpoint's jobs",
