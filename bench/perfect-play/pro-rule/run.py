@@ -350,13 +350,14 @@ def warm_up(rows: list[dict], parts: int = 5, min_jobs: int = 500) -> list[dict]
     for jobs in sessions_of(rows):
         if len(jobs) < min_jobs:
             continue
-        start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(jobs[0]["started"]))
+        session = {"session_start_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                      time.gmtime(jobs[0]["started"])),
+                   "first_job": min(r["job"] for r in jobs),
+                   "last_job": max(r["job"] for r in jobs), "session_jobs": len(jobs)}
         for k in range(parts):
             part = jobs[k * len(jobs) // parts:(k + 1) * len(jobs) // parts]
             decided = sum(r["pn"] == 0 or r["dn"] == 0 for r in part)
-            out.append({"session_start_utc": start, "first_job": min(r["job"] for r in jobs),
-                        "last_job": max(r["job"] for r in jobs), "session_jobs": len(jobs),
-                        "part": k + 1, "jobs": len(part), "decided": decided,
+            out.append({**session, "part": k + 1, "jobs": len(part), "decided": decided,
                         "decided_share": round(decided / len(part), 4),
                         "cpu_s": round(sum(float(r.get("cpu_s", 0.0)) for r in part), 1)})
     return out
@@ -417,9 +418,11 @@ def main(argv=None):
         rows = warm_up([r for r in read_rows(b.checkpoint) if r["job"] >= b.since], b.parts,
                        b.min_jobs)
         out = Path(b.out)
-        out.unlink(missing_ok=True)     # the whole table, made again from the log
-        for row in rows:
-            append_row(out, row, WARM_UP_COLUMNS)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w", newline="") as f:    # the whole table, made again from the log
+            w = csv.DictWriter(f, fieldnames=WARM_UP_COLUMNS)
+            w.writeheader()
+            w.writerows(rows)
         plot_warm_up(rows, out.with_suffix(".png"))
         for row in rows:
             print(json.dumps(row))
