@@ -31,6 +31,7 @@ import csv
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -40,6 +41,16 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "certificates.csv"
 COLUMNS = ["utc", "name", "step", "exit", "wall_s", "peak_rss_mb", "positions", "moves",
            "parts", "bytes", "sha256", "winner", "figures", "command"]
+
+
+def niwa_command() -> str:
+    """The `niwa` beside this Python (its venv need not be activated), else the one on PATH."""
+    beside = Path(sys.executable).with_name("niwa")
+    found = str(beside) if beside.is_file() else shutil.which("niwa")
+    if found is None:
+        sys.exit(f"certify.py: no `niwa` command beside {sys.executable} or on PATH "
+                 "(install niwa in this Python: pip install -e .)")
+    return found
 
 
 def measured(cmd: list[str]) -> tuple[int, float, float, str, str]:
@@ -103,11 +114,12 @@ def main(argv=None) -> None:
     p.add_argument("--processes", type=int, default=1,
                    help="processes that make (extract), then check, the parts at once")
     a = p.parse_args(argv)
+    niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
     cert = out / f"{a.name}.npz"
     out.mkdir(parents=True, exist_ok=True)
-    extract = ["niwa", "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
+    extract = [niwa, "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
                str(parts), "--split", str(a.split), "--tt-mb", a.tt_mb, "--json",
                "--no-progress"]
     extract += ["--move", a.move] if a.move else []
@@ -119,12 +131,12 @@ def main(argv=None) -> None:
     # the table the leaves came from orders the checker's search of them (an order only)
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
-         ["niwa", "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
+         [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
           a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
           "--ledger", str(out / "check-ledger.jsonl")])
     if a.move is None:
         book = out / f"{a.name}-book.npz"
-        step(a.name, "book", ["niwa", "book", "from-certificate", str(cert), "--parts",
+        step(a.name, "book", [niwa, "book", "from-certificate", str(cert), "--parts",
                               str(parts), "--plies", a.plies, "--out", str(book)])
     print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
           f"{made.get('parts')} parts in {parts})")
