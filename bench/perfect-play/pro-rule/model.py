@@ -1,7 +1,11 @@
 """How the two-level proof would scale to more workers: a model replayed from a job log.
 
     python model.py CHECKPOINT_DIR [--workers 1 2 4 8 16 32 64] [--coordinator-ms 20]
-                    [--inflation 1.0] [--nodes 1.4e9 1.7e10]
+                    [--inflation 1.0] [--nodes 1.4e9 1.7e10] [--width-every 1]
+
+(--nodes defaults to the log's own nodes when its root is proven. --width-every N counts
+the open leaves every N jobs and holds the count between: a count walks the whole top tree,
+so on a log of 43,563 jobs and a tree of 100,000 nodes counting at every job takes hours.)
 
 The model (stated in full, because the figures are only as good as it is):
 
@@ -36,21 +40,25 @@ import heapq
 import json
 from pathlib import Path
 
-from niwa.ext.registry import parse_position
-from niwa.solver.proof_tree import ProofTree, read_meta, read_rows
+from niwa.solver.proof_tree import open_checkpoint
 
 
-def replay(directory):
-    """The log's jobs as (cpu_s, nodes, open leaves when chosen), in order."""
-    meta = read_meta(directory)
-    tree = ProofTree(parse_position(meta["position"]), job_nodes=meta["job_nodes"],
-                     tt_mb=1, max_tree_nodes=meta["max_tree_nodes"],
-                     max_depth=meta["max_depth"])
+def replay(directory, width_every: int = 1):
+    """The log's jobs as (cpu_s, nodes, open leaves when chosen), in order, replayed the way
+    a resume replays them (a tree of positions or of paths, as the checkpoint says): the
+    open leaves after job i-1 are those job i was chosen among, counted every
+    `width_every` jobs and held between."""
     out = []
-    for row in read_rows(directory):
-        width = sum(1 for n in tree.by_key.values() if n.children is None and not n.proven)
+    width = 1
+
+    def record(tree, row):
+        nonlocal width
         out.append((float(row.get("cpu_s", 0.0)), int(row["nodes"]), max(width, 1)))
-        tree.apply_row(row)
+        if tree.jobs_done % width_every == 0:
+            width = sum(1 for n in tree.by_key.values() if n.children is None and not n.proven)
+
+    tree = open_checkpoint(directory, read_only=True, on_replay=record)
+    tree.close()
     return out, tree.result()
 
 
@@ -81,12 +89,19 @@ def main(argv=None):
     p.add_argument("--coordinator-ms", type=float, default=20.0)
     p.add_argument("--inflation", type=float, default=1.0,
                    help="nodes of 2 workers / nodes of 1 (assumed to compound per doubling)")
-    p.add_argument("--nodes", type=float, nargs=2, default=(1.4e9, 1.7e10),
-                   help="the estimated size of the whole proof (low, high)")
+    p.add_argument("--nodes", type=float, nargs=2, default=None,
+                   help="the estimated size of the whole proof (low, high); default: the "
+                        "log's nodes if its root is proven, else 1.4e9 1.7e10")
+    p.add_argument("--csv", default=None,
+                   help="append the rows to this CSV (with the checkpoint and inflation)")
+    p.add_argument("--width-every", type=int, default=1,
+                   help="count the top tree's open leaves every N jobs (exact at 1)")
     a = p.parse_args(argv)
-    jobs, result = replay(Path(a.checkpoint))
+    jobs, result = replay(Path(a.checkpoint), max(1, a.width_every))
     cpu = sum(j[0] for j in jobs)
     nodes = sum(j[1] for j in jobs)
+    if a.nodes is None:
+        a.nodes = (nodes, nodes) if result.proven else (1.4e9, 1.7e10)
     rate = nodes / cpu
     widths = sorted(j[2] for j in jobs)
     t1 = makespan(jobs, 1, a.coordinator_ms / 1000)
@@ -106,6 +121,16 @@ def main(argv=None):
                      "whole_proof_wall_h": [round(h / speed, 2) for h in one],
                      "whole_proof_cpu_h": [round(h * inflation, 1) for h in one]})
         print(json.dumps(rows[-1]))
+    if a.csv:
+        import pandas as pd
+
+        frame = pd.DataFrame(rows).assign(checkpoint=Path(a.checkpoint).name,
+                                          proof_nodes=nodes, proven=result.proven,
+                                          inflation_per_doubling=a.inflation)
+        for col in ("whole_proof_wall_h", "whole_proof_cpu_h"):   # (low, high) -> 2 columns
+            frame[f"{col}_low"], frame[f"{col}_high"] = zip(*frame.pop(col), strict=True)
+        out = Path(a.csv)
+        frame.to_csv(out, mode="a", header=not out.exists(), index=False)
     return rows
 
 
