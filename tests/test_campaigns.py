@@ -244,6 +244,33 @@ def tiny_pro_checkpoint(d: Path, jobs: int = 12) -> Path:
     return d
 
 
+def test_the_scaling_model_replays_a_checkpoint_as_a_resume_does(tmp_path):
+    """bench/perfect-play/pro-rule/model.py: the job log replayed through open_checkpoint
+    (the same tree, of positions, a resume rebuilds), open leaves counted every N jobs,
+    the schedule on N workers written to --csv; one worker's replay speed-up is 1."""
+    from niwa.solver.proof_tree import open_checkpoint
+
+    model = load("perfect-play/pro-rule", "model.py")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=40)
+    resumed = open_checkpoint(d, read_only=True)
+    try:
+        expected = resumed.result()
+    finally:
+        resumed.close()
+    jobs, result = model.replay(d, width_every=3)
+    assert (result.value, result.jobs, result.nodes) == (expected.value, expected.jobs,
+                                                         expected.nodes)
+    assert len(jobs) == expected.jobs and all(width >= 1 for _cpu, _n, width in jobs)
+    out = tmp_path / "scaling.csv"
+    rows = model.main([str(d), "--workers", "1", "2", "4", "--inflation", "1.5",
+                       "--csv", str(out), "--width-every", "3"])
+    assert [r["workers"] for r in rows] == [1, 2, 4] and rows[0]["replay_speedup"] == 1.0
+    assert all(r["replay_speedup"] <= r["workers"] for r in rows)
+    table = pd.read_csv(out)
+    assert list(table["inflation"]) == [1.0, 1.5, 2.25]
+    assert (table["whole_proof_wall_h_low"] <= table["whole_proof_wall_h_high"]).all()
+
+
 def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_path):
     """bench/perfect-play/pro-rule's `dag` mode: a checkpoint's top-tree numbers against
     proof-set numbers (niwa.solver.proof_sets), which are never above them."""
