@@ -1006,17 +1006,20 @@ class _JobProofs:
         if s.is_terminal():
             return 0 if s.returns()[winner] == 1.0 else None
         key = (s.symmetric_hash(), s.current_player())
+        found = self.proven.get(key)
+        if found is not None:
+            won = found[0] if s.current_player() == winner else 1 - found[0]
+            return found[1] if won else None
+        if key not in self.tree:
+            return None
+        # only the top tree's positions are remembered: the walk asks about every child of
+        # every winner's position, and remembering those too held ~200 bytes for each of
+        # hundreds of millions (a 24 GB process, killed, on full pro/mandatory)
         memo_key = key + (winner,)
         if memo_key in self.memo:
             return self.memo[memo_key]
         self.memo[memo_key] = None          # (Lotus cannot cycle; this only guards)
-        found = self.proven.get(key)
-        if found is not None:
-            won = found[0] if s.current_player() == winner else 1 - found[0]
-            cost = found[1] if won else None
-        elif key not in self.tree:
-            cost = None
-        elif s.current_player() == winner:
+        if s.current_player() == winner:
             costs = [c for c in (self.cost(s.child(a), winner) for a in s.legal_actions())
                      if c is not None]
             cost = min(costs) if costs else None

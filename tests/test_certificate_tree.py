@@ -75,6 +75,9 @@ def test_the_jobs_proofs_decide_the_root_and_its_moves(tmp_path):
                 checked += 1
         frontier = later
     assert checked
+    # what it remembers is bounded by the top tree, not by the positions it was asked about
+    # (the walk asks about every child of every winner's position: hundreds of millions)
+    assert {(h, player) for h, player, _ in jobs.memo} <= tree
 
 
 def test_winning_move_finds_a_win_below_an_entry_loaded_without_its_subtree():
