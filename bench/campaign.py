@@ -12,6 +12,7 @@ nothing here finds files through niwa's install path, and nothing shells out to 
   interval on the observed per-game variance), recorded as one CSV row.
 - `copy_small_outputs`: the CSV, PNG, Markdown and JSON outputs of a run into results/.
 - `guarded`: runs a main() and turns niwa's errors into one `Error: ...` line, status 2.
+- `job_range`: an argparse type for a FROM:TO range of a proof log's job numbers.
 """
 
 from __future__ import annotations
@@ -40,6 +41,24 @@ def guarded(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     except NiwaError as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2
+
+
+def job_range(text: str) -> tuple[int, int | None]:
+    """FROM:TO (either end may be left out; TO excluded) as (first, last or None): an
+    argparse type, so a bad range is argparse's one-line error and status 2.
+
+    >>> job_range("27022:"), job_range(":100"), job_range(":")
+    ((27022, None), (0, 100), (0, None))
+    """
+    low, colon, high = text.partition(":")
+    try:
+        first, last = int(low or 0), int(high) if high else None
+    except ValueError:
+        first = last = -1
+    if not colon or first < 0 or (last is not None and last < first):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a range of job numbers FROM:TO "
+                                         f"(e.g. 27022: or 100:200)")
+    return first, last
 
 
 def command_line(script: str | Path, argv: list[str] | None) -> str:

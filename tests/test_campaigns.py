@@ -216,6 +216,20 @@ def test_perfect_play_commands_refuse_bad_input(capsys):
     assert e.value.code == 2
 
 
+def test_the_pro_rule_scripts_refuse_a_bad_job_range_in_one_line(capsys, tmp_path):
+    campaign = _campaign_module()
+    assert campaign.job_range("27022:") == (27022, None)
+    assert campaign.job_range("5:9") == (5, 9)
+    for script, argv in (("job_size.py", [str(tmp_path)]),
+                         ("run.py", ["certification", str(tmp_path)])):
+        main = load("perfect-play/pro-rule", script).main
+        for bad in ("abc", "5:x", "9:5", "-1:", "7"):
+            with pytest.raises(SystemExit) as e:
+                main([*argv, f"--jobs={bad}"])
+            assert e.value.code == 2
+            assert "is not a range of job numbers" in capsys.readouterr().err
+
+
 def test_eval_weights_tunes_a_published_run_on_a_tiny_budget(tmp_path):
     run = load("eval-weights")
     assert run.main(["tune", "haru", "--iterations", "2", "--runs", str(tmp_path / "runs"),

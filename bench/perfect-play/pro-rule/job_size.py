@@ -26,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
-from campaign import append_row  # noqa: E402
+from campaign import append_row, job_range  # noqa: E402
 
 OUT = HERE / "results" / "job-size.csv"
 COLUMNS = ["label", "job", "depth", "job_budget", "job_pn", "job_dn", "budget",
@@ -56,7 +56,8 @@ def jobs_below(node) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("checkpoint", type=Path)
-    p.add_argument("--jobs", default=":", help="FROM:TO, job numbers to sample (TO excluded)")
+    p.add_argument("--jobs", default=(0, None), type=job_range,
+                   help="FROM:TO, job numbers to sample (TO excluded)")
     p.add_argument("--sample", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--budget", type=int, default=64_000_000)
@@ -73,8 +74,7 @@ def main(argv=None) -> int:
     from niwa.solver.proof_tree import look_at_checkpoint, read_meta, read_proven, read_rows
     from niwa.solver.tables import resolve_tables
 
-    low, _, high = a.jobs.partition(":")
-    rows = undecided_jobs(read_rows(a.checkpoint), int(low or 0), int(high) if high else None)
+    rows = undecided_jobs(read_rows(a.checkpoint), *a.jobs)
     chosen = sorted(random.Random(a.seed).sample(rows, min(a.sample, len(rows))),
                     key=lambda r: r["job"])
     done = set()

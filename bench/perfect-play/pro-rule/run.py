@@ -41,7 +41,7 @@ from niwa.solver.proof_tree import ProofTree, open_checkpoint, read_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
-from campaign import append_row  # noqa: E402
+from campaign import append_row, job_range  # noqa: E402
 
 COLUMNS = ["case", "mode", "workers", "job_nodes", "tt_mb", "value_first_player", "jobs",
            "nodes", "cpu_s", "wall_s", "tree_nodes", "load_before", "load_after", "kill_at_s",
@@ -245,12 +245,11 @@ CERTIFICATION_COLUMNS = ["label", "checkpoint", "first_job", "last_job", "jobs",
                          "given_up_s", "certify_share", "given_up_share", "positions"]
 
 
-def certification(checkpoint, jobs: str, label: str) -> dict:
+def certification(checkpoint, jobs: tuple[int, int | None], label: str) -> dict:
     """What job certification (`--certify-jobs`) did on the jobs FROM:TO of a checkpoint's
     log: proven jobs, how many were certified (whole or cut into parts), given up, and the
     share of the jobs' CPU it took (a job's cpu_s includes its certification)."""
-    low, _, high = jobs.partition(":")
-    first, last = int(low or 0), int(high) if high else None
+    first, last = jobs
     rows = [r for r in read_rows(checkpoint)
             if r["job"] >= first and (last is None or r["job"] < last)]
     certified = [r for r in rows if "certify_s" in r]
@@ -430,7 +429,8 @@ def main(argv=None):
     if argv[:1] == ["certification"]:
         q = report_parser("what --certify-jobs did on a checkpoint's jobs",
                           "job-certification.csv")
-        q.add_argument("--jobs", default=":", help="FROM:TO, job numbers (TO excluded)")
+        q.add_argument("--jobs", default=(0, None), type=job_range,
+                       help="FROM:TO, job numbers (TO excluded)")
         b = q.parse_args(argv[1:])
         row = certification(b.checkpoint, b.jobs, b.label)
         append_row(Path(b.out), row, CERTIFICATION_COLUMNS)
