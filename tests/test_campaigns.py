@@ -258,6 +258,37 @@ def tiny_pro_checkpoint(d: Path, jobs: int = 12) -> Path:
     return d
 
 
+def test_certify_certifies_a_finished_proof_end_to_end_and_records_each_step(
+        tmp_path, monkeypatch, capsys):
+    """bench/perfect-play/pro-rule/certify.py on a finished towers 2..1 pro proof: the parts
+    extracted, the whole checked with the reference rules, the book read off it, one
+    measured row a step; a second run resumes from the parts already saved."""
+    from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out = tmp_path / "cert"
+    args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
+            "--split", "1", "--processes", "2"]
+    certify.main(args)
+    rows = pd.read_csv(tmp_path / "certificates.csv")
+    assert list(rows["step"]) == ["extract (2 processes)", "check (2 processes)", "book"]
+    assert (rows["exit"] == 0).all() and (rows["wall_s"] > 0).all()
+    assert rows["peak_rss_mb"].iloc[0] > 0 and rows["parts"].iloc[0] > 0
+    cert = load_certificate(out / "tiny.npz")
+    assert cert.parts and (out / "tiny-book.npz").exists()
+    report = check_certificate(cert, parts=certificate_folder(out / "parts"))
+    assert report.part_nodes > 0       # (check_certificate raises on anything wrong)
+    def parts_made():
+        return {p.name: p.stat().st_mtime_ns for p in (out / "parts").glob("part-*.npz")}
+
+    made = parts_made()
+    certify.main(args)          # again: every part is taken from the folder, none made anew
+    assert parts_made() == made and len(pd.read_csv(tmp_path / "certificates.csv")) == 6
+    assert "certified:" in capsys.readouterr().out
+
+
 def test_the_scaling_model_replays_a_checkpoint_as_a_resume_does(tmp_path):
     """bench/perfect-play/pro-rule/model.py: the job log replayed through open_checkpoint
     (the same tree, of positions, a resume rebuilds), open leaves counted every N jobs,

@@ -53,19 +53,61 @@ def niwa_command() -> str:
     return found
 
 
-def measured(cmd: list[str]) -> tuple[int, float, float, str, str]:
-    """Run `cmd` under GNU time: (exit status, wall s, peak RSS MB, stdout, stderr)."""
+def measured(cmd: list[str], label: str = "", count=None) -> tuple[int, float, float, str, str]:
+    """Run `cmd` under GNU time: (exit status, wall s, peak RSS MB, stdout, stderr). While it
+    runs, a progress bar shows `count()` (what the step has saved so far: parts made,
+    parts checked), since the command's own bar is turned off to keep its output parseable."""
+    import tempfile
+
+    from tqdm import tqdm
+
     stats = Path(os.environ.get("TMPDIR", "/tmp")) / f"certify-{os.getpid()}.time"
     t0 = time.monotonic()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
-                          capture_output=True, text=True)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
+                                stdout=out, stderr=err, text=True)
+        bar = tqdm(desc=label, unit=" saved", disable=count is None)
+        try:
+            while True:
+                if count is not None:
+                    bar.update(max(0, count() - bar.n))
+                if proc.poll() is not None:
+                    break
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            if proc.poll() is None:         # interrupted: no process outlives the script
+                proc.terminate()
+                proc.wait()
+            bar.close()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     wall = time.monotonic() - t0
     try:
         peak_kb = float(stats.read_text().strip().splitlines()[-1])
     except (OSError, ValueError, IndexError):
         peak_kb = float("nan")
     stats.unlink(missing_ok=True)
-    return proc.returncode, wall, peak_kb / 1024, proc.stdout, proc.stderr
+    return proc.returncode, wall, peak_kb / 1024, stdout, stderr
+
+
+def files_in(folder: Path, pattern: str):
+    """A counter of the files matching `pattern` in `folder` (for measured's bar)."""
+    return lambda: sum(1 for _ in folder.glob(pattern)) if folder.is_dir() else 0
+
+
+def lines_in(path: Path):
+    """A counter of the lines of `path` (a ledger written a line a part)."""
+    def count() -> int:
+        try:
+            with open(path, "rb") as f:
+                return sum(1 for _ in f)
+        except OSError:
+            return 0
+    return count
 
 
 def write_row(row: dict) -> None:
@@ -79,9 +121,9 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
-def step(name: str, label: str, cmd: list[str]) -> dict:
+def step(name: str, label: str, cmd: list[str], count=None) -> dict:
     """Run one step, write its row, and return its --json figures (exit on failure)."""
-    code, wall, peak, out, err = measured(cmd)
+    code, wall, peak, out, err = measured(cmd, label, count)
     lines = [x for x in out.strip().splitlines() if x.startswith("{")]
     figures = json.loads(lines[-1]) if lines else {}
     write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
@@ -127,13 +169,13 @@ def main(argv=None) -> None:
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
     made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
-                extract)
+                extract, files_in(parts, "part-*.npz"))
     # the table the leaves came from orders the checker's search of them (an order only)
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
           a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
-          "--ledger", str(out / "check-ledger.jsonl")])
+          "--ledger", str(out / "check-ledger.jsonl")], lines_in(out / "check-ledger.jsonl"))
     if a.move is None:
         book = out / f"{a.name}-book.npz"
         step(a.name, "book", [niwa, "book", "from-certificate", str(cert), "--parts",
