@@ -1266,6 +1266,11 @@ class _TableGuide:
         return sorted(moves, key=lambda a: (-outcome[a][0], outcome[a][1]))
 
 
+# the guides a process has loaded, by (tables folder, variant): loading a table verifies
+# its checksum, 7 s for the full game's k = 5, once a part without this
+_GUIDES: dict[tuple, _TableGuide | None] = {}
+
+
 def _leaf_guide(tables, root: str):
     """The _TableGuide of the tables folder `tables` for the certificate whose root is
     `root` (None: no folder, or no table of that variant in it)."""
@@ -1274,12 +1279,17 @@ def _leaf_guide(tables, root: str):
     from niwa.ext.lotus import LotusState
     from niwa.solver.tables import find_table
 
+    state = LotusState.from_notation(root)
+    key = (str(tables), tuple(sorted(state.variant.items())))
+    if key in _GUIDES:
+        return _GUIDES[key]
     auto = str(tables) == "auto"
-    table = find_table(LotusState.from_notation(root), None if auto else tables)
+    table = find_table(state, None if auto else tables)
     if table is None and not auto:
         raise CertificateError(f"no endgame table of this certificate's variant in {tables} "
                                f"(to order the table leaves' search)")
-    return None if table is None else _TableGuide(table)
+    _GUIDES[key] = None if table is None else _TableGuide(table)
+    return _GUIDES[key]
 
 
 def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,

@@ -321,7 +321,7 @@ def _table_leaves(cert):
 
 
 def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
-    from niwa.solver.certificate import _LeafSolver, _TableGuide
+    from niwa.solver.certificate import _leaf_guide, _LeafSolver, _TableGuide
     from niwa.solver.tables import build_table, find_table
 
     variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
@@ -333,6 +333,8 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     assert plain.table_leaves == guided.table_leaves > 0
     assert guided.leaf_positions < plain.leaf_positions
     assert (plain.leaf_order, guided.leaf_order) == ("", "the k=2 table")
+    # one load (and checksum) a process, not one a part: 7 s each on the full game's k = 5
+    assert _leaf_guide(tmp_path, cert.root) is _leaf_guide(tmp_path, cert.root) is not None
 
     class Liar(_TableGuide):
         """The table's order turned upside down: losing moves first."""
