@@ -1197,10 +1197,26 @@ def _clone(o):
     return c
 
 
-def _position_key(o) -> tuple:
-    """Everything that makes a reference position (what its notation shows)."""
-    return (tuple(tuple(o.stacks[sp]) for sp in o.spaces),
-            tuple(tuple(sorted(t)) for t in o.start), tuple(o.goal), o.to_move, o.opening)
+_OPENINGS = {"first": 0, "second": 1, "done": 2}
+_END = 255                  # closes each list in a key (its values are small counts)
+
+
+def _position_key(o) -> bytes:
+    """Everything that makes a reference position (what its notation shows), as bytes:
+    each stack's stones, each player's start towers (sorted) and the goal counts, each list
+    closed by _END, then the mover and the opening step. A tuple of tuples took about
+    1.6 KB a position in the leaf solver's memo (a 30M-position part of full pro/mandatory
+    needed over 12M of them); this takes about 70 bytes."""
+    out = []
+    for sp in o.spaces:
+        out += o.stacks[sp]
+        out.append(_END)
+    for towers in o.start:
+        out += sorted(towers)
+        out.append(_END)
+    out += o.goal
+    out += (_END, o.to_move, _OPENINGS[o.opening])
+    return bytes(out)     # (seats and counts, all far below _END)
 
 
 class _LeafSolver:
@@ -1490,12 +1506,13 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
     if cert.value != (1.0 if mover == cert.winner else 0.0):
         raise CertificateError(f"the header's value {cert.value:g} does not agree with "
                                f"its winner (seat {cert.winner})")
-    offsets = cert.offsets.tolist()
-    actions = cert.actions.tolist()
+    # read in place (lists of Python ints took 2.5 GB on a 30M-position part)
+    offsets = memoryview(np.ascontiguousarray(cert.offsets))
+    actions = memoryview(np.ascontiguousarray(cert.actions))
     if mirror:
         root = root.mirrored()
         actions = [root.mirror_action(a) for a in actions]
-    children = cert.children.tolist()
+    children = memoryview(np.ascontiguousarray(cert.children))
     n = cert.nodes
     pending = {0: root}         # node -> its position, set by the first edge reaching it
     keys = {0: _position_key(root)}
@@ -1590,7 +1607,7 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
     return report, list({oriented: (ref, oriented) for ref, oriented in refs}.values())
 
 
-def _part_root_key(cert: Certificate, k: int, mirror: bool) -> tuple:
+def _part_root_key(cert: Certificate, k: int, mirror: bool) -> bytes:
     """The reference position key of part k's root (or of its lane mirror, when the entry
     or the certificate being checked, but not both, is mirrored), after checking that the
     header names a part k claiming this certificate's winner."""
