@@ -289,6 +289,28 @@ def test_certify_certifies_a_finished_proof_end_to_end_and_records_each_step(
     assert "certified:" in capsys.readouterr().out
 
 
+def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsys):
+    """bench/perfect-play/pro-rule/count_parts.py: the parts a split certification of a
+    finished proof will make, counted before (all to make) and after (all saved, met)."""
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    count = load("perfect-play/pro-rule", "count_parts.py")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    parts = tmp_path / "parts"
+    before = count.count_parts(d, parts, 2)
+    assert before["parts_to_make"] > 1 and before["saved_parts_met"] == 0
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=2, parts_dir=parts)
+    made = len(list(parts.glob("part-*.npz")))
+    after = count.count_parts(d, parts, 2)
+    if before["winner_positions_not_decided_by_jobs"] == 0:     # (else a floor only)
+        assert made == before["parts_to_make"]
+    assert made >= before["parts_to_make"] and after["parts_to_make"] == 0
+    # (a part met higher up, through a transposition, hides the parts below it)
+    assert 0 < after["saved_parts_met"] <= made
+    assert count.main([str(d), "--parts", str(parts), "--split", "2"]) == 0
+    assert '"parts_to_make": 0' in capsys.readouterr().out
+
+
 def test_the_scaling_model_replays_a_checkpoint_as_a_resume_does(tmp_path):
     """bench/perfect-play/pro-rule/model.py: the job log replayed through open_checkpoint
     (the same tree, of positions, a resume rebuilds), open leaves counted every N jobs,

@@ -1,0 +1,81 @@
+"""How many parts a split certification of a finished two-level proof will make, and how
+many of them are saved already: the top of the solution tree walked as `niwa proof extract
+--split N` walks it (the winner's moves read off the jobs' proofs), stopping at the first
+position N plies down with the loser to move (a part) or at a part already in the folder.
+
+    python count_parts.py CHECKPOINT --parts OUT/parts [--split 4]
+
+Prints one JSON line: parts to make, parts saved that the walk meets, the winner's
+positions at the top that no job decides (the extraction proves their moves itself, so
+parts below them are not counted: the count is a floor) and the top positions walked.
+Only reads the checkpoint and the parts' headers: safe beside a running certification.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
+from campaign import guarded  # noqa: E402
+
+
+def count_parts(checkpoint, parts_dir, split: int) -> dict:
+    from niwa.solver.certificate import CertificateError, _JobProofs, _part_roots, part_headers
+    from niwa.solver.proof_tree import look_at_checkpoint, proven_jobs
+
+    tree, _ = look_at_checkpoint(checkpoint)
+    root = tree.root_state
+    jobs = _JobProofs(*proven_jobs(checkpoint, root))
+    value = jobs.value(root)
+    if value is None:
+        raise CertificateError(f"the jobs of {checkpoint} do not decide the root: nothing "
+                               f"to certify yet")
+    mover = root.current_player()
+    winner = mover if value == 1 else 1 - mover
+    saved = _part_roots(part_headers(Path(parts_dir)), root, winner) \
+        if Path(parts_dir).is_dir() else {}
+    to_make, met, open_winner, seen = set(), set(), 0, set()
+    stack = [(root, 0)]
+    while stack:
+        s, depth = stack.pop()
+        if s.hash() in seen:
+            continue
+        seen.add(s.hash())
+        if s.current_player() == winner:
+            move = jobs.winning_move(s, winner)
+            if move is None:
+                open_winner += 1
+                continue
+            moves = [move]
+        else:
+            moves = s.legal_actions()
+        for a in moves:
+            child = s.child(a)
+            if child.is_terminal():
+                continue
+            if child.hash() in saved:
+                met.add(child.symmetric_hash())     # (a part and its mirror: one file)
+            elif depth + 1 >= split and child.current_player() != winner:
+                to_make.add(child.symmetric_hash())     # a position and its mirror: one part
+            else:
+                stack.append((child, depth + 1))
+    return {"split": split, "parts_to_make": len(to_make), "saved_parts_met": len(met),
+            "winner_positions_not_decided_by_jobs": open_winner, "top_positions": len(seen)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkpoint")
+    p.add_argument("--parts", required=True, help="the certification's parts folder")
+    p.add_argument("--split", type=int, default=4, choices=range(1, 100), metavar="N")
+    a = p.parse_args(argv)
+    print(json.dumps(count_parts(a.checkpoint, a.parts, a.split)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(guarded(main))
