@@ -28,9 +28,10 @@ MAX_MOVE_SECONDS = 86_400.0     # a day of search: the longest budget that means
 MAX_ITERATIONS = 10**9          # about an hour of MCTS at the fastest playouts
 
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
-# and "source": "tables" (an endgame table answered), "book" or "certificate" (a known
-# result: "status" says which file, checksum verified) or "search"
-KNOWN_SOURCES = ("tables", "book", "certificate")
+# and "source": "tables" (an endgame table answered), "book", "certificate" or "record"
+# (a known result: "status" says which file; a book's or certificate's checksum verified,
+# a record's certificate checked or not yet) or "search"
+KNOWN_SOURCES = ("tables", "book", "certificate", "record")
 
 
 def register(main: click.Group) -> None:

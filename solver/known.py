@@ -10,7 +10,13 @@ What counts as known, and why it is sound:
     test is the same guard the `perfect` agent uses);
   * a certificate's root (the certificate's checksum is verified; `niwa proof check`
     verifies the proof itself with the reference rules, which takes longer than an answer
-    "at once" may).
+    "at once" may);
+  * a start (or a position one first move from it) in the shipped record of a finished
+    two-level proof (books/proofs.json, written by proof_record from the checkpoint the
+    repository keeps, and a test holds it equal to what that checkpoint proves): the
+    answer says so, and whether a certificate has been checked yet. This is the weakest
+    of the three (the search's own claim until its certificate passes), so it is looked
+    at last.
 Certificates are looked up in $NIWA_CERTIFICATES (folders separated by ':'), else in
 ~/.cache/niwa/certificates/; a folder holds its certificates as regular files (a symbolic
 link there is skipped, as an opening book linked into the books folder is refused).
@@ -114,9 +120,106 @@ def _from_certificates(state, dirs):
     return None
 
 
+PROOF_RECORDS = Path(__file__).with_name("books") / "proofs.json"
+RECORDS_FORMAT = "niwa-proof-records-1"
+
+
+class ProofRecordError(NiwaError):
+    """A checkpoint that cannot give a proof record (unfinished, or not a two-player game)."""
+
+
+def proof_record(checkpoint, certificate: str | None = None) -> dict:
+    """The record of the finished two-level proof kept in the folder `checkpoint`: its
+    game, variant and root, the winner, the value of every first move the proof decided
+    (for the root's mover; a won root needs only one), and what it took; `certificate`:
+    the file name of its checked certificate, if any."""
+    from niwa.solver.proof_tree import look_at_checkpoint
+
+    tree, r = look_at_checkpoint(checkpoint)
+    state = tree.root_state
+    if not r.proven or state.num_players != 2:
+        raise ProofRecordError(f"{checkpoint}: not a finished proof of a two-player game "
+                               f"(root pn {r.root_pn}, dn {r.root_dn})")
+    mover = state.current_player()
+    return {"game": state.game_name, "variant": dict(sorted(state.variant.items())),
+            "root": state.to_notation(),
+            "winner": mover if r.value == 1.0 else 1 - mover,
+            "first_moves": {m: int(v) for m, v in r.first_moves.items() if v is not None},
+            "proof": "two-level proof-number search", "jobs": r.jobs, "nodes": int(r.nodes),
+            "cpu_s": round(r.cpu_s, 1), "certificate": certificate}
+
+
+def read_proof_records(path=None) -> list[dict]:
+    """The records in `path` (default: the shipped PROOF_RECORDS); [] when the file is
+    missing or damaged (a damaged record proves nothing: the caller proves afresh)."""
+    try:
+        data = json.loads(Path(path or PROOF_RECORDS).read_text())
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict) or data.get("format") != RECORDS_FORMAT or \
+            not isinstance(data.get("records"), list):
+        return []
+    return [r for r in data["records"] if isinstance(r, dict)]
+
+
+def add_proof_record(record: dict, path=None) -> Path:
+    """Put `record` (proof_record's) into the records file `path` (default: the shipped
+    one), replacing the record of the same game and variant; written atomically."""
+    path = Path(path or PROOF_RECORDS)
+    key = (record["game"], json.dumps(record["variant"], sort_keys=True))
+    kept = [r for r in read_proof_records(path)
+            if (r.get("game"), json.dumps(r.get("variant"), sort_keys=True)) != key]
+    records = sorted([*kept, record], key=lambda r: (r["game"], json.dumps(
+        r["variant"], sort_keys=True)))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"format": RECORDS_FORMAT, "records": records}, indent=1,
+                              sort_keys=True) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def _from_proof_records(state, path=None):
+    """(value for the mover, best action or None, source text, the first moves' values)
+    from a proof record whose root is `state` or one of whose first moves leads to it, or
+    None."""
+    from niwa.solver.results import ActionStat
+
+    notation = state.to_notation()
+    for record in read_proof_records(path):
+        try:
+            if record["game"] != state.game_name or \
+                    dict(record["variant"]) != dict(state.variant):
+                continue
+            root = type(state).from_notation(record["root"])
+            winner, first = int(record["winner"]), dict(record["first_moves"])
+            what = (f"proof record {PROOF_RECORDS.name if path is None else Path(path).name}:"
+                    f" two-level proof of {int(record['nodes']):,} nodes, certificate "
+                    + (f"{record['certificate']} checked" if record.get("certificate")
+                       else "not yet checked"))
+        except (KeyError, TypeError, ValueError, NiwaError):
+            continue
+        # first_moves: each first move's value for the root's mover
+        mover = root.current_player()
+        if notation == root.to_notation():
+            value = 1.0 if mover == winner else 0.0
+            wins = [a for a in root.legal_actions()
+                    if first.get(root.action_to_string(a)) == 1]
+            values = [(a, root.action_to_string(a)) for a in root.legal_actions()]
+            actions = [ActionStat(a, name, float(first[name]), proven=True)
+                       for a, name in values if name in first]
+            return value, (wins[0] if wins and value == 1.0 else None), what, actions
+        for a in root.legal_actions():      # one first move in: that move's value
+            name = root.action_to_string(a)
+            if name in first and root.child(a).to_notation() == notation:
+                v = float(first[name])
+                return (v if state.current_player() == mover else 1.0 - v), None, what, []
+    return None
+
+
 def known_result(state, folders=None):
-    """The SearchResult of `state` if a shipped book or a certificate already proves its
-    value (algo "book" or "certificate", `status` saying where from), else None.
+    """The SearchResult of `state` if a shipped book, a certificate or a shipped proof
+    record already proves its value (algo "book", "certificate" or "record",
+    `status` saying where from), else None.
     `folders`: where to look for certificates (default: certificate_dirs())."""
     import numpy  # noqa: F401  (imported before the clock starts: process start-up, not lookup)
 
@@ -132,6 +235,12 @@ def known_result(state, folders=None):
         dirs = certificate_dirs() if folders is None else [Path(d) for d in folders]
         found = _from_certificates(state, dirs)
         algo = "certificate"
+    actions = []
+    if found is None:
+        found = _from_proof_records(state)
+        algo = "record"
+        if found is not None:
+            *found, actions = found
     if found is None:
         return None
     value, move, source = found
@@ -139,5 +248,5 @@ def known_result(state, folders=None):
     elapsed = time.perf_counter() - t0
     return SearchResult(
         algo=algo, value=value, player=state.current_player(), proven=True, best=move,
-        best_name=name, actions=[], pv=[name] if name else [], depth=1 if name else 0,
+        best_name=name, actions=actions, pv=[name] if name else [], depth=1 if name else 0,
         nodes=0, time_s=elapsed, nps=0.0, status=f"proven ({source})")

@@ -112,3 +112,90 @@ def test_a_shipped_certificate_answers_its_root(monkeypatch):
     out = json.loads(run("solve", "lotus towers=3 rule=pro", "--json").output)
     assert out["source"] == "certificate" and out["value"] == 0.0
     assert "lotus-towers3-pro-optional.npz, checksum ok" in out["status"]
+
+
+PRO_MANDATORY = "lotus rule=pro trampoline=mandatory"
+
+
+def test_full_pro_mandatory_is_answered_from_the_shipped_proof_record(tmp_path, monkeypatch):
+    """The decided pro/mandatory game: its start and each first stone answered at once from
+    the record of the two-level proof, saying the certificate is not yet checked."""
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(tmp_path))
+    t0 = time.perf_counter()
+    r = run("solve", PRO_MANDATORY, "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert time.perf_counter() - t0 < 5.0 and out["time_s"] < 1.0
+    assert (out["source"], out["value"], out["proven"], out["best"]) == \
+        ("record", 0.0, True, None)
+    assert "proof record proofs.json" in out["status"] and "not yet checked" in out["status"]
+    assert {a["name"]: (a["value"], a["proven"]) for a in out["actions"]} == {
+        m: (0.0, True) for m in ("W1-a1", "W1-b1", "W2-a2", "W2-b2", "W3-a3", "W3-b3", "W4-4")}
+    state = LotusState(rule="pro", trampoline="mandatory")
+    for a in state.legal_actions():     # the pro rule's first stone: the same player moves
+        known = known_result(state.child(a), folders=[])
+        assert (known.algo, known.value, known.player) == ("record", 0.0, 0)
+    assert known_result(LotusState(rule="pro"), folders=[]) is None     # not decided
+
+
+def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves():
+    """solver/books/proofs.json cannot drift from the proof: it equals the record read off
+    the checkpoint the repository keeps (bench/perfect-play/pro-rule/)."""
+    from pathlib import Path
+
+    from niwa.solver.known import proof_record, read_proof_records
+
+    kept = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "pro-rule" / \
+        "checkpoint-pro-mandatory"
+    shipped = {r["root"]: r for r in read_proof_records()}
+    record = proof_record(kept)
+    assert shipped[record["root"]] == {**record, "certificate": shipped[record["root"]][
+        "certificate"]}
+
+
+def test_a_proof_record_of_a_won_start_gives_a_winning_move_and_a_damaged_one_nothing(
+        tmp_path, monkeypatch):
+    import niwa.solver.known as known
+    from niwa.solver.known import ProofRecordError, add_proof_record, proof_record
+    from niwa.solver.proof_tree import ProofTree
+
+    path = tmp_path / "proofs.json"
+    monkeypatch.setattr(known, "PROOF_RECORDS", path)
+    small = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    won = small.child(small.legal_actions()[0])         # seat 1 to move, and it wins
+    cases = ((small, 0), (won, 0), (LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
+                                               rule="pro"), 0),
+             (LotusState(towers=2, lane=1, shared=4, trampoline_at=3,
+                         trampoline="mandatory"), 2))
+    kinds = set()
+    for state, finish in cases:
+        cp = tmp_path / f"cp{len(list(tmp_path.iterdir()))}"
+        tree = ProofTree(state, job_nodes=40, tt_mb=8, checkpoint=cp)
+        try:
+            r = tree.run(max_jobs=finish)
+        finally:
+            tree.close()
+        if not r.proven:
+            with pytest.raises(ProofRecordError, match="not a finished proof"):
+                proof_record(cp)
+            kinds.add("unfinished")
+            continue
+        add_proof_record(proof_record(cp))
+        found = known_result(state, folders=[])
+        assert found.algo == "record" and found.value == r.value
+        truth = ProofSearch(tt_mb=8).prove_value(state, state.current_player())
+        assert found.value == truth
+        kinds.add(found.value)
+        if found.value == 1.0:      # the record's winning first move wins
+            assert ProofSearch(tt_mb=8).prove_value(
+                state.child(found.best), state.current_player()) == 1
+        else:
+            assert found.best is None
+    assert kinds == {0.0, 1.0, "unfinished"}
+    # one record a game and variant: a later proof of the same variant replaces it
+    records = known.read_proof_records(path)
+    assert len(records) == 2 and records[0]["variant"] != records[1]["variant"]
+    assert known_result(small, folders=[]) is None       # (its record was replaced by `won`'s)
+    assert known_result(won, folders=[]).algo == "record"
+    path.write_text("{not json")        # a damaged file proves nothing
+    assert known_result(won, folders=[]) is None

@@ -249,7 +249,17 @@ def checkpoint_main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=RESULTS / "proofs.csv",
                    help="the table (default results/proofs.csv; the published one is "
                         "docs/lotus-perfect-play.csv)")
+    p.add_argument("--record", action="store_true",
+                   help="also put a finished proof's record into the shipped "
+                        "solver/books/proofs.json, from which niwa solve answers at once")
+    p.add_argument("--certificate", default=None,
+                   help="with --record: the file name of the proof's checked certificate")
     args = p.parse_args(argv)
+    if args.record:
+        from niwa.solver.known import add_proof_record, proof_record
+
+        print(f"record written: {add_proof_record(proof_record(args.checkpoint, args.certificate))}",
+              file=sys.stderr)
     row = checkpoint_row(args.checkpoint)
     rows = read_rows(args.out)
     rows[case_key(row["towers"], row["rule"], row["trampoline"])] = \
