@@ -351,11 +351,22 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
             if not child.is_terminal():
                 positions.append(child)
     solvers = [_LeafSolver(10**6), _LeafSolver(10**6, _TableGuide(table)),
-               _LeafSolver(10**6, Liar(table))]
+               _LeafSolver(10**6, Liar(table)),
+               # ordering only one seat's moves (the check orders the claimed winner's)
+               *(_LeafSolver(10**6, g, favoured=seat) for g in (_TableGuide(table), Liar(table))
+                 for seat in (0, 1))]
     winners = {o.to_notation(): [s.winner(o) for s in solvers] for o in positions}
     assert all(len(set(w)) == 1 for w in winners.values())
     assert {w[0] for w in winners.values()} == {0, 1}
     assert len(solvers[1].memo) < len(solvers[0].memo) < len(solvers[2].memo)
+    # on the leaves (claimed won by the certificate's winner), ordering the winner's moves
+    # alone searches exactly the positions ordering every move does: the loser's moves
+    # are all tried anyway
+    leaves = [leaf for _, _, leaf in _table_leaves(cert)]
+    every, winners_only = _LeafSolver(10**6, _TableGuide(table)), \
+        _LeafSolver(10**6, _TableGuide(table), favoured=cert.winner)
+    assert all(every.winner(o) == winners_only.winner(o) == cert.winner for o in leaves)
+    assert every.memo.keys() == winners_only.memo.keys()
     # a winner's move into a table position the winner loses is refused, guided or not
     forged = None
     for j, o, _ in _table_leaves(cert):
