@@ -68,7 +68,6 @@ The file (.npz, numpy, no pickle; arrays compressed with zlib):
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import itertools
 import json
@@ -1190,7 +1189,8 @@ _ORACLE_FIELDS = {"players", "pro", "mandatory", "lane", "shared", "route", "tra
 
 
 def _clone(o):
-    c = copy.copy(o)
+    c = object.__new__(type(o))         # (copy.copy's generic protocol took 40% longer)
+    c.__dict__.update(o.__dict__)
     c.stacks = {sp: st[:] for sp, st in o.stacks.items()}
     c.start = [towers[:] for towers in o.start]
     c.goal = o.goal[:]
