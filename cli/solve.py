@@ -290,6 +290,10 @@ def json_report(state, r) -> dict:
                    "choice for every job; each takes about 2 CPU s for a top tree of 80,000 "
                    "nodes, and a choice kept for 32 jobs cost 1.5x to 2.4x the nodes on "
                    "towers 3..1 pro/optional).")
+@click.option("--keep-proven", "keep_proven", type=Number(int, 0, 10**9), default=None,
+              help="--checkpoint: at a stop, keep up to N of the table's largest proofs in "
+                   "DIR/proven.npy (24 bytes each), loaded into the next session's table so "
+                   "that it does not prove them again (default 200,000; 0: none).")
 @huge_pages_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position.")
 @click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"), default=None,
@@ -303,7 +307,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
               history_file, workers, executor, job_nodes, transpositions, focus,
               steer_only, max_tree_nodes, certify_jobs, certify_budget, set_plies, set_every,
-              huge_pages, as_json, batch, out):
+              keep_proven, huge_pages, as_json, batch, out):
     """Solve POSITION: its value, best action, every root action, principal variation.
 
     Values are expected returns in [0, 1] of the player to move (1 = win). "proven"
@@ -319,20 +323,26 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
             workers is not None or executor is not None or job_nodes is not None or \
             transpositions is not None or focus or certify_jobs or steer_only or \
             max_tree_nodes is not None or certify_budget is not None or \
-            set_plies is not None or set_every is not None:
-        _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-                   job_nodes, transpositions, focus, huge_pages, certificate_file,
-                   tt_mb, tables_dir, no_tables, time_s, as_json,
-                   given=[name for name, on in (
-                       ("--batch", batch is not None), ("--round", round_only),
-                       ("--depth", depth is not None and not show_status
-                        and history_file is None),
-                       ("--iters", iters is not None),
-                       ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
-                       ("--nodes", node_limit is not None)) if on], status_depth=depth,
-                   certify_jobs=certify_jobs, steer_only=steer_only,
-                   max_tree_nodes=max_tree_nodes, certify_budget=certify_budget,
-                   set_plies=set_plies, set_every=set_every)
+            set_plies is not None or set_every is not None or keep_proven is not None:
+        if no_tables and tables_dir:
+            raise UserError("--tables and --no-tables contradict each other")
+        from niwa.cli.solve_tree import ProofRun
+
+        run = ProofRun(
+            directory=checkpoint_dir, position=position, workers=workers, executor=executor,
+            job_nodes=job_nodes, transpositions=transpositions, tt_mb=tt_mb,
+            tables=None if no_tables else (tables_dir or "auto"), time_s=time_s,
+            as_json=as_json, certificate_file=certificate_file, focus=tuple(focus),
+            huge_pages=huge_pages, certify_jobs=certify_jobs, certify_budget=certify_budget,
+            steer_only=steer_only, max_tree_nodes=max_tree_nodes, set_plies=set_plies,
+            set_every=set_every, keep_proven=keep_proven)
+        _two_level(run, show_status, history_file, status_depth=depth, given=[
+            name for name, on in (
+                ("--batch", batch is not None), ("--round", round_only),
+                ("--depth", depth is not None and not show_status and history_file is None),
+                ("--iters", iters is not None),
+                ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
+                ("--nodes", node_limit is not None)) if on])
         return
     if deck_known:
         from niwa.cli.solo import solve_solo_cmd
@@ -444,54 +454,47 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
                    f"(check it: niwa proof check {path})")
 
 
-def _two_level(position, checkpoint_dir, show_status, history_file, workers, executor,
-               job_nodes, transpositions, focus, huge_pages, certificate_file, tt_mb, tables_dir,
-               no_tables, time_s, as_json, given, status_depth=None,
-               certify_jobs=False, steer_only=False, max_tree_nodes=None,
-               certify_budget=None, set_plies=None, set_every=None) -> None:
-    """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py)."""
+def _two_level(run, show_status, history_file, status_depth=None, given=()) -> None:
+    """--checkpoint (and its options): the two-level proof search (cli/solve_tree.py) of
+    `run` (a ProofRun), or, with --status or --history, a look at its checkpoint."""
     from niwa.cli.solve_tree import checkpoint_status, checkpointed_solve, write_history
 
-    if certify_budget is not None and not certify_jobs:
+    if run.certify_budget is not None and not run.certify_jobs:
         raise UserError("--certify-budget goes with --certify-jobs")
-    if set_every is not None and not set_plies:
+    if run.set_every is not None and not run.set_plies:
         raise UserError("--set-every goes with --set-plies N (N at least 1)")
 
-    if checkpoint_dir is None:
+    if run.directory is None:
         raise UserError("--status, --history, --workers, --executor, --job-nodes, "
-                        "--max-tree-nodes, --transpositions, --focus, --steer and "
-                        "--certify-jobs go with --checkpoint DIR")
-    if steer_only and not focus:
+                        "--max-tree-nodes, --transpositions, --focus, --steer, "
+                        "--keep-proven and --certify-jobs go with --checkpoint DIR")
+    if run.steer_only and not run.focus:
         raise UserError("--steer needs --focus: the line (or 'auto') to steer the running "
                         "proof to")
     if given:
         raise UserError(f"{given[0]} does not go with --checkpoint")
-    if no_tables and tables_dir:
-        raise UserError("--tables and --no-tables contradict each other")
     if show_status or history_file is not None:
         flag = "--status" if show_status else "--history"
-        if position:
+        if run.position:
             raise UserError(f"{flag} reads the checkpoint only: leave out POSITION")
-        if certificate_file is not None:
+        if run.certificate_file is not None:
             raise UserError(f"{flag} reads the checkpoint only: leave out --certificate")
-        for name, on in (("--focus", bool(focus)), ("--steer", steer_only),
-                         ("--huge-pages", huge_pages),
-                         ("--certify-jobs", certify_jobs),
-                         ("--max-tree-nodes", max_tree_nodes is not None),
-                         ("--set-plies", set_plies is not None),
-                         ("--workers", workers is not None),
-                         ("--executor", executor is not None)):
+        for name, on in (("--focus", bool(run.focus)), ("--steer", run.steer_only),
+                         ("--huge-pages", run.huge_pages),
+                         ("--certify-jobs", run.certify_jobs),
+                         ("--max-tree-nodes", run.max_tree_nodes is not None),
+                         ("--set-plies", run.set_plies is not None),
+                         ("--keep-proven", run.keep_proven is not None),
+                         ("--workers", run.workers is not None),
+                         ("--executor", run.executor is not None)):
             if on:
                 raise UserError(f"{flag} reads the checkpoint only: {name} is for a run")
         if history_file is not None:
-            write_history(checkpoint_dir, history_file, as_json and not show_status,
-                          transpositions, status_depth or 1)
+            write_history(run.directory, history_file, run.as_json and not show_status,
+                          run.transpositions, status_depth or 1)
         if show_status:
-            checkpoint_status(checkpoint_dir, as_json, transpositions, status_depth)
+            checkpoint_status(run.directory, run.as_json, run.transpositions, status_depth)
         return
-    if certificate_file is not None:
-        check_writable(certificate_file, "--certificate")
-    checkpointed_solve(position, checkpoint_dir, workers, executor, job_nodes, transpositions,
-                       tt_mb, None if no_tables else (tables_dir or "auto"), time_s, as_json,
-                       certificate_file, focus, huge_pages, certify_jobs, steer_only,
-                       max_tree_nodes, certify_budget, set_plies, set_every)
+    if run.certificate_file is not None:
+        check_writable(run.certificate_file, "--certificate")
+    checkpointed_solve(run)

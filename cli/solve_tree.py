@@ -6,10 +6,36 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 
 import click
 
 from niwa.cli.common import UserError, load_position, warn_small_pages
+
+
+@dataclass(frozen=True)
+class ProofRun:
+    """What `niwa solve --checkpoint DIR` was asked to run, as given (None: not given)."""
+    directory: str
+    position: str | None = None
+    workers: int | None = None
+    executor: str | None = None
+    job_nodes: int | None = None
+    transpositions: bool | None = None
+    tt_mb: float = 1024
+    tables: str | None = "auto"         # a folder, "auto", or None for none
+    time_s: float | None = None
+    as_json: bool = False
+    certificate_file: str | None = None
+    focus: tuple = ()
+    huge_pages: bool = False
+    certify_jobs: bool = False
+    certify_budget: float | None = None
+    steer_only: bool = False
+    max_tree_nodes: int | None = None
+    set_plies: int | None = None
+    set_every: int | None = None
+    keep_proven: int | None = None
 
 
 def checkpoint_status(directory, as_json: bool, transpositions=None, depth=None) -> None:
@@ -164,74 +190,70 @@ def _budget_text(seconds) -> str:
     return " (no time limit)" if not seconds else f" (within {seconds:g} s a job)"
 
 
-def _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-           time_s, certificate_file, huge_pages, focus, as_json, certify_jobs=False,
-           max_tree_nodes=None, set_plies=None) -> None:
+def _steer(run: ProofRun) -> None:
     """`niwa solve --checkpoint DIR --focus ...` while a proof runs there: the new focus
     is handed to it (proof_tree.steer_checkpoint); nothing else can change mid-run."""
     from niwa.cli.common import given_on_command_line
     from niwa.solver.proof_tree import steer_checkpoint
 
     others = [name for name, on in (
-        ("POSITION", bool(position)), ("--workers", workers is not None),
-        ("--executor", executor is not None), ("--job-nodes", job_nodes is not None),
-        ("--transpositions", transpositions is not None),
+        ("POSITION", bool(run.position)), ("--workers", run.workers is not None),
+        ("--executor", run.executor is not None), ("--job-nodes", run.job_nodes is not None),
+        ("--transpositions", run.transpositions is not None),
         ("--tt-mb", given_on_command_line("tt_mb")),
         ("--tables", given_on_command_line("tables_dir") or given_on_command_line("no_tables")),
-        ("--time", time_s is not None), ("--certificate", certificate_file is not None),
-        ("--huge-pages", huge_pages), ("--certify-jobs", certify_jobs),
-        ("--max-tree-nodes", max_tree_nodes is not None),
-        ("--set-plies", set_plies is not None)) if on]
+        ("--time", run.time_s is not None),
+        ("--certificate", run.certificate_file is not None),
+        ("--huge-pages", run.huge_pages), ("--certify-jobs", run.certify_jobs),
+        ("--max-tree-nodes", run.max_tree_nodes is not None),
+        ("--set-plies", run.set_plies is not None),
+        ("--keep-proven", run.keep_proven is not None)) if on]
     if others:
-        raise UserError(f"checkpoint {directory} is in use by a running proof: --focus alone "
-                        f"steers it, {others[0]} cannot change while it runs")
-    text = steer_checkpoint(directory, focus)
-    if as_json:
-        click.echo(json.dumps({"checkpoint": str(directory), "focus": text, "steered": True}))
+        raise UserError(f"checkpoint {run.directory} is in use by a running proof: --focus "
+                        f"alone steers it, {others[0]} cannot change while it runs")
+    text = steer_checkpoint(run.directory, run.focus)
+    if run.as_json:
+        click.echo(json.dumps({"checkpoint": str(run.directory), "focus": text,
+                               "steered": True}))
     else:
-        click.echo(f"the proof running on {directory} takes the focus {text} within seconds "
-                   f"(its table kept)")
+        click.echo(f"the proof running on {run.directory} takes the focus {text} within "
+                   f"seconds (its table kept)")
 
 
-def checkpointed_solve(position, directory, workers, executor, job_nodes, transpositions,
-                       tt_mb, tables, time_s, as_json, certificate_file=None, focus=(),
-                       huge_pages=False, certify_jobs=False, steer_only=False,
-                       max_tree_nodes=None, certify_budget=None, set_plies=None,
-                       set_every=None) -> None:
-    """Start or resume the two-level proof of POSITION in `directory` (and once it is
-    proven, write its certificate to `certificate_file` if given). `certify_jobs`: each
-    job that proves its position certifies it in its worker (JobCertifier), within
-    `certify_budget` seconds a job if given (0: no limit). `steer_only`
-    (--steer): hand `focus` to the proof running there, and never start one."""
+def checkpointed_solve(run: ProofRun) -> None:
+    """Start or resume the two-level proof of `run.position` in `run.directory` (and once
+    it is proven, write its certificate to `run.certificate_file` if given). `certify_jobs`:
+    each job that proves its position certifies it in its worker (JobCertifier), within
+    `certify_budget` seconds a job if given (0: no limit). `steer_only` (--steer): hand
+    `focus` to the proof running there, and never start one. `keep_proven`: at a stop, keep
+    up to so many of the table's largest proofs for the next session (ProofTree's)."""
     from niwa.solver.certificate import JobCertifier
     from niwa.solver.proof_tree import checkpoint_in_use, open_checkpoint
 
-    state = load_position(position) if position else None
+    directory = run.directory
+    state = load_position(run.position) if run.position else None
     certify = None
-    if certify_jobs:
-        certify = JobCertifier() if certify_budget is None else \
-            JobCertifier(time_budget=certify_budget)
-    settings = {"tt_mb": tt_mb, "tables": tables, "transpositions": transpositions,
-                "huge_pages": huge_pages, "focus": tuple(focus), "certify": certify}
-    if job_nodes is not None:
-        settings["job_nodes"] = job_nodes
-    if max_tree_nodes is not None:
-        settings["max_tree_nodes"] = max_tree_nodes
-    if set_plies:
-        settings["set_plies"] = set_plies
-        if set_every is not None:
-            settings["set_every"] = set_every
-    if steer_only and not checkpoint_in_use(directory):
+    if run.certify_jobs:
+        certify = JobCertifier() if run.certify_budget is None else \
+            JobCertifier(time_budget=run.certify_budget)
+    settings = {"tt_mb": run.tt_mb, "tables": run.tables, "transpositions": run.transpositions,
+                "huge_pages": run.huge_pages, "focus": tuple(run.focus), "certify": certify}
+    for key in ("job_nodes", "max_tree_nodes", "keep_proven"):
+        if getattr(run, key) is not None:
+            settings[key] = getattr(run, key)
+    if run.set_plies:
+        settings["set_plies"] = run.set_plies
+        if run.set_every is not None:
+            settings["set_every"] = run.set_every
+    if run.steer_only and not checkpoint_in_use(directory):
         # --focus alone on an idle checkpoint would start a run there: --steer refuses
         raise UserError(f"no proof is running on {directory}: --steer only steers a running "
                         f"proof (leave it out to start one)")
-    if focus and checkpoint_in_use(directory):
+    if run.focus and checkpoint_in_use(directory):
         # a proof is running there: --focus alone steers it (its table kept)
-        _steer(directory, position, workers, executor, job_nodes, transpositions, tables,
-               time_s, certificate_file, huge_pages, focus, as_json, certify_jobs,
-               max_tree_nodes, set_plies)
+        _steer(run)
         return
-    if certify_jobs:
+    if run.certify_jobs:
         from pathlib import Path
 
         from niwa.solver.proof_tree import read_meta
@@ -242,7 +264,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
         if game != "lotus":
             raise UserError(f"--certify-jobs: certificates are checked with Lotus's "
                             f"reference rules; {game} has no checker")
-    ex = _executor(executor, workers)       # a bad --executor before any folder is made
+    ex = _executor(run.executor, run.workers)   # a bad --executor before any folder is made
     try:
         tree = open_checkpoint(directory, state, **settings)
     except BaseException:
@@ -254,9 +276,10 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
                    err=True)
     workers = int(getattr(ex, "workers", 1) or 1)
     shared = getattr(ex, "name", "") == "local" and workers > 1
-    table = (f"one {tt_mb * workers:g} MB table shared by the workers" if shared else
-             f"{tt_mb:g} MB table per worker") + (" on huge pages" if huge_pages else "")
-    if huge_pages:
+    table = (f"one {run.tt_mb * workers:g} MB table shared by the workers" if shared else
+             f"{run.tt_mb:g} MB table per worker") + \
+        (" on huge pages" if run.huge_pages else "")
+    if run.huge_pages:
         warn_small_pages(shared)
     focus = f", jobs below {tree.focus_text()} first" if tree.focus else ""
     if tree.set_plies:
@@ -278,7 +301,7 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
             click.echo(t.result().summary(), err=True)
 
     try:
-        r = tree.run(ex, time_limit=time_s or 0.0, progress=progress)
+        r = tree.run(ex, time_limit=run.time_s or 0.0, progress=progress)
     finally:
         tree.close()
         if hasattr(ex, "close"):
@@ -287,9 +310,11 @@ def checkpointed_solve(position, directory, workers, executor, job_nodes, transp
             click.echo(f"kept proofs: {tree.proven_loaded:,} loaded at the start, "
                        f"{tree.proven_saved:,} saved in {directory}/proven.npy", err=True)
     out = _json(r, tree)
+    certificate_file = run.certificate_file
     if certificate_file is not None and r.proven:
-        out["certificate"] = _write_certificate(directory, certificate_file, tt_mb, tables)
-    if as_json:
+        out["certificate"] = _write_certificate(directory, certificate_file, run.tt_mb,
+                                                run.tables)
+    if run.as_json:
         click.echo(json.dumps(out))
     else:
         click.echo(r.summary())

@@ -117,3 +117,29 @@ def test_a_checkpoint_file_that_is_a_link_is_refused(tmp_path, name):
         open_checkpoint(folder)
     with pytest.raises(CheckpointError, match=f"{name} is a symbolic link"):
         open_checkpoint(folder, read_only=True)
+
+
+def test_keep_proven_from_the_command_line_bounds_the_rows_kept(tmp_path):
+    """`niwa solve --checkpoint DIR --keep-proven N`: at most N proofs kept (0: none, no
+    file); the option is for a run, refused with --status or without --checkpoint."""
+    from click.testing import CliRunner
+
+    from niwa.cli.main import main
+
+    def solve(folder, *more):
+        return CliRunner().invoke(main, [
+            "solve", "lotus towers=2 rule=pro trampoline=mandatory", "--checkpoint",
+            str(folder), "--job-nodes", "1000", "--tt-mb", "16", "--no-tables", *more])
+
+    rows = {}
+    for keep in (None, 5, 0):
+        folder = tmp_path / f"keep-{keep}"
+        r = solve(folder, *(() if keep is None else ("--keep-proven", str(keep))))
+        assert r.exit_code == 0, r.output
+        kept = folder / "proven.json"
+        rows[keep] = json.loads(kept.read_text())["rows"] if kept.exists() else 0
+    assert rows[None] > 5 and rows[5] == 5 and rows[0] == 0
+    for args in (["--checkpoint", str(tmp_path / "keep-5"), "--status", "--keep-proven", "3"],
+                 ["lotus", "--keep-proven", "3"]):
+        r = CliRunner().invoke(main, ["solve", *args])
+        assert r.exit_code == 2 and "--keep-proven" in r.output, r.output
