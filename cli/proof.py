@@ -139,8 +139,9 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
               help="Progress bar (default: only on a terminal).")
 @click.option("--workers", "-j", type=Number(int, 1, 256), default=1, show_default=True,
               help="With --split: processes that make the parts at once, sharing the --parts "
-                   "folder, each with a --tt-mb table (several runs of this command, on "
-                   "one machine or several, share a folder the same way).")
+                   "folder and one table of --tt-mb times N MB (several runs of this "
+                   "command, on one machine or several, share a folder the same way, each "
+                   "with its own table).")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,

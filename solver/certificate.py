@@ -771,7 +771,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                                 time_limit: float = 0.0, progress: bool = False,
                                 move: str | None = None, parts=(), split: int = 0,
                                 parts_dir=None, huge_pages: bool = False,
-                                workers: int = 1, parts_out=None) -> Certificate:
+                                workers: int = 1, parts_out=None,
+                                shared_table=None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -787,8 +788,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     `parts_dir` are used, not made again, so a certification that stops resumes there.
     The checkpoint is only read, so this works beside the run that writes it. `huge_pages`:
     the df-pn table on 2 MB pages (ProofSearch's). `workers` (with `split`): so many
-    processes make the parts at once, sharing `parts_dir` (PartsFolder), each with a
-    table of `tt_mb`; the helpers stop when this one has its certificate. The
+    processes make the parts at once, sharing `parts_dir` (PartsFolder) and one df-pn
+    table of `workers` x `tt_mb` (a SharedProofTable: what one proves again, the others
+    find; a transposition between two parts is proved once); the helpers stop when this
+    one has its certificate. `shared_table`: that table, in a helper. The
     certificates the proof's jobs wrote (DIR/parts, see JobCertifier) are parts to stop at
     as well; those the certificate (or its split parts) stops at are copied into
     `parts_out` (default: `parts_dir`), where the checker must find them with the rest."""
@@ -830,13 +833,18 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     if workers > 1:
         if not split:
             raise CertificateError("several workers need split: they share the parts")
+        from niwa.solver.proof import SharedProofTable
+
+        # mapped before the helpers fork, so that they all work in it
+        shared_table = SharedProofTable(tt_mb * workers, huge_pages=huge_pages)
         helpers = _part_helpers(workers - 1, directory, dict(
             tt_mb=tt_mb, tables=tables, time_limit=time_limit, move=move, parts=parts,
-            split=split, parts_dir=parts_dir, huge_pages=huge_pages, parts_out=parts_out))
+            split=split, parts_dir=parts_dir, huge_pages=huge_pages, parts_out=parts_out,
+            shared_table=shared_table))
     try:
         return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
                                 tables, time_limit, progress, parts, split, parts_dir,
-                                huge_pages, parts_out)
+                                huge_pages, parts_out, shared_table)
     finally:
         _stop(helpers)
 
@@ -883,7 +891,7 @@ def _stop(helpers) -> None:
 
 def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
                      time_limit, progress, parts, split, parts_dir, huge_pages,
-                     parts_out=None) -> Certificate:
+                     parts_out=None, shared_table=None) -> Certificate:
     """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
     jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
     from niwa.solver.proof import ProofSearch
@@ -891,7 +899,8 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     from niwa.solver.tables import resolve_tables
 
     table = resolve_tables(state, tables)
-    search = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages)
+    search = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages) \
+        if shared_table is None else ProofSearch(tables=table, shared=shared_table)
     kept = read_proven(directory, search, root)
     if kept is not None:
         search.load_proven(kept)

@@ -371,6 +371,26 @@ def test_two_processes_share_one_parts_folder(tmp_path, proven_checkpoint):
         assert r.exit_code == 0 and "valid" in r.output, r.output
 
 
+def test_extract_workers_share_one_df_pn_table(tmp_path, proven_checkpoint, monkeypatch):
+    """The processes of a split extraction work in one table of workers x tt_mb MB, mapped
+    before the helpers fork (what one proves again, the others find)."""
+    import niwa.solver.proof as proof
+    from niwa.solver.certificate import certificate_from_checkpoint, check_certificate
+
+    made = []
+
+    class Recorded(proof.SharedProofTable):
+        def __init__(self, tt_mb, huge_pages=False):
+            made.append((tt_mb, huge_pages))
+            super().__init__(tt_mb, huge_pages)
+
+    monkeypatch.setattr(proof, "SharedProofTable", Recorded)
+    cert = certificate_from_checkpoint(proven_checkpoint, tt_mb=8, tables=None, split=2,
+                                       parts_dir=tmp_path / "parts", workers=2)
+    assert made == [(16, False)]
+    check_certificate(cert, parts=certificate_folder(tmp_path / "parts"))
+
+
 def test_extract_workers_make_the_parts_together_and_leave_no_process(tmp_path,
                                                                        proven_checkpoint):
     """`niwa proof extract --split 2 --workers 2`: the helper processes share the parts
