@@ -284,6 +284,11 @@ def test_certify_certifies_a_finished_proof_end_to_end_and_records_each_step(
         return {p.name: p.stat().st_mtime_ns for p in (out / "parts").glob("part-*.npz")}
 
     made = parts_made()
+    # the progress bar's total: the parts saved and those still to make (none left)
+    import argparse
+
+    done = argparse.Namespace(move=None, checkpoint=str(d), split=1)
+    assert certify.expected_parts(done, out / "parts") == len(made)
     certify.main(args)          # again: every part is taken from the folder, none made anew
     assert parts_made() == made and len(pd.read_csv(tmp_path / "certificates.csv")) == 6
     assert "certified:" in capsys.readouterr().out

@@ -53,7 +53,8 @@ def niwa_command() -> str:
     return found
 
 
-def measured(cmd: list[str], label: str = "", count=None) -> tuple[int, float, float, str, str]:
+def measured(cmd: list[str], label: str = "", count=None,
+             total: int | None = None) -> tuple[int, float, float, str, str]:
     """Run `cmd` under GNU time: (exit status, wall s, peak RSS MB, stdout, stderr). While it
     runs, a progress bar shows `count()` (what the step has saved so far: parts made,
     parts checked), since the command's own bar is turned off to keep its output parseable."""
@@ -66,7 +67,7 @@ def measured(cmd: list[str], label: str = "", count=None) -> tuple[int, float, f
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
                                 stdout=out, stderr=err, text=True)
-        bar = tqdm(desc=label, unit=" saved", disable=count is None)
+        bar = tqdm(desc=label, unit=" saved", total=total, disable=count is None)
         try:
             while True:
                 if count is not None:
@@ -121,9 +122,9 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
-def step(name: str, label: str, cmd: list[str], count=None) -> dict:
+def step(name: str, label: str, cmd: list[str], count=None, total=None) -> dict:
     """Run one step, write its row, and return its --json figures (exit on failure)."""
-    code, wall, peak, out, err = measured(cmd, label, count)
+    code, wall, peak, out, err = measured(cmd, label, count, total)
     lines = [x for x in out.strip().splitlines() if x.startswith("{")]
     figures = json.loads(lines[-1]) if lines else {}
     write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
@@ -138,6 +139,24 @@ def step(name: str, label: str, cmd: list[str], count=None) -> dict:
         last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
         sys.exit(f"{label} failed (exit {code}): {last}")
     return figures
+
+
+def expected_parts(a, parts: Path) -> int | None:
+    """The bar's total for the extraction: the parts saved plus those count_parts.py
+    foresees (a floor), or None for a --move certificate or a count that fails."""
+    if a.move is not None:
+        return None
+    sys.path.insert(0, str(HERE))
+    try:
+        from count_parts import count_parts
+
+        counted = count_parts(a.checkpoint, parts, a.split)
+    except Exception:    # noqa: BLE001 (only the bar's total: the extraction says what is wrong)
+        return None
+    finally:
+        sys.path.remove(str(HERE))
+    saved = sum(1 for _ in parts.glob("part-*.npz")) if parts.is_dir() else 0
+    return saved + counted["parts_to_make"]
 
 
 def main(argv=None) -> None:
@@ -169,7 +188,7 @@ def main(argv=None) -> None:
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
     made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
-                extract, files_in(parts, "part-*.npz"))
+                extract, files_in(parts, "part-*.npz"), expected_parts(a, parts))
     # the table the leaves came from orders the checker's search of them (an order only)
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
