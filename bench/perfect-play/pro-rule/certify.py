@@ -32,6 +32,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -65,8 +66,10 @@ def measured(cmd: list[str], label: str = "", count=None,
     stats = Path(os.environ.get("TMPDIR", "/tmp")) / f"certify-{os.getpid()}.time"
     t0 = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        # its own process group: GNU time dies of a SIGTERM without passing it on, so a
+        # stop reaches the niwa command below it through the group
         proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
-                                stdout=out, stderr=err, text=True)
+                                stdout=out, stderr=err, text=True, start_new_session=True)
         bar = tqdm(desc=label, unit=" saved", total=total, disable=count is None)
         try:
             while True:
@@ -80,7 +83,7 @@ def measured(cmd: list[str], label: str = "", count=None,
                     pass
         finally:
             if proc.poll() is None:         # interrupted: no process outlives the script
-                proc.terminate()
+                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait()
             bar.close()
         out.seek(0)
@@ -204,4 +207,6 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
+    # a SIGTERM unwinds like Ctrl-C, so that the step running is stopped with the script
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     main()
