@@ -1338,12 +1338,14 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
     checked. `tables`: an endgame tables folder ('auto': the default one) whose values
     order the moves tried when table leaves are solved again (_TableGuide: an order
     only, never a value). `ledger`: a CheckLedger (or its file's path) that records each
-    part as it passes and takes the parts it already holds as checked, so that a long
-    check that stops resumes."""
+    part as it passes, and `cert` itself once all has, and takes the parts it already
+    holds as checked, so that a long check that stops resumes."""
     t0 = time.perf_counter()
     if ledger is not None and not isinstance(ledger, CheckLedger):
         ledger = CheckLedger(ledger)
     report, refs = _check_alone(cert, leaf_budget, progress, mirror, tables)
+    top_row = {"sha256": cert.sha256, "mirror": mirror, "nodes": report.nodes,
+               "refs": list(refs)}
     if refs and executor is not None and not hasattr(parts, "paths"):
         raise CertificateError("checking parts on workers needs them in a folder "
                                "(certificate_folder)")
@@ -1367,6 +1369,10 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
             n_parts += 1
             part_nodes += row["nodes"]
             refs.extend(row["refs"])
+    # the whole passed: recorded too, so that a part checked alone beforehand (or on
+    # another machine, its ledger lines appended) is not checked again inside a larger one
+    if ledger is not None and (cert.sha256, mirror) not in ledger.rows:
+        ledger.add(top_row)
     return replace(report, parts=n_parts, part_nodes=part_nodes,
                    time_s=time.perf_counter() - t0, parts_from_ledger=from_ledger)
 

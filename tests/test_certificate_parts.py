@@ -534,7 +534,9 @@ def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
     ledger = tmp_path / "check.jsonl"
     first = asdict(check_certificate(top, parts=certificate_folder(folder), ledger=ledger))
     rows = ledger.read_text().splitlines()
-    assert len(rows) == first["parts"] and first["parts_from_ledger"] == 0
+    # every part, then the whole (recorded once all of it has passed)
+    assert len(rows) == first["parts"] + 1 and first["parts_from_ledger"] == 0
+    assert json.loads(rows[-1])["sha256"] == top.sha256
     # again: every part from the ledger, the same report otherwise
     again = asdict(check_certificate(top, parts=certificate_folder(folder), ledger=ledger))
     assert again["parts_from_ledger"] == again["parts"] == first["parts"]
@@ -546,7 +548,7 @@ def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
     ledger.write_text("\n".join(rows[:2]) + "\n" + rows[2][:25])
     resumed = check_certificate(top, parts=certificate_folder(folder), ledger=ledger)
     assert resumed.parts_from_ledger == 2 and resumed.parts == first["parts"]
-    assert len(CheckLedger(ledger).rows) == first["parts"]
+    assert len(CheckLedger(ledger).rows) == first["parts"] + 1
     assert "checked by an earlier run" in resumed.summary()
     # parts checked on workers are recorded as they come back
     from niwa.analysis.arena.executors import LocalExecutor
@@ -554,7 +556,13 @@ def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
     on_two = tmp_path / "on-two.jsonl"
     check_certificate(top, parts=certificate_folder(folder), ledger=on_two,
                       executor=LocalExecutor(2))
-    assert len(CheckLedger(on_two).rows) == first["parts"]
+    assert len(CheckLedger(on_two).rows) == first["parts"] + 1
+    # a part checked alone beforehand is taken from the ledger inside the whole
+    alone = tmp_path / "alone.jsonl"
+    part = load_certificate(sorted(folder.glob("*.npz"))[0])
+    check_certificate(part, parts=certificate_folder(folder), ledger=alone)
+    whole = check_certificate(top, parts=certificate_folder(folder), ledger=alone)
+    assert whole.parts_from_ledger >= 1 and whole.parts == first["parts"]
     # a part changed since (another sha256) is not taken from the ledger: checked, refused
     damaged, folder2 = _nested(tmp_path / "damaged", damaged=True)
     with pytest.raises(CertificateError, match="missing"):
