@@ -128,14 +128,15 @@ class ProofRecordError(NiwaError):
     """A checkpoint that cannot give a proof record (unfinished, or not a two-player game)."""
 
 
-def proof_record(checkpoint, certificate: str | None = None) -> dict:
+def proof_record(checkpoint, certificate: str | None = None, looked=None) -> dict:
     """The record of the finished two-level proof kept in the folder `checkpoint`: its
     game, variant and root, the winner, the value of every first move the proof decided
     (for the root's mover; a won root needs only one), and what it took; `certificate`:
-    the file name of its checked certificate, if any."""
+    the file name of its checked certificate, if any. `looked`: the checkpoint's
+    (tree, result) if the caller has replayed it already (proof_tree.look_at_checkpoint)."""
     from niwa.solver.proof_tree import look_at_checkpoint
 
-    tree, r = look_at_checkpoint(checkpoint)
+    tree, r = looked or look_at_checkpoint(checkpoint)
     state = tree.root_state
     if not r.proven or state.num_players != 2:
         raise ProofRecordError(f"{checkpoint}: not a finished proof of a two-player game "
@@ -200,17 +201,16 @@ def _from_proof_records(state, path=None):
             continue
         # first_moves: each first move's value for the root's mover
         mover = root.current_player()
+        decided = [(a, name) for a in root.legal_actions()
+                   if (name := root.action_to_string(a)) in first]
         if notation == root.to_notation():
-            value = 1.0 if mover == winner else 0.0
-            wins = [a for a in root.legal_actions()
-                    if first.get(root.action_to_string(a)) == 1]
-            values = [(a, root.action_to_string(a)) for a in root.legal_actions()]
             actions = [ActionStat(a, name, float(first[name]), proven=True)
-                       for a, name in values if name in first]
-            return value, (wins[0] if wins and value == 1.0 else None), what, actions
-        for a in root.legal_actions():      # one first move in: that move's value
-            name = root.action_to_string(a)
-            if name in first and root.child(a).to_notation() == notation:
+                       for a, name in decided]
+            best = next((x.action for x in actions if x.value == 1.0), None) \
+                if mover == winner else None
+            return (1.0 if mover == winner else 0.0), best, what, actions
+        for a, name in decided:             # one first move in: that move's value
+            if root.child(a).to_notation() == notation:
                 v = float(first[name])
                 return (v if state.current_player() == mover else 1.0 - v), None, what, []
     return None

@@ -204,13 +204,13 @@ def proofs_main(argv=None) -> int:
     return 0
 
 
-def checkpoint_row(directory) -> dict:
+def checkpoint_row(directory, looked=None) -> dict:
     """The perfect-play table's row of a two-level proof (niwa solve --checkpoint), read off
     its checkpoint: the value when proven, else each first move decided so far; nodes and
     CPU seconds of all its sessions; the root's proof numbers in the status."""
     from niwa.solver.proof_tree import look_at_checkpoint, number_text
 
-    tree, r = look_at_checkpoint(directory)
+    tree, r = looked or look_at_checkpoint(directory)
     state = tree.root_state
     if state.game_name != "lotus" or state.num_players != 2:
         raise SystemExit(f"{directory}: not a two-player Lotus proof")
@@ -255,12 +255,15 @@ def checkpoint_main(argv=None) -> int:
     p.add_argument("--certificate", default=None,
                    help="with --record: the file name of the proof's checked certificate")
     args = p.parse_args(argv)
+    from niwa.solver.proof_tree import look_at_checkpoint
+
+    looked = look_at_checkpoint(args.checkpoint)      # (a replay of every job: once)
     if args.record:
         from niwa.solver.known import add_proof_record, proof_record
 
-        print(f"record written: {add_proof_record(proof_record(args.checkpoint, args.certificate))}",
-              file=sys.stderr)
-    row = checkpoint_row(args.checkpoint)
+        record = proof_record(args.checkpoint, args.certificate, looked)
+        print(f"record written: {add_proof_record(record)}", file=sys.stderr)
+    row = checkpoint_row(args.checkpoint, looked)
     rows = read_rows(args.out)
     rows[case_key(row["towers"], row["rule"], row["trampoline"])] = \
         {k: str(v) for k, v in row.items()}

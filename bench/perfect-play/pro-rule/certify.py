@@ -158,8 +158,7 @@ def expected_parts(a, parts: Path) -> int | None:
         return None
     finally:
         sys.path.remove(str(HERE))
-    saved = sum(1 for _ in parts.glob("part-*.npz")) if parts.is_dir() else 0
-    return saved + counted["parts_to_make"]
+    return files_in(parts, "part-*.npz")() + counted["parts_to_make"]
 
 
 def main(argv=None) -> None:

@@ -42,9 +42,10 @@ def count_parts(checkpoint, parts_dir, split: int) -> dict:
     stack = [(root, 0)]
     while stack:
         s, depth = stack.pop()
-        if s.hash() in seen:
+        key = s.hash()
+        if key in seen:
             continue
-        seen.add(s.hash())
+        seen.add(key)
         if s.current_player() == winner:
             move = jobs.winning_move(s, winner)
             if move is None:
