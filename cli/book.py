@@ -94,10 +94,14 @@ def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress, hug
               default=None,
               help="Where the certificates it stops at (its parts) are, found by sha256 "
                    "(default: the certificate's own folder).")
+@click.option("--missing-parts", is_flag=True,
+              help="A part whose file is not in the folder ends its lines there (the book "
+                   "says how many) instead of refusing: for a certification kept by its "
+                   "check ledger, whose earlier parts are gone.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Book file (default: the books folder, named after game and variant).")
 @user_errors
-def from_certificate_cmd(certificate, plies, max_nodes, parts_dir, out):
+def from_certificate_cmd(certificate, plies, max_nodes, parts_dir, missing_parts, out):
     """Write the book of a proof CERTIFICATE whose root is its game's start (nothing is
     proved again; the certificate is verified against its checksum, not re-checked: run
     `niwa proof check` for that).
@@ -111,7 +115,11 @@ def from_certificate_cmd(certificate, plies, max_nodes, parts_dir, out):
 
     cert = load_certificate(certificate)
     parts = certificate_folder(parts_dir or Path(certificate).parent) if cert.parts else None
-    book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes, parts=parts)
+    if missing_parts and max_nodes is not None:
+        raise UserError("--missing-parts and --max-nodes contradict each other (the sizes "
+                        "are counted in the parts)")
+    book = book_from_certificate(cert, plies=plies, max_nodes=max_nodes, parts=parts,
+                                 missing_parts=missing_parts)
     path = out or str(books_dir() / book_name(book.game, book.variant))
     creatable_file(path)
     _save(book, path)

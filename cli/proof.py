@@ -48,12 +48,17 @@ def proof_group():
               help="Record each part in FILE as it passes; a check given the same FILE "
                    "again takes those parts as checked, so a long check that stops "
                    "resumes where it was.")
+@click.option("--mirror", is_flag=True,
+              help="Check the claim for the lane mirror of its root instead (every move "
+                   "mapped to its mirror move), as a part met in the mirror is checked: a "
+                   "part checked alone into a --ledger, in both orientations, serves "
+                   "wherever it is met.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
 def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir, ledger_file,
-              as_json, progress):
+              mirror, as_json, progress):
     """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
     every loser reply present, every leaf a won end of the game (or a table position,
     solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
@@ -79,7 +84,8 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
     try:
         report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
                                    progress=sys.stderr.isatty() if progress is None
-                                   else progress, tables=tables_dir, ledger=ledger_file)
+                                   else progress, tables=tables_dir, ledger=ledger_file,
+                                   mirror=mirror)
     finally:
         if ex is not None and hasattr(ex, "close"):
             ex.close()
@@ -100,6 +106,7 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
                                "parts_checked_by": ex.describe() if ex else "this process",
                                "leaf_order": report.leaf_order or "none",
                                "parts_from_ledger": report.parts_from_ledger,
+                               "mirror": mirror,
                                "time_s": round(report.time_s, 3)}, sort_keys=True))
         return
     click.echo(f"certificate {certificate} ({os.path.getsize(certificate):,} bytes, "
@@ -142,10 +149,15 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
                    "folder and one table of --tt-mb times N MB (several runs of this "
                    "command, on one machine or several, share a folder the same way, each "
                    "with its own table).")
+@click.option("--ledger", "ledger_file", type=click.Path(dir_okay=False), default=None,
+              help="A check ledger (niwa proof check --ledger): the certificates it "
+                   "recorded as passed are parts to stop at, their files kept or not, so "
+                   "a certification carried between machines by its ledger alone makes "
+                   "only what it lacks (check the result with the same --ledger).")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
-                as_json, progress, workers, huge_pages):
+                as_json, progress, workers, ledger_file, huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -172,12 +184,14 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     if split is not None:       # (the folder is made if it is missing)
         check_writable(os.path.join(parts_dir, "part.npz") if os.path.isdir(parts_dir)
                        else parts_dir, "--parts")
+    if ledger_file is not None and not os.path.isfile(ledger_file):
+        raise UserError(f"--ledger: no file {ledger_file}")
     parts = () if parts_dir is None or split else _certificates_in(parts_dir)
     if huge_pages:
         warn_small_pages()
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
-        parts_dir=parts_dir, huge_pages=huge_pages, workers=workers,
+        parts_dir=parts_dir, huge_pages=huge_pages, workers=workers, ledger=ledger_file,
         parts_out=parts_dir or os.path.dirname(os.path.abspath(out_file)),
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)

@@ -324,7 +324,7 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
 
 
 def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = None,
-                          parts=None) -> Book:
+                          parts=None, missing_parts: bool = False) -> Book:
     """The book of a proof certificate (niwa.solver.certificate) whose root is its game's
     start: the winner's move at each of the winner's positions of its solution tree to
     depth `plies`, nothing proved again (a certificate of a proof too long for one table,
@@ -333,21 +333,27 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
     position reached twice counts twice) has more than `max_nodes` positions, the
     certificate's stand-in for build_book's max_work. A certificate in parts is followed
     into its parts (`parts`: sha256 -> Certificate, as certificate.certificate_folder
-    gives). Every move is checked legal with the engine on the way."""
+    gives). Every move is checked legal with the engine on the way. `missing_parts`: a
+    part not given ends its lines there instead of refusing (a certification carried
+    between machines by its check ledger keeps no part files; info["lines_cut"] counts
+    them); sizes are then unknown, so not with `max_nodes`."""
     from niwa.ext.registry import get_game
 
     if plies < 1:
         raise BookError("a book needs at least one ply")
+    if missing_parts and max_nodes is not None:
+        raise BookError("max_nodes needs every part: the tree's sizes are counted in them")
     game, winner = certificate.game, int(certificate.winner)
     variant = canonical_variant(game, certificate.variant)
     start = get_game(game).new(**variant)
     if certificate.root != start.to_notation():
         raise BookError(f"the certificate's root is not the start of {game} {variant}: a "
                         f"book begins at the start")
-    trees = _CertificateTrees(certificate, parts)
+    trees = _CertificateTrees(certificate, parts, missing_parts)
     book: dict[int, int] = {}
     depth_done: dict[tuple, int] = {}
     counts = {"winner_positions": 0, "loser_positions": 0, "deepest": 0}
+    cut: set[tuple] = set()
     stack = [(0, 0, start, plies)]
     while stack:
         t, i, state, left = stack.pop()
@@ -375,8 +381,14 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
             if c >= 0:
                 stack.append((t, c, state.child(int(actions[e])), left - 1))
             elif c <= PART_BASE:
-                stack.append((trees.part(t, PART_BASE - c), 0, state.child(int(actions[e])),
-                              left - 1))
+                part = trees.part(t, PART_BASE - c)
+                if part is None:
+                    if left > 1:
+                        cut.add((t, c))
+                    continue
+                stack.append((part, 0, state.child(int(actions[e])), left - 1))
+    if missing_parts:
+        counts["lines_cut"] = len(cut)
     keys = np.array(sorted(book), dtype=np.uint64)
     info = {**counts, "certificate_sha256": certificate.sha256,
             "certificate_nodes": certificate.nodes,
@@ -394,23 +406,27 @@ class _CertificateTrees:
     with `size[i]` the tree below node i (a part's root counting its whole tree); a part
     met as its lane mirror is a tree of its own, its moves mapped to their mirrors."""
 
-    def __init__(self, certificate, parts):
-        self.find, self.index = parts, {}
+    def __init__(self, certificate, parts, missing: bool = False):
+        self.find, self.index, self.missing = parts, {}, missing
         self.certs, self.arrays = [], []
         self._add(certificate, False)
 
-    def part(self, t: int, k: int) -> int:
-        """The tree number of part k of tree t (loaded, with its own parts, on first use)."""
+    def part(self, t: int, k: int) -> int | None:
+        """The tree number of part k of tree t (loaded, with its own parts, on first use);
+        None for a part not given, if `missing` allows."""
         cert, mirrored = self.certs[t]
         ref = cert.parts[k]
         key = (ref["sha256"], bool(ref.get("mirror")) != mirrored)
         if key not in self.index:
             found = None if self.find is None else self.find(ref["sha256"])
-            if found is None or found.root != ref["root"] or found.winner != ref["winner"]:
+            if found is None and self.missing:
+                self.index[key] = None
+            elif found is None or found.root != ref["root"] or found.winner != ref["winner"]:
                 raise BookError(f"the certificate stops at a part (sha256 "
                                 f"{ref['sha256'][:16]}...) that is not given: give the "
                                 f"folder of its parts")
-            self._add(found, key[1])
+            else:
+                self._add(found, key[1])
         return self.index[key]
 
     def _add(self, cert, mirrored: bool) -> None:
@@ -432,7 +448,7 @@ class _CertificateTrees:
                     size[i] += size[c]
                 elif c <= PART_BASE:
                     part = self.part(t, PART_BASE - int(c))
-                    size[i] += self.arrays[part][3][0]
+                    size[i] += 1 if part is None else self.arrays[part][3][0]
         self.arrays[t] = (offsets, actions, children, size)
 
 

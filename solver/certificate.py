@@ -772,7 +772,7 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                                 move: str | None = None, parts=(), split: int = 0,
                                 parts_dir=None, huge_pages: bool = False,
                                 workers: int = 1, parts_out=None,
-                                shared_table=None) -> Certificate:
+                                shared_table=None, ledger=None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -794,8 +794,14 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     one has its certificate. `shared_table`: that table, in a helper. The
     certificates the proof's jobs wrote (DIR/parts, see JobCertifier) are parts to stop at
     as well; those the certificate (or its split parts) stops at are copied into
-    `parts_out` (default: `parts_dir`), where the checker must find them with the rest."""
+    `parts_out` (default: `parts_dir`), where the checker must find them with the rest.
+    `ledger`: a check ledger whose passed certificates are parts to stop at too, their
+    files gone or not (ledger_parts): a certification kept across machines by its ledger
+    alone makes only what the ledger lacks."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
+
+    if ledger is not None:
+        parts = [*parts, *ledger_parts(ledger)]
 
     tree, result = look_at_checkpoint(directory)
     state = tree.root_state
@@ -1345,7 +1351,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
         ledger = CheckLedger(ledger)
     report, refs = _check_alone(cert, leaf_budget, progress, mirror, tables)
     top_row = {"sha256": cert.sha256, "mirror": mirror, "nodes": report.nodes,
-               "refs": list(refs)}
+               "refs": list(refs), **_header_of(cert)}
     if refs and executor is not None and not hasattr(parts, "paths"):
         raise CertificateError("checking parts on workers needs them in a folder "
                                "(certificate_folder)")
@@ -1360,6 +1366,7 @@ def check_certificate(cert: Certificate, leaf_budget: int = DEFAULT_LEAF_BUDGET,
         refs = []
         known = [ledger.rows[o] for o in todo if o in ledger.rows] if ledger else []
         for row in known:
+            _ledger_row_claims(row, todo[(row["sha256"], row["mirror"])], cert)
             del todo[(row["sha256"], row["mirror"])]
         from_ledger += len(known)
         for row in itertools.chain(known, _check_parts(todo, leaf_budget, progress, parts,
@@ -1404,13 +1411,17 @@ class CheckLedger:
                    "nodes": int(raw["nodes"]),
                    "refs": [(dict(ref), (str(sha), bool(mirrored)))
                             for ref, (sha, mirrored) in raw["refs"]]}
-        except (ValueError, KeyError, TypeError):
+            if "root" in raw:
+                row.update(game=str(raw["game"]), variant=dict(raw["variant"]),
+                           root=str(raw["root"]), winner=int(raw["winner"]))
+        except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return row
 
     def add(self, row: dict) -> None:
         entry = {"sha256": row["sha256"], "mirror": row["mirror"], "nodes": row["nodes"],
-                 "refs": [[ref, list(oriented)] for ref, oriented in row["refs"]]}
+                 "refs": [[ref, list(oriented)] for ref, oriented in row["refs"]],
+                 **{k: row[k] for k in ("game", "variant", "root", "winner") if k in row}}
         try:
             with open(self.path, "a") as f:
                 f.write(("\n" if self._cut else "") + json.dumps(entry) + "\n")
@@ -1421,6 +1432,20 @@ class CheckLedger:
                                    f"{e.strerror}") from None
         self._cut = False
         self.rows[(row["sha256"], row["mirror"])] = row
+
+
+def ledger_parts(path) -> list[PartHeader]:
+    """The certificates a check ledger recorded as passed, as headers a walk can stop at
+    (extract_certificate's `parts`) though their files are gone: a certification too long
+    for one machine keeps only its ledger between sessions, and a part in it is not made
+    again (its file's path is empty; a check then takes it from the ledger)."""
+    out: dict[str, PartHeader] = {}
+    for row in CheckLedger(path).rows.values():
+        if "root" in row and row["sha256"] not in out:
+            out[row["sha256"]] = PartHeader(
+                row["game"], row["variant"], row["root"], row["winner"], row["sha256"], "",
+                sorted({sha for _, (sha, _) in row["refs"]}))
+    return list(out.values())
 
 
 def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor, tables):
@@ -1471,7 +1496,29 @@ def _check_part(part, ref: dict, oriented: tuple, leaf_budget: int, progress: bo
         raise CertificateError(f"part sha256 {sha[:16]}...: the certificate found under its "
                                f"sha256 has another root or winner")
     sub, refs = _check_alone(part, leaf_budget, progress, mirrored, tables)
-    return {"sha256": sha, "mirror": mirrored, "nodes": sub.nodes, "refs": refs}
+    return {"sha256": sha, "mirror": mirrored, "nodes": sub.nodes, "refs": refs,
+            **_header_of(part)}
+
+
+def _header_of(cert) -> dict:
+    """What a ledger row keeps of a checked certificate's header, so that a walk can stop
+    at it and a check can take it as checked once its file is gone (ledger_parts)."""
+    return {"game": cert.game, "variant": dict(sorted(cert.variant.items())),
+            "root": cert.root, "winner": int(cert.winner)}
+
+
+def _ledger_row_claims(row: dict, ref: dict, cert) -> None:
+    """Refuse to take a ledger row as the checked part a header entry names unless the
+    row's certificate claims what the entry says (its root and winner) in `cert`'s game
+    and variant (a row of an older ledger, without them, is trusted by sha256 alone)."""
+    if "root" not in row:
+        return
+    if row["root"] != ref["root"] or row["winner"] != ref["winner"] or \
+            row["game"] != cert.game or \
+            row["variant"] != dict(sorted(cert.variant.items())):
+        raise CertificateError(f"part sha256 {row['sha256'][:16]}...: the check ledger "
+                               f"recorded it with another root, winner or variant than "
+                               f"the certificate's entry for it (root {ref['root']})")
 
 
 @dataclass

@@ -3,6 +3,7 @@ the variant questions' sweeps, their results folders, and tiny runs of the scrip
 logic is theirs alone. The long campaigns themselves are not rerun here."""
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -292,6 +293,42 @@ def test_certify_certifies_a_finished_proof_end_to_end_and_records_each_step(
     certify.main(args)          # again: every part is taken from the folder, none made anew
     assert parts_made() == made and len(pd.read_csv(tmp_path / "certificates.csv")) == 6
     assert "certified:" in capsys.readouterr().out
+
+
+def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
+        tmp_path, monkeypatch):
+    """certify.py --check-as-made --ledger L: each part is checked into L (in both
+    orientations) beside the extraction; on a new machine (the output folder gone, L kept)
+    no part is made again and the whole checks with its parts taken from L."""
+    import shutil
+
+    from niwa.solver.certificate import CheckLedger, load_certificate
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out, ledger = tmp_path / "cert", tmp_path / "kept" / "ledger.jsonl"
+    args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
+            "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger)]
+    certify.main(args)
+    rows = pd.read_csv(tmp_path / "certificates.csv")
+    made = list((out / "parts").glob("part-*.npz"))
+    checks = rows[rows["step"].str.startswith("check part")]
+    assert len(checks) >= len(made) > 0 and (checks["exit"] == 0).all()
+    # (the parts left when the extraction ends are checked before the whole)
+    assert "extract (2 processes)" in set(rows["step"])
+    assert list(rows["step"])[-2:] == ["check (2 processes)", "book"]
+    whole = json.loads(rows["figures"].iloc[-2])
+    assert whole["parts_from_ledger"] == whole["parts"] > 0     # all checked as made
+    top = load_certificate(out / "tiny.npz")
+    assert (top.sha256, False) in CheckLedger(ledger).rows
+    shutil.rmtree(out)
+    certify.main(args)
+    assert list((out / "parts").glob("part-*.npz")) == []
+    rows = pd.read_csv(tmp_path / "certificates.csv")
+    again = json.loads(rows["figures"].iloc[-2])
+    assert again["parts_from_ledger"] == again["parts"] == whole["parts"]
+    assert json.loads(rows["figures"].iloc[-1])["lines_cut"] >= 1
 
 
 def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsys):

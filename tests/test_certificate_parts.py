@@ -575,3 +575,71 @@ def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
                                   str(folder), "--ledger", str(tmp_path / "no" / "x.jsonl")])
     assert r.exit_code == 2 and "--ledger" in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
+        tmp_path, proven_checkpoint):
+    """A split certification checked part by part into a ledger, then its part files lost
+    (a new machine): the extraction given the ledger makes no part again and stops where
+    the ledger's parts are, and the check takes them from the ledger, though their files
+    are gone; a ledger row that disagrees with the entry naming its part is refused."""
+    import shutil
+
+    from niwa.solver.book import book_from_certificate
+    from niwa.solver.certificate import (
+        CheckLedger,
+        certificate_from_checkpoint,
+        ledger_parts,
+    )
+
+    cp, parts, ledger = proven_checkpoint, tmp_path / "parts", tmp_path / "ledger.jsonl"
+    first = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts)
+    first.save(tmp_path / "first.npz")
+    made = sorted(parts.glob("part-*.npz"))
+    for path in made:           # as certify.py --check-as-made does: each part alone,
+        for mirror in (False, True):        # in both orientations
+            check_certificate(load_certificate(path), parts=certificate_folder(parts),
+                              ledger=ledger, mirror=mirror)
+    headers = {h.sha256: h for h in ledger_parts(ledger)}
+    assert set(headers) == {load_certificate(p).sha256 for p in made}
+    for path in made:
+        part = load_certificate(path)
+        h = headers[part.sha256]
+        assert (h.root, h.winner, h.game, h.variant, h.path) == \
+            (part.root, part.winner, "lotus", part.variant, "")
+    shutil.rmtree(parts)        # the files are gone; the ledger is all that is kept
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--no-tables", "--tt-mb", "16",
+                                  "--parts", str(parts), "--split", "2", "--ledger",
+                                  str(ledger), "--out", str(tmp_path / "top.npz"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert list(parts.glob("part-*.npz")) == []     # nothing made again
+    top = load_certificate(tmp_path / "top.npz")
+    assert {p["sha256"] for p in top.parts} == {p["sha256"] for p in first.parts}
+    assert "parts_made" not in top.info
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(tmp_path), "--ledger", str(ledger), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["parts_from_ledger"] == out["parts"] >= len(made)
+    # without the ledger the parts are missing
+    r = CliRunner().invoke(main, ["proof", "check", str(tmp_path / "top.npz"), "--parts",
+                                  str(tmp_path)])
+    assert r.exit_code == 2 and "is not found" in r.output
+    # a row whose root is not the one the top's entry names is not taken as that part
+    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    wrong = [{**row, "root": top.root} if row["sha256"] == top.parts[0]["sha256"] else row
+             for row in rows]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(row) + "\n" for row in wrong))
+    assert len(CheckLedger(forged).rows) == len(rows)
+    with pytest.raises(CertificateError, match="recorded it with another root"):
+        check_certificate(top, parts=certificate_folder(tmp_path), ledger=forged)
+    # the book of what is kept: the lines end where the parts' files are missing
+    book = book_from_certificate(top, plies=8, parts=certificate_folder(tmp_path),
+                                 missing_parts=True)
+    assert book.info["lines_cut"] >= 1
+    with pytest.raises(Exception, match="not given"):
+        book_from_certificate(top, plies=8, parts=certificate_folder(tmp_path))
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
+                                  "--ledger", str(tmp_path / "none.jsonl")])
+    assert r.exit_code == 2 and "--ledger: no file" in r.output

@@ -19,6 +19,13 @@ resident memory), in this order; a step that fails stops the script with its err
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
    book that `perfect` and `best` play.
 
+A certification longer than a machine lives is carried by its check ledger alone (the
+parts are too big for git; give --ledger a file in the repository): with
+--check-as-made, each part is checked into the ledger as soon as it is saved (a row
+"check part" each, beside the extraction), and the extraction, given the same ledger,
+stops at every part recorded there, its file kept or not, so a new machine makes only
+what the ledger lacks. Commit the ledger as it grows.
+
 Each step appends a row to results/certificates.csv: the step, the case, its figures from
 the command's --json line (positions, moves, bytes, sha256, parts ...), wall seconds, peak
 memory and the exact command.
@@ -35,6 +42,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -54,22 +63,25 @@ def niwa_command() -> str:
     return found
 
 
-def measured(cmd: list[str], label: str = "", count=None,
-             total: int | None = None) -> tuple[int, float, float, str, str]:
+def measured(cmd: list[str], label: str = "", count=None, total: int | None = None,
+             started=None) -> tuple[int, float, float, str, str]:
     """Run `cmd` under GNU time: (exit status, wall s, peak RSS MB, stdout, stderr). While it
     runs, a progress bar shows `count()` (what the step has saved so far: parts made,
-    parts checked), since the command's own bar is turned off to keep its output parseable."""
-    import tempfile
-
+    parts checked), since the command's own bar is turned off to keep its output parseable.
+    `started(proc)` is told the process (so that another thread can stop it)."""
     from tqdm import tqdm
 
-    stats = Path(os.environ.get("TMPDIR", "/tmp")) / f"certify-{os.getpid()}.time"
+    handle, name = tempfile.mkstemp(prefix="certify-", suffix=".time")  # (one per step:
+    os.close(handle)                        # the parts' checks run beside the extraction)
+    stats = Path(name)
     t0 = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         # its own process group: GNU time dies of a SIGTERM without passing it on, so a
         # stop reaches the niwa command below it through the group
         proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", str(stats), *cmd],
                                 stdout=out, stderr=err, text=True, start_new_session=True)
+        if started is not None:
+            started(proc)
         bar = tqdm(desc=label, unit=" saved", total=total, disable=count is None)
         try:
             while True:
@@ -125,9 +137,9 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
-def step(name: str, label: str, cmd: list[str], count=None, total=None) -> dict:
+def step(name: str, label: str, cmd: list[str], count=None, total=None, started=None) -> dict:
     """Run one step, write its row, and return its --json figures (exit on failure)."""
-    code, wall, peak, out, err = measured(cmd, label, count, total)
+    code, wall, peak, out, err = measured(cmd, label, count, total, started)
     lines = [x for x in out.strip().splitlines() if x.startswith("{")]
     figures = json.loads(lines[-1]) if lines else {}
     write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
@@ -142,6 +154,82 @@ def step(name: str, label: str, cmd: list[str], count=None, total=None) -> dict:
         last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
         sys.exit(f"{label} failed (exit {code}): {last}")
     return figures
+
+
+class PartChecker(threading.Thread):
+    """Checks each part saved in `parts` into `ledger` while the extraction runs (one
+    `niwa proof check` at a time, each a row "check part"), until stop() and then the parts
+    left. A part refused stops the certification: the proof or its extraction is wrong."""
+
+    def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str]):
+        super().__init__(daemon=True)
+        self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
+        self.options = options
+        self.done: set[str] = set()     # part files checked here or found in the ledger
+        self.failed: str | None = None
+        self.proc = None
+        self.finish = threading.Event()
+        self.quit = False
+
+    def stop(self, now: bool = False) -> None:
+        """Check the parts left, then end; `now`: end at once, the check in hand killed."""
+        self.quit = self.quit or now
+        self.finish.set()
+        if now and self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+
+    def waiting(self) -> list[tuple[Path, bool]]:
+        """The (part file, mirrored) checks not in the ledger yet, oldest part first: each
+        part in both orientations (unless its root is its own mirror), since the walk
+        meets every part at its root and at the root's mirror."""
+        from niwa.solver.certificate import (
+            CertificateError,
+            CheckLedger,
+            _header_meta,
+            parse_reference_position,
+        )
+
+        checked = set(CheckLedger(self.ledger).rows)
+        out = []
+        for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime):
+            if path.name in self.done:
+                continue
+            try:
+                meta = _header_meta(path)
+                sha, root = meta["sha256"], meta["root"]
+            except (CertificateError, KeyError):
+                continue                # being renamed into place, or not a certificate
+            symmetric = parse_reference_position(root).mirrored().to_notation() == root
+            left = [(path, m) for m in ((False,) if symmetric else (False, True))
+                    if (sha, m) not in checked]
+            if not left:
+                self.done.add(path.name)
+            out.extend(left)
+        return out
+
+    def run(self) -> None:
+        while not self.quit:
+            last_look = self.finish.is_set()
+            todo = self.waiting() if self.parts.is_dir() else []
+            for path, mirrored in todo:
+                if self.quit:
+                    return
+                cmd = [self.niwa, "proof", "check", str(path), "--parts", str(self.parts),
+                       "--json", "--no-progress", "--ledger", str(self.ledger),
+                       *self.options, *(["--mirror"] if mirrored else [])]
+                try:
+                    step(self.label, "check part" + (" (mirror)" if mirrored else ""), cmd,
+                         started=self._holding)
+                except SystemExit as e:
+                    if not self.quit:
+                        self.failed = str(e)
+                    return
+            if last_look and not todo:
+                return
+            self.finish.wait(10.0)
+
+    def _holding(self, proc) -> None:
+        self.proc = proc
 
 
 def expected_parts(a, parts: Path) -> int | None:
@@ -176,31 +264,57 @@ def main(argv=None) -> None:
     p.add_argument("--plies", default="8")
     p.add_argument("--processes", type=int, default=1,
                    help="processes that make (extract), then check, the parts at once")
+    p.add_argument("--ledger", default=None,
+                   help="the check ledger (default OUT/check-ledger.jsonl): its parts are "
+                        "not made again, their files kept or not")
+    p.add_argument("--check-as-made", action="store_true",
+                   help="check each part into the ledger as soon as it is saved")
     a = p.parse_args(argv)
     niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
     cert = out / f"{a.name}.npz"
     out.mkdir(parents=True, exist_ok=True)
+    ledger = Path(a.ledger) if a.ledger else out / "check-ledger.jsonl"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.touch()
+    # the table the leaves came from orders the checker's search of them (an order only)
+    order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     extract = [niwa, "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
                str(parts), "--split", str(a.split), "--tt-mb", a.tt_mb, "--json",
-               "--no-progress"]
+               "--no-progress", "--ledger", str(ledger)]
     extract += ["--move", a.move] if a.move else []
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
-    made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
-                extract, files_in(parts, "part-*.npz"), expected_parts(a, parts))
-    # the table the leaves came from orders the checker's search of them (an order only)
-    order = [] if a.no_tables else ["--tables", a.tables or "auto"]
+    checker = None
+    if a.check_as_made:
+        checker = PartChecker(a.name, niwa, parts, ledger,
+                              ["--leaf-budget", a.leaf_budget, *order])
+        checker.start()
+    try:
+        made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1
+                                         else ""),
+                    extract, files_in(parts, "part-*.npz"), expected_parts(a, parts))
+        if checker is not None:
+            checker.stop()
+            checker.join()
+            if checker.failed:
+                sys.exit(checker.failed)
+    finally:
+        if checker is not None and checker.is_alive():
+            checker.stop(now=True)
+            checker.join()
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
           a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
-          "--ledger", str(out / "check-ledger.jsonl")], lines_in(out / "check-ledger.jsonl"))
+          "--ledger", str(ledger)], lines_in(ledger))
     if a.move is None:
         book = out / f"{a.name}-book.npz"
+        # (the parts of earlier machines are in the ledger only: their lines end there)
         step(a.name, "book", [niwa, "book", "from-certificate", str(cert), "--parts",
-                              str(parts), "--plies", a.plies, "--out", str(book)])
+                              str(parts), "--plies", a.plies, "--out", str(book),
+                              "--missing-parts"])
     print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
           f"{made.get('parts')} parts in {parts})")
 
