@@ -154,10 +154,15 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
                    "recorded as passed are parts to stop at, their files kept or not, so "
                    "a certification carried between machines by its ledger alone makes "
                    "only what it lacks (check the result with the same --ledger).")
+@click.option("--max-part-positions", type=Number(int, 0, 10**10), default=0,
+              show_default=True,
+              help="With --split: a part whose walk passes N positions is cut into parts "
+                   "one move of each side further down instead (each saved as it is made), "
+                   "so that no part outlasts a session (0: no bound).")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
-                as_json, progress, workers, ledger_file, huge_pages):
+                as_json, progress, workers, ledger_file, max_part_positions, huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -177,6 +182,8 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     t0 = time.perf_counter()
     if split is not None and parts_dir is None:
         raise UserError("--split needs --parts DIR (where the parts are saved)")
+    if max_part_positions and split is None:
+        raise UserError("--max-part-positions needs --split PLIES (parts to cut)")
     if workers > 1 and split is None:
         raise UserError("--workers needs --split PLIES: the workers share the parts")
     if split is None and parts_dir is not None and not os.path.isdir(parts_dir):
@@ -192,6 +199,7 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
         parts_dir=parts_dir, huge_pages=huge_pages, workers=workers, ledger=ledger_file,
+        max_part_positions=max_part_positions,
         parts_out=parts_dir or os.path.dirname(os.path.abspath(out_file)),
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)

@@ -772,7 +772,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                                 move: str | None = None, parts=(), split: int = 0,
                                 parts_dir=None, huge_pages: bool = False,
                                 workers: int = 1, parts_out=None,
-                                shared_table=None, ledger=None) -> Certificate:
+                                shared_table=None, ledger=None,
+                                max_part_positions: int = 0) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -797,7 +798,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     `parts_out` (default: `parts_dir`), where the checker must find them with the rest.
     `ledger`: a check ledger whose passed certificates are parts to stop at too, their
     files gone or not (ledger_parts): a certification kept across machines by its ledger
-    alone makes only what the ledger lacks."""
+    alone makes only what the ledger lacks. `max_part_positions` (with `split`): a part
+    whose walk passes so many positions is cut instead, into a part at each position of
+    the loser's to move below its root (saved as each is made, and cut again if need be),
+    so that no part takes longer than a machine may live (0: no bound)."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     if ledger is not None:
@@ -846,11 +850,11 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         helpers = _part_helpers(workers - 1, directory, dict(
             tt_mb=tt_mb, tables=tables, time_limit=time_limit, move=move, parts=parts,
             split=split, parts_dir=parts_dir, huge_pages=huge_pages, parts_out=parts_out,
-            shared_table=shared_table))
+            shared_table=shared_table, max_part_positions=max_part_positions))
     try:
         return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
                                 tables, time_limit, progress, parts, split, parts_dir,
-                                huge_pages, parts_out, shared_table)
+                                huge_pages, parts_out, shared_table, max_part_positions)
     finally:
         _stop(helpers)
 
@@ -897,7 +901,8 @@ def _stop(helpers) -> None:
 
 def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
                      time_limit, progress, parts, split, parts_dir, huge_pages,
-                     parts_out=None, shared_table=None) -> Certificate:
+                     parts_out=None, shared_table=None,
+                     max_part_positions: int = 0) -> Certificate:
     """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
     jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
     from niwa.solver.proof import ProofSearch
@@ -926,8 +931,17 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         parts = [*parts, *part_headers(folder)]
 
         def extract_part(position):
-            part = extract_certificate(search, position, tables=table, time_limit=time_limit,
-                                       progress=progress, jobs=jobs, parts=job_parts)
+            def walk(**cut):
+                return extract_certificate(search, position, tables=table,
+                                           time_limit=time_limit, progress=progress,
+                                           jobs=jobs, parts=[*parts, *job_parts], **cut)
+            try:
+                part = walk(max_positions=max_part_positions)
+            except TreeTooBig:
+                # cut: its proofs stay in the table, so the walk again is mostly lookups;
+                # the parts below are saved (and can be checked) as each is made
+                part = walk(split=1, make_part=make_part)
+                part.info["cut_at_positions"] = max_part_positions
             part.info.update(proof="two-level", proof_root=root.to_notation())
             bring(part)
             return part

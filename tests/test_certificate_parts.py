@@ -643,3 +643,38 @@ def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
     r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
                                   "--ledger", str(tmp_path / "none.jsonl")])
     assert r.exit_code == 2 and "--ledger: no file" in r.output
+
+
+def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
+    """--max-part-positions: a part whose walk passes the bound is made instead as a small
+    top over parts one move of each side further down (saved as each is made); the whole
+    checks, every part within the bound or cut, and a run again makes nothing anew."""
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    cp, parts = proven_checkpoint, tmp_path / "parts"
+    whole = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2,
+                                        parts_dir=tmp_path / "uncut")
+    biggest = max(load_certificate(p).nodes for p in (tmp_path / "uncut").glob("*.npz"))
+    bound = max(2, biggest // 4)
+    top = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts,
+                                      max_part_positions=bound)
+    top.save(tmp_path / "top.npz")
+    made = [load_certificate(p) for p in parts.glob("part-*.npz")]
+    cut = {p.sha256 for p in made if "cut_at_positions" in p.info}
+    assert cut and len(made) > len(list((tmp_path / "uncut").glob("*.npz")))
+    for part in made:
+        assert part.nodes <= bound or part.sha256 in cut
+        assert part.sha256 in cut or not part.parts      # only a cut part stops at parts
+    report = check_certificate(load_certificate(tmp_path / "top.npz"),
+                               parts=certificate_folder(parts))
+    assert report.winner_nodes >= 0 and top.winner == whole.winner
+    before = sorted(p.name for p in parts.glob("part-*.npz"))
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--no-tables", "--tt-mb", "16",
+                                  "--parts", str(parts), "--split", "2", "--out",
+                                  str(tmp_path / "again.npz"), "--max-part-positions",
+                                  str(bound), "--json"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in parts.glob("part-*.npz")) == before
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
+                                  "--max-part-positions", "5"])
+    assert r.exit_code == 2 and "needs --split" in r.output

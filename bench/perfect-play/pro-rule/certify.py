@@ -267,6 +267,8 @@ def main(argv=None) -> None:
     p.add_argument("--ledger", default=None,
                    help="the check ledger (default OUT/check-ledger.jsonl): its parts are "
                         "not made again, their files kept or not")
+    p.add_argument("--max-part-positions", default="0",
+                   help="cut a part whose walk passes so many positions (0: no bound)")
     p.add_argument("--check-as-made", action="store_true",
                    help="check each part into the ledger as soon as it is saved")
     a = p.parse_args(argv)
@@ -282,7 +284,8 @@ def main(argv=None) -> None:
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     extract = [niwa, "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
                str(parts), "--split", str(a.split), "--tt-mb", a.tt_mb, "--json",
-               "--no-progress", "--ledger", str(ledger)]
+               "--no-progress", "--ledger", str(ledger),
+               "--max-part-positions", a.max_part_positions]
     extract += ["--move", a.move] if a.move else []
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
