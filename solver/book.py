@@ -324,7 +324,8 @@ def build_book(game: str, variant: dict | None = None, plies: int = 8, tt_mb: fl
 
 
 def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = None,
-                          parts=None, missing_parts: bool = False) -> Book:
+                          parts=None, missing_parts: bool = False, any_root: bool = False,
+                          mirror: bool = False) -> Book:
     """The book of a proof certificate (niwa.solver.certificate) whose root is its game's
     start: the winner's move at each of the winner's positions of its solution tree to
     depth `plies`, nothing proved again (a certificate of a proof too long for one table,
@@ -336,8 +337,10 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
     gives). Every move is checked legal with the engine on the way. `missing_parts`: a
     part not given ends its lines there instead of refusing (a certification carried
     between machines by its check ledger keeps no part files; info["lines_cut"] counts
-    them); sizes are then unknown, so not with `max_nodes`."""
-    from niwa.ext.registry import get_game
+    them); sizes are then unknown, so not with `max_nodes`. `any_root`: the certificate
+    may be of any position (a part), `plies` then counted from it: a piece of a book, for
+    merge_books; `mirror`: of its root's lane mirror instead (the moves mapped)."""
+    from niwa.ext.registry import get_game, parse_position
 
     if plies < 1:
         raise BookError("a book needs at least one ply")
@@ -345,11 +348,19 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
         raise BookError("max_nodes needs every part: the tree's sizes are counted in them")
     game, winner = certificate.game, int(certificate.winner)
     variant = canonical_variant(game, certificate.variant)
-    start = get_game(game).new(**variant)
-    if certificate.root != start.to_notation():
-        raise BookError(f"the certificate's root is not the start of {game} {variant}: a "
-                        f"book begins at the start")
-    trees = _CertificateTrees(certificate, parts, missing_parts)
+    if any_root:
+        root = certificate.root
+        if mirror:
+            from niwa.solver.certificate import parse_reference_position
+
+            root = parse_reference_position(root).mirrored().to_notation()
+        start = parse_position(root)
+    else:
+        start = get_game(game).new(**variant)
+        if certificate.root != start.to_notation() or mirror:
+            raise BookError(f"the certificate's root is not the start of {game} {variant}: "
+                            f"a book begins at the start")
+    trees = _CertificateTrees(certificate, parts, missing_parts, mirror)
     book: dict[int, int] = {}
     depth_done: dict[tuple, int] = {}
     counts = {"winner_positions": 0, "loser_positions": 0, "deepest": 0}
@@ -390,6 +401,8 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
     if missing_parts:
         counts["lines_cut"] = len(cut)
     keys = np.array(sorted(book), dtype=np.uint64)
+    if any_root:
+        counts.update(root=start.to_notation(), mirror=mirror)
     info = {**counts, "certificate_sha256": certificate.sha256,
             "certificate_nodes": certificate.nodes,
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -406,10 +419,10 @@ class _CertificateTrees:
     with `size[i]` the tree below node i (a part's root counting its whole tree); a part
     met as its lane mirror is a tree of its own, its moves mapped to their mirrors."""
 
-    def __init__(self, certificate, parts, missing: bool = False):
+    def __init__(self, certificate, parts, missing: bool = False, mirrored: bool = False):
         self.find, self.index, self.missing = parts, {}, missing
         self.certs, self.arrays = [], []
-        self._add(certificate, False)
+        self._add(certificate, mirrored)
 
     def part(self, t: int, k: int) -> int | None:
         """The tree number of part k of tree t (loaded, with its own parts, on first use);
@@ -450,6 +463,33 @@ class _CertificateTrees:
                     part = self.part(t, PART_BASE - int(c))
                     size[i] += 1 if part is None else self.arrays[part][3][0]
         self.arrays[t] = (offsets, actions, children, size)
+
+
+def merge_books(books, plies: int | None = None) -> Book:
+    """One book of the entries of `books` (of one game, variant and winner): a book read
+    off a certificate whose parts' files are gone, with the pieces of book kept from those
+    parts (book_from_certificate(any_root=True)). Where two give a position different
+    moves (both proven winning), the first book's is kept. `plies`: the merged book's
+    depth (default: the first's)."""
+    books = list(books)
+    if not books:
+        raise BookError("no book to merge")
+    first = books[0]
+    merged: dict[int, int] = {}
+    for b in books:
+        if (b.game, b.variant, b.winner) != (first.game, first.variant, first.winner):
+            raise BookError(f"a book of {b.game} {b.variant} (seat {b.winner} wins) cannot "
+                            f"be merged with one of {first.game} {first.variant} (seat "
+                            f"{first.winner})")
+        for k, a in zip(b.keys.tolist(), b.actions.tolist(), strict=True):
+            merged.setdefault(k, a)
+    keys = np.array(sorted(merged), dtype=np.uint64)
+    info = {"merged_books": len(books), "first_book_sha256": first.sha256,
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return Book(game=first.game, variant=first.variant,
+                plies=first.plies if plies is None else plies, winner=first.winner,
+                keys=keys, actions=np.array([merged[int(k)] for k in keys], dtype=np.int32),
+                info=info)
 
 
 def book_leaves(book: Book) -> list:

@@ -292,6 +292,52 @@ def test_a_certificate_not_from_the_start_gives_no_book(tmp_path):
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "not the start" in r.output
 
 
+def test_a_piece_of_book_from_any_root_and_its_mirror_merges_into_the_whole(tmp_path):
+    """book_from_certificate(any_root=True) reads a book off a certificate of any position
+    (a part), and mirror=True off its lane mirror; merged with the book of the top, whose
+    line ended there, they give the book of the whole; books of other variants or winners
+    are not merged."""
+    from niwa.ext.registry import parse_position
+    from niwa.solver.book import book_from_certificate, merge_books
+    from niwa.solver.certificate import extract_certificate, parse_reference_position
+
+    s = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+    s.apply(s.legal_actions()[0])
+    cert = extract_certificate(ProofSearch(tt_mb=8), s)
+    plain = book_from_certificate(cert, plies=6, any_root=True)
+    mirrored = book_from_certificate(cert, plies=6, any_root=True, mirror=True)
+    assert plain.entries == mirrored.entries > 0
+    assert mirrored.info["mirror"] and mirrored.info["root"] == \
+        parse_reference_position(cert.root).mirrored().to_notation()
+    for book in (plain, mirrored):          # every move legal where it is stored
+        root, seen = parse_position(book.info["root"]), 0
+        stack = [(root, 6)]
+        while stack:
+            state, left = stack.pop()
+            if state.is_terminal() or left == 0:
+                continue
+            move = book.lookup(state)
+            if state.current_player() == book.winner:
+                if move is None:
+                    assert len(state.legal_actions()) == 1
+                    move = state.legal_actions()[0]
+                assert move in state.legal_actions()
+                seen += 1
+                stack.append((state.child(move), left - 1))
+            else:
+                stack.extend((state.child(a), left - 1) for a in state.legal_actions())
+        assert seen >= book.entries
+    merged = merge_books([plain, mirrored])
+    assert merged.entries == plain.entries + mirrored.entries - \
+        len(set(plain.keys.tolist()) & set(mirrored.keys.tolist()))
+    other = book_from_certificate(cert, plies=3, any_root=True)
+    other.variant = {**other.variant, "towers": 3}
+    with pytest.raises(BookError, match="cannot be merged"):
+        merge_books([plain, other])
+    with pytest.raises(BookError, match="no book"):
+        merge_books([])
+
+
 def test_cli_writes_a_certificates_book(pro_certificate, tmp_path):
     from pathlib import Path
 

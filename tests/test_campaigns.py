@@ -309,16 +309,23 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
     out, ledger = tmp_path / "cert", tmp_path / "kept" / "ledger.jsonl"
     args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
-            "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger)]
+            "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger),
+            "--plies", "4", "--piece-plies", "4"]
     certify.main(args)
+    from niwa.solver.book import load_book
+
+    book = load_book(out / "tiny-book.npz")     # through the parts' files
+    full = dict(zip(book.keys.tolist(), book.actions.tolist(), strict=True))
+    pieces = list((tmp_path / "kept" / "ledger-book-pieces").glob("*.npz"))
+    assert pieces and book.info["pieces"] == len(pieces)
     rows = pd.read_csv(tmp_path / "certificates.csv")
     made = list((out / "parts").glob("part-*.npz"))
     checks = rows[rows["step"].str.startswith("check part")]
     assert len(checks) >= len(made) > 0 and (checks["exit"] == 0).all()
     # (the parts left when the extraction ends are checked before the whole)
     assert "extract (2 processes)" in set(rows["step"])
-    assert list(rows["step"])[-2:] == ["check (2 processes)", "book"]
-    whole = json.loads(rows["figures"].iloc[-2])
+    assert list(rows["step"])[-3:] == ["check (2 processes)", "book", "book + pieces"]
+    whole = json.loads(rows["figures"].iloc[-3])
     assert whole["parts_from_ledger"] == whole["parts"] > 0     # all checked as made
     top = load_certificate(out / "tiny.npz")
     assert (top.sha256, False) in CheckLedger(ledger).rows
@@ -326,9 +333,15 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     certify.main(args)
     assert list((out / "parts").glob("part-*.npz")) == []
     rows = pd.read_csv(tmp_path / "certificates.csv")
-    again = json.loads(rows["figures"].iloc[-2])
+    again = json.loads(rows["figures"].iloc[-3])
     assert again["parts_from_ledger"] == again["parts"] == whole["parts"]
-    assert json.loads(rows["figures"].iloc[-1])["lines_cut"] >= 1
+    assert json.loads(rows["figures"].iloc[-2])["lines_cut"] >= 1
+    # the book of the top alone stops at the parts; their pieces give back every entry
+    kept_book = load_book(out / "tiny-book.npz")
+    assert list(rows["step"])[-1] == "book + pieces"
+    assert kept_book.info["top_book_entries"] < len(full)
+    merged = dict(zip(kept_book.keys.tolist(), kept_book.actions.tolist(), strict=True))
+    assert {k: merged.get(k) for k in full} == full
 
 
 def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsys):

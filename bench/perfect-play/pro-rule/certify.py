@@ -161,10 +161,12 @@ class PartChecker(threading.Thread):
     `niwa proof check` at a time, each a row "check part"), until stop() and then the parts
     left. A part refused stops the certification: the proof or its extraction is wrong."""
 
-    def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str]):
+    def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
+                 pieces: Path | None = None, piece_plies: int = 4):
         super().__init__(daemon=True)
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
+        self.pieces, self.piece_plies = pieces, piece_plies
         self.done: set[str] = set()     # part files checked here or found in the ledger
         self.failed: str | None = None
         self.proc = None
@@ -203,11 +205,22 @@ class PartChecker(threading.Thread):
             left = [(path, m) for m in ((False,) if symmetric else (False, True))
                     if (sha, m) not in checked]
             if not left:
+                self.book_piece(path, sha)
                 self.done.add(path.name)
             out.extend(left)
         return out
 
+    def book_piece(self, path: Path, sha: str) -> None:
+        if self.pieces is not None:
+            book_piece(path, sha, self.parts, self.pieces, self.piece_plies)
+
     def run(self) -> None:
+        try:
+            self._run()
+        except Exception as e:      # noqa: BLE001 (reported by the main thread)
+            self.failed = f"checking the parts as made failed: {type(e).__name__}: {e}"
+
+    def _run(self) -> None:
         while not self.quit:
             last_look = self.finish.is_set()
             todo = self.waiting() if self.parts.is_dir() else []
@@ -230,6 +243,47 @@ class PartChecker(threading.Thread):
 
     def _holding(self, proc) -> None:
         self.proc = proc
+
+
+def book_piece(path: Path, sha: str, parts: Path, pieces: Path, plies: int) -> None:
+    """Keep the book of a checked part's first `plies` plies (both orientations) in
+    `pieces`: the final book is read off the top certificate, and by then the parts' files
+    of earlier machines are gone (book_from_parts merges the pieces in)."""
+    out = pieces / f"{sha[:16]}.npz"
+    if out.exists():
+        return
+    from niwa.solver.book import book_from_certificate, merge_books
+    from niwa.solver.certificate import certificate_folder, load_certificate
+
+    part, found = load_certificate(path), certificate_folder(parts)
+    books = [book_from_certificate(part, plies=plies, parts=found, missing_parts=True,
+                                   any_root=True, mirror=m) for m in (False, True)]
+    piece = merge_books(books, plies=plies)
+    piece.info.update(part_sha256=sha, root=part.root)
+    pieces.mkdir(parents=True, exist_ok=True)
+    piece.save(out)
+
+
+def book_from_parts(name: str, book: Path, pieces: Path) -> None:
+    """Merge the pieces of book kept from the parts (PartChecker.book_piece) into `book`,
+    the book read off the top certificate, and write a row "book + pieces"."""
+    from niwa.solver.book import load_book, merge_books
+
+    found = sorted(pieces.glob("*.npz")) if pieces.is_dir() else []
+    if not found:
+        return
+    t0 = time.monotonic()
+    top = load_book(book)
+    merged = merge_books([top, *(load_book(p) for p in found)])
+    merged.info.update(top_book_entries=top.entries, pieces=len(found))
+    merged.save(book)
+    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
+               "step": "book + pieces", "exit": 0,
+               "wall_s": round(time.monotonic() - t0, 1), "sha256": merged.sha256,
+               "winner": merged.winner,
+               "figures": json.dumps({"entries": merged.entries, "pieces": len(found),
+                                      "top_book_entries": top.entries}),
+               "command": f"merge {book} + {pieces}/*.npz"})
 
 
 def expected_parts(a, parts: Path) -> int | None:
@@ -270,7 +324,12 @@ def main(argv=None) -> None:
     p.add_argument("--max-part-positions", default="0",
                    help="cut a part whose walk passes so many positions (0: no bound)")
     p.add_argument("--check-as-made", action="store_true",
-                   help="check each part into the ledger as soon as it is saved")
+                   help="check each part into the ledger as soon as it is saved, and keep "
+                        "the book of its first plies (--piece-plies) in --book-pieces")
+    p.add_argument("--book-pieces", default=None,
+                   help="where the parts' pieces of book are kept (default: beside the "
+                        "ledger, LEDGER-book-pieces/)")
+    p.add_argument("--piece-plies", type=int, default=4)
     a = p.parse_args(argv)
     niwa = niwa_command()
     out = Path(a.out)
@@ -280,6 +339,8 @@ def main(argv=None) -> None:
     ledger = Path(a.ledger) if a.ledger else out / "check-ledger.jsonl"
     ledger.parent.mkdir(parents=True, exist_ok=True)
     ledger.touch()
+    pieces = Path(a.book_pieces) if a.book_pieces else \
+        ledger.with_name(ledger.stem + "-book-pieces")
     # the table the leaves came from orders the checker's search of them (an order only)
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     extract = [niwa, "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
@@ -293,7 +354,7 @@ def main(argv=None) -> None:
     checker = None
     if a.check_as_made:
         checker = PartChecker(a.name, niwa, parts, ledger,
-                              ["--leaf-budget", a.leaf_budget, *order])
+                              ["--leaf-budget", a.leaf_budget, *order], pieces, a.piece_plies)
         checker.start()
     try:
         made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1
@@ -318,6 +379,7 @@ def main(argv=None) -> None:
         step(a.name, "book", [niwa, "book", "from-certificate", str(cert), "--parts",
                               str(parts), "--plies", a.plies, "--out", str(book),
                               "--missing-parts"])
+        book_from_parts(a.name, book, pieces)
     print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
           f"{made.get('parts')} parts in {parts})")
 
