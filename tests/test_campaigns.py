@@ -364,6 +364,18 @@ def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsy
     assert 0 < after["saved_parts_met"] <= made
     assert count.main([str(d), "--parts", str(parts), "--split", "2"]) == 0
     assert '"parts_to_make": 0' in capsys.readouterr().out
+    # the parts checked into a ledger count as saved once their files are gone
+    import shutil
+
+    from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
+
+    ledger = tmp_path / "ledger.jsonl"
+    for path in parts.glob("part-*.npz"):
+        check_certificate(load_certificate(path), parts=certificate_folder(parts),
+                          ledger=ledger)
+    shutil.rmtree(parts)
+    assert count.count_parts(d, parts, 2)["parts_to_make"] == before["parts_to_make"]
+    assert count.count_parts(d, parts, 2, ledger) == after
 
 
 def test_the_scaling_model_replays_a_checkpoint_as_a_resume_does(tmp_path):

@@ -286,7 +286,7 @@ def book_from_parts(name: str, book: Path, pieces: Path) -> None:
                "command": f"merge {book} + {pieces}/*.npz"})
 
 
-def expected_parts(a, parts: Path) -> int | None:
+def expected_parts(a, parts: Path, ledger: Path | None = None) -> int | None:
     """The bar's total for the extraction: the parts saved plus those count_parts.py
     foresees (a floor), or None for a --move certificate or a count that fails."""
     if a.move is not None:
@@ -295,7 +295,7 @@ def expected_parts(a, parts: Path) -> int | None:
     try:
         from count_parts import count_parts
 
-        counted = count_parts(a.checkpoint, parts, a.split)
+        counted = count_parts(a.checkpoint, parts, a.split, ledger)
     except Exception:    # noqa: BLE001 (only the bar's total: the extraction says what is wrong)
         return None
     finally:
@@ -359,7 +359,7 @@ def main(argv=None) -> None:
     try:
         made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1
                                          else ""),
-                    extract, files_in(parts, "part-*.npz"), expected_parts(a, parts))
+                    extract, files_in(parts, "part-*.npz"), expected_parts(a, parts, ledger))
         if checker is not None:
             checker.stop()
             checker.join()

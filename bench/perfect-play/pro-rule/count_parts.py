@@ -3,7 +3,7 @@ many of them are saved already: the top of the solution tree walked as `niwa pro
 --split N` walks it (the winner's moves read off the jobs' proofs), stopping at the first
 position N plies down with the loser to move (a part) or at a part already in the folder.
 
-    python count_parts.py CHECKPOINT --parts OUT/parts [--split 4]
+    python count_parts.py CHECKPOINT --parts OUT/parts [--split 4] [--ledger LEDGER]
 
 Prints one JSON line: parts to make, parts saved that the walk meets, the winner's
 positions at the top that no job decides (the extraction proves their moves itself, so
@@ -23,8 +23,14 @@ sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
 from campaign import guarded  # noqa: E402
 
 
-def count_parts(checkpoint, parts_dir, split: int) -> dict:
-    from niwa.solver.certificate import CertificateError, _JobProofs, _part_roots, part_headers
+def count_parts(checkpoint, parts_dir, split: int, ledger=None) -> dict:
+    from niwa.solver.certificate import (
+        CertificateError,
+        _JobProofs,
+        _part_roots,
+        ledger_parts,
+        part_headers,
+    )
     from niwa.solver.proof_tree import look_at_checkpoint, proven_jobs
 
     tree, _ = look_at_checkpoint(checkpoint)
@@ -36,8 +42,10 @@ def count_parts(checkpoint, parts_dir, split: int) -> dict:
                                f"to certify yet")
     mover = root.current_player()
     winner = mover if value == 1 else 1 - mover
-    saved = _part_roots(part_headers(Path(parts_dir)), root, winner) \
-        if Path(parts_dir).is_dir() else {}
+    headers = part_headers(Path(parts_dir)) if Path(parts_dir).is_dir() else []
+    if ledger is not None and Path(ledger).is_file():
+        headers += ledger_parts(ledger)     # (checked parts whose files may be gone)
+    saved = _part_roots(headers, root, winner)
     to_make, met, open_winner, seen = set(), set(), 0, set()
     stack = [(root, 0)]
     while stack:
@@ -73,8 +81,10 @@ def main(argv=None) -> int:
     p.add_argument("checkpoint")
     p.add_argument("--parts", required=True, help="the certification's parts folder")
     p.add_argument("--split", type=int, default=4, choices=range(1, 100), metavar="N")
+    p.add_argument("--ledger", default=None,
+                   help="a check ledger whose parts count as saved (files kept or not)")
     a = p.parse_args(argv)
-    print(json.dumps(count_parts(a.checkpoint, a.parts, a.split)))
+    print(json.dumps(count_parts(a.checkpoint, a.parts, a.split, a.ledger)))
     return 0
 
 
