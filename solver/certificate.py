@@ -938,8 +938,12 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
             try:
                 part = walk(max_positions=max_part_positions)
             except TreeTooBig:
-                # cut: its proofs stay in the table, so the walk again is mostly lookups;
-                # the parts below are saved (and can be checked) as each is made
+                part = None
+            if part is None:
+                # cut (outside the except clause: the exception's traceback would keep the
+                # abandoned walk's memory alive through every part made below): its proofs
+                # stay in the table, so the walk again is mostly lookups; the parts below
+                # are saved (and can be checked) as each is made
                 part = walk(split=1, make_part=make_part)
                 part.info["cut_at_positions"] = max_part_positions
             part.info.update(proof="two-level", proof_root=root.to_notation())
