@@ -98,7 +98,30 @@ class CertificateError(NiwaError):
 
 class TreeTooBig(CertificateError):
     """A solution tree larger than extract_certificate was allowed to walk (its
-    max_positions), or still being walked at its deadline."""
+    max_positions), or still being walked at its deadline. `loser_depths`: how many of the
+    loser's positions the walk had met at each depth below its root (where to cut it)."""
+
+    def __init__(self, message: str, loser_depths: dict | None = None):
+        super().__init__(message)
+        self.loser_depths = loser_depths or {}
+
+
+def cut_depth(loser_depths: dict, fan_out: int = 16) -> int:
+    """Where to cut a solution tree found too big: the least depth at which the walk met
+    at least `fan_out` of the loser's positions (so the tree is cut into that many parts
+    or more), else the deepest it met. Cutting two plies down instead made a chain of
+    cuts 22 deep on full pro/mandatory, where the loser's replies were few for many plies
+    and each part two plies down was as big as its parent (each re-walked to the bound).
+
+    >>> cut_depth({0: 1, 2: 3, 4: 20, 6: 300})
+    4
+    >>> cut_depth({0: 1, 2: 2, 4: 3})
+    4
+    """
+    below = {d: n for d, n in loser_depths.items() if d >= 1}
+    if not below:
+        return 1
+    return min((d for d, n in below.items() if n >= fan_out), default=max(below))
 
 
 @dataclass
@@ -302,6 +325,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     # walk took 13.7 GB so): the move, the child's hash, and 0 or the leaf mark (a mark
     # below 0 stands instead of a child)
     seen: set[int] = set()
+    loser_depths: dict[int, int] = {}   # the loser's positions met at each depth
     walked, edge_start = array("Q"), array("q")
     waiting: dict[int, object] = {}     # hash -> a position whose part another process makes
     pending = array("q")                # the edges into those positions (marks set last)
@@ -316,12 +340,15 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         seen.add(key)
         walked.append(key)
         if max_positions and len(walked) > max_positions:
-            raise TreeTooBig(f"the solution tree has more than {max_positions:,} positions")
+            raise TreeTooBig(f"the solution tree has more than {max_positions:,} positions",
+                             loser_depths)
         if deadline and len(walked) & 1023 == 1 and time.perf_counter() > deadline:
             raise TreeTooBig(f"the solution tree was not walked in time ({len(walked):,} "
-                             f"positions so far)")
+                             f"positions so far)", loser_depths)
         edge_start.append(len(edge_actions))
         bar.update()
+        if s.current_player() != winner:
+            loser_depths[depth] = loser_depths.get(depth, 0) + 1
         if s.current_player() == winner:
             move = None if by_jobs is None else by_jobs.winning_move(s, winner)
             try:
@@ -937,15 +964,17 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                                            jobs=jobs, parts=[*parts, *job_parts], **cut)
             try:
                 part = walk(max_positions=max_part_positions)
-            except TreeTooBig:
-                part = None
+            except TreeTooBig as e:
+                part, depths = None, e.loser_depths
             if part is None:
                 # cut (outside the except clause: the exception's traceback would keep the
-                # abandoned walk's memory alive through every part made below): its proofs
-                # stay in the table, so the walk again is mostly lookups; the parts below
-                # are saved (and can be checked) as each is made
-                part = walk(split=1, make_part=make_part)
-                part.info["cut_at_positions"] = max_part_positions
+                # abandoned walk's memory alive through every part made below) where the
+                # walk met enough of the loser's positions: its proofs stay in the table,
+                # so the walk again is mostly lookups; the parts below are saved (and can
+                # be checked) as each is made
+                at = cut_depth(depths)
+                part = walk(split=at, make_part=make_part)
+                part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
             part.info.update(proof="two-level", proof_root=root.to_notation())
             bring(part)
             return part

@@ -661,6 +661,7 @@ def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     top.save(tmp_path / "top.npz")
     made = [load_certificate(p) for p in parts.glob("part-*.npz")]
     cut = {p.sha256 for p in made if "cut_at_positions" in p.info}
+    assert all(p.info["cut_depth"] >= 1 for p in made if p.sha256 in cut)
     assert cut and len(made) > len(list((tmp_path / "uncut").glob("*.npz")))
     for part in made:
         assert part.nodes <= bound or part.sha256 in cut

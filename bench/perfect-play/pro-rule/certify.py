@@ -144,7 +144,8 @@ def step(name: str, label: str, cmd: list[str], count=None, total=None, started=
     figures = json.loads(lines[-1]) if lines else {}
     write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
                "step": label, "exit": code, "wall_s": round(wall, 1),
-               "peak_rss_mb": round(peak), "positions": figures.get("nodes", ""),
+               "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
+               "positions": figures.get("nodes", ""),
                "moves": figures.get("edges", ""), "parts": figures.get("parts", ""),
                "bytes": figures.get("bytes", ""), "sha256": figures.get("sha256", ""),
                "winner": figures.get("winner", ""),
