@@ -156,8 +156,9 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
                    "only what it lacks (check the result with the same --ledger).")
 @click.option("--max-part-positions", type=Number(int, 0, 10**10), default=0,
               show_default=True,
-              help="With --split: a part whose walk passes N positions is cut into parts "
-                   "one move of each side further down instead (each saved as it is made), "
+              help="With --split: a part whose walk passes N positions is cut instead into "
+                   "parts where that walk met 16 of the loser's positions (each saved as it "
+                   "is made), "
                    "so that no part outlasts a session (0: no bound).")
 @huge_pages_option
 @user_errors

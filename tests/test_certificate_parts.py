@@ -647,7 +647,7 @@ def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
 
 def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     """--max-part-positions: a part whose walk passes the bound is made instead as a small
-    top over parts one move of each side further down (saved as each is made); the whole
+    top over parts further down (saved as each is made); the whole
     checks, every part within the bound or cut, and a run again makes nothing anew."""
     from niwa.solver.certificate import certificate_from_checkpoint
 
