@@ -1295,8 +1295,11 @@ class _LeafSolver:
         self.guide = guide
         self.favoured = favoured
 
-    def winner(self, o) -> int:
-        """The seat that wins `o` with perfect play."""
+    def winner(self, o, engine=None) -> int:
+        """The seat that wins `o` with perfect play. `engine`: the engine's copy of `o`,
+        carried down beside it for the guide (which reads the table with it), so that
+        only a leaf's root goes through notation (a round trip per position was half of
+        a check's time on full pro/mandatory)."""
         key = _position_key(o)
         w = self.memo.get(key)
         if w is not None:
@@ -1309,12 +1312,15 @@ class _LeafSolver:
         mover = o.current_player()
         w = 1 - mover
         moves = o.legal_actions()
-        if self.guide is not None and self.favoured in (None, mover):
-            moves = self.guide.order(o, moves)
+        if self.guide is not None:
+            if engine is None:
+                engine = self.guide.engine_state(o)
+            if self.favoured in (None, mover):
+                moves = self.guide.order(o, moves, engine)
         for a in moves:
             child = _clone(o)
             child.apply(a, check=False)
-            if self.winner(child) == mover:
+            if self.winner(child, None if engine is None else engine.child(a)) == mover:
                 w = mover
                 break
         self.memo[key] = w
@@ -1333,12 +1339,21 @@ class _TableGuide:
     def __init__(self, table):
         self.table = table
 
-    def order(self, o, moves: list) -> list:
+    @staticmethod
+    def engine_state(o):
+        """The engine's copy of reference position `o` (through its notation)."""
         from niwa.ext.lotus import LotusState
+
+        return LotusState.from_notation(o.to_notation())
+
+    def order(self, o, moves: list, state=None) -> list:
+        """`moves` of reference position `o` in the table's order; `state`: the engine's
+        copy of `o` if the caller carries one (an order only: a wrong copy costs time)."""
         from niwa.solver.tables import TableError, _move_outcome
 
         # the engine's action ids are the reference's (ext/reference/lotus.py's docstring)
-        state = LotusState.from_notation(o.to_notation())
+        if state is None:
+            state = self.engine_state(o)
         try:
             outcome = {a: _move_outcome(code) for a, code in self.table.successors(state)}
         except TableError:          # outside the table, or a value missing: no order

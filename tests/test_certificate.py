@@ -339,8 +339,14 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     class Liar(_TableGuide):
         """The table's order turned upside down: losing moves first."""
 
-        def order(self, o, moves):
-            return super().order(o, moves)[::-1]
+        def order(self, o, moves, state=None):
+            return super().order(o, moves, state)[::-1]
+
+    class ByNotation(_TableGuide):
+        """The engine's copy of each position made from its notation, not carried down."""
+
+        def order(self, o, moves, state=None):
+            return super().order(o, moves)
 
     # every leaf and every position one move below it: the same winner whatever the order
     positions = [leaf for _, _, leaf in _table_leaves(cert)]
@@ -359,6 +365,11 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     assert all(len(set(w)) == 1 for w in winners.values())
     assert {w[0] for w in winners.values()} == {0, 1}
     assert len(solvers[1].memo) < len(solvers[0].memo) < len(solvers[2].memo)
+    # the engine's copy carried down beside the reference position orders as its notation
+    by_notation = _LeafSolver(10**6, ByNotation(table))
+    assert {o.to_notation(): by_notation.winner(o) for o in positions} == \
+        {k: w[0] for k, w in winners.items()}
+    assert by_notation.memo.keys() == solvers[1].memo.keys()
     # on the leaves (claimed won by the certificate's winner), ordering the winner's moves
     # alone searches exactly the positions ordering every move does: the loser's moves
     # are all tried anyway
