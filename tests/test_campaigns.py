@@ -310,7 +310,7 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     out, ledger = tmp_path / "cert", tmp_path / "kept" / "ledger.jsonl"
     args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
             "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger),
-            "--plies", "4", "--piece-plies", "4"]
+            "--plies", "4", "--piece-plies", "4", "--checkers", "2"]
     certify.main(args)
     from niwa.solver.book import load_book
 

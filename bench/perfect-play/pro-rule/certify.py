@@ -163,8 +163,9 @@ class PartChecker(threading.Thread):
     left. A part refused stops the certification: the proof or its extraction is wrong."""
 
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
-                 pieces: Path | None = None, piece_plies: int = 4):
+                 pieces: Path | None = None, piece_plies: int = 4, newest_first=False):
         super().__init__(daemon=True)
+        self.newest_first = newest_first    # (a second checker takes the queue's other end)
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
         self.pieces, self.piece_plies = pieces, piece_plies
@@ -194,7 +195,8 @@ class PartChecker(threading.Thread):
 
         checked = set(CheckLedger(self.ledger).rows)
         out = []
-        for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime):
+        for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime,
+                           reverse=self.newest_first):
             if path.name in self.done:
                 continue
             try:
@@ -327,6 +329,9 @@ def main(argv=None) -> None:
     p.add_argument("--check-as-made", action="store_true",
                    help="check each part into the ledger as soon as it is saved, and keep "
                         "the book of its first plies (--piece-plies) in --book-pieces")
+    p.add_argument("--checkers", type=int, default=1, choices=(1, 2),
+                   help="with --check-as-made: 2 checks at once (oldest and newest part "
+                        "first): checking costs more CPU than extracting")
     p.add_argument("--book-pieces", default=None,
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
@@ -352,24 +357,29 @@ def main(argv=None) -> None:
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
-    checker = None
+    checkers = []
     if a.check_as_made:
-        checker = PartChecker(a.name, niwa, parts, ledger,
-                              ["--leaf-budget", a.leaf_budget, *order], pieces, a.piece_plies)
-        checker.start()
+        checkers = [PartChecker(a.name, niwa, parts, ledger,
+                                ["--leaf-budget", a.leaf_budget, *order], pieces,
+                                a.piece_plies, newest_first=k == 1)
+                    for k in range(a.checkers)]
+        for checker in checkers:
+            checker.start()
     try:
         made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1
                                          else ""),
                     extract, files_in(parts, "part-*.npz"), expected_parts(a, parts, ledger))
-        if checker is not None:
+        for checker in checkers:
             checker.stop()
+        for checker in checkers:
             checker.join()
             if checker.failed:
                 sys.exit(checker.failed)
     finally:
-        if checker is not None and checker.is_alive():
-            checker.stop(now=True)
-            checker.join()
+        for checker in checkers:
+            if checker.is_alive():
+                checker.stop(now=True)
+                checker.join()
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
           a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
