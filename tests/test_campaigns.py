@@ -322,6 +322,8 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     made = list((out / "parts").glob("part-*.npz"))
     checks = rows[rows["step"].str.startswith("check part")]
     assert len(checks) >= len(made) > 0 and (checks["exit"] == 0).all()
+    # the two checkers never check one part in one orientation twice
+    assert not checks.duplicated(["sha256", "step"]).any()
     # (the parts left when the extraction ends are checked before the whole)
     assert "extract (2 processes)" in set(rows["step"])
     assert list(rows["step"])[-3:] == ["check (2 processes)", "book", "book + pieces"]

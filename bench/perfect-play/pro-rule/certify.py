@@ -223,13 +223,21 @@ class PartChecker(threading.Thread):
         except Exception as e:      # noqa: BLE001 (reported by the main thread)
             self.failed = f"checking the parts as made failed: {type(e).__name__}: {e}"
 
+    # the checks in hand, across the checkers of this process: each takes the first check
+    # waiting that no other holds, then looks again (the ledger tells what the others did)
+    _held: set = set()
+    _lock = threading.Lock()
+
     def _run(self) -> None:
         while not self.quit:
             last_look = self.finish.is_set()
             todo = self.waiting() if self.parts.is_dir() else []
-            for path, mirrored in todo:
-                if self.quit:
-                    return
+            with PartChecker._lock:
+                free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held]
+                if free:
+                    PartChecker._held.add((free[0][0].name, free[0][1]))
+            if free:
+                path, mirrored = free[0]
                 cmd = [self.niwa, "proof", "check", str(path), "--parts", str(self.parts),
                        "--json", "--no-progress", "--ledger", str(self.ledger),
                        *self.options, *(["--mirror"] if mirrored else [])]
@@ -240,6 +248,10 @@ class PartChecker(threading.Thread):
                     if not self.quit:
                         self.failed = str(e)
                     return
+                finally:
+                    with PartChecker._lock:
+                        PartChecker._held.discard((path.name, mirrored))
+                continue
             if last_look and not todo:
                 return
             self.finish.wait(10.0)
