@@ -826,9 +826,9 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     `ledger`: a check ledger whose passed certificates are parts to stop at too, their
     files gone or not (ledger_parts): a certification kept across machines by its ledger
     alone makes only what the ledger lacks. `max_part_positions` (with `split`): a part
-    whose walk passes so many positions is cut instead, into a part at each position of
-    the loser's to move below its root (saved as each is made, and cut again if need be),
-    so that no part takes longer than a machine may live (0: no bound)."""
+    whose walk passes so many positions is cut instead, into parts at the depth cut_depth
+    picks from that walk (saved as each is made, and cut again if need be), so that no
+    part takes longer than a machine may live (0: no bound)."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     if ledger is not None:
@@ -1575,9 +1575,8 @@ def _ledger_row_claims(row: dict, ref: dict, cert) -> None:
     and variant (a row of an older ledger, without them, is trusted by sha256 alone)."""
     if "root" not in row:
         return
-    if row["root"] != ref["root"] or row["winner"] != ref["winner"] or \
-            row["game"] != cert.game or \
-            row["variant"] != dict(sorted(cert.variant.items())):
+    claimed = {**_header_of(cert), "root": ref["root"], "winner": ref["winner"]}
+    if any(row[k] != v for k, v in claimed.items()):
         raise CertificateError(f"part sha256 {row['sha256'][:16]}...: the check ledger "
                                f"recorded it with another root, winner or variant than "
                                f"the certificate's entry for it (root {ref['root']})")

@@ -185,16 +185,18 @@ class PartChecker(threading.Thread):
     def waiting(self) -> list[tuple[Path, bool]]:
         """The (part file, mirrored) checks not in the ledger yet, oldest part first: each
         part in both orientations (unless its root is its own mirror), since the walk
-        meets every part at its root and at the root's mirror."""
+        meets every part at its root and at the root's mirror. A part found fully checked
+        leaves its piece of book first (book_piece)."""
         from niwa.solver.certificate import (
             CertificateError,
             CheckLedger,
             _header_meta,
+            certificate_folder,
             parse_reference_position,
         )
 
         checked = set(CheckLedger(self.ledger).rows)
-        out = []
+        out, found = [], None
         for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime,
                            reverse=self.newest_first):
             if path.name in self.done:
@@ -205,17 +207,17 @@ class PartChecker(threading.Thread):
             except (CertificateError, KeyError):
                 continue                # being renamed into place, or not a certificate
             symmetric = parse_reference_position(root).mirrored().to_notation() == root
-            left = [(path, m) for m in ((False,) if symmetric else (False, True))
-                    if (sha, m) not in checked]
+            orientations = (False,) if symmetric else (False, True)
+            left = [(path, m) for m in orientations if (sha, m) not in checked]
             if not left:
-                self.book_piece(path, sha)
+                if self.pieces is not None:
+                    if found is None:       # (the folder's headers read once a look)
+                        found = certificate_folder(self.parts)
+                    book_piece(path, sha, found, self.pieces, self.piece_plies,
+                               orientations)
                 self.done.add(path.name)
             out.extend(left)
         return out
-
-    def book_piece(self, path: Path, sha: str) -> None:
-        if self.pieces is not None:
-            book_piece(path, sha, self.parts, self.pieces, self.piece_plies)
 
     def run(self) -> None:
         try:
@@ -260,19 +262,22 @@ class PartChecker(threading.Thread):
         self.proc = proc
 
 
-def book_piece(path: Path, sha: str, parts: Path, pieces: Path, plies: int) -> None:
-    """Keep the book of a checked part's first `plies` plies (both orientations) in
-    `pieces`: the final book is read off the top certificate, and by then the parts' files
-    of earlier machines are gone (book_from_parts merges the pieces in)."""
+def book_piece(path: Path, sha: str, found, pieces: Path, plies: int,
+               orientations=(False, True)) -> None:
+    """Keep the book of a checked part's first `plies` plies (in `orientations`: False as
+    it is, True its lane mirror) in `pieces`: the final book is read off the top
+    certificate, and by then the parts' files of earlier machines are gone
+    (book_from_parts merges the pieces in). `found`: the parts folder's
+    certificate_folder, where the part's own parts are."""
     out = pieces / f"{sha[:16]}.npz"
     if out.exists():
         return
     from niwa.solver.book import book_from_certificate, merge_books
-    from niwa.solver.certificate import certificate_folder, load_certificate
+    from niwa.solver.certificate import load_certificate
 
-    part, found = load_certificate(path), certificate_folder(parts)
+    part = load_certificate(path)
     books = [book_from_certificate(part, plies=plies, parts=found, missing_parts=True,
-                                   any_root=True, mirror=m) for m in (False, True)]
+                                   any_root=True, mirror=m) for m in orientations]
     piece = merge_books(books, plies=plies)
     piece.info.update(part_sha256=sha, root=part.root)
     pieces.mkdir(parents=True, exist_ok=True)
@@ -280,7 +285,7 @@ def book_piece(path: Path, sha: str, parts: Path, pieces: Path, plies: int) -> N
 
 
 def book_from_parts(name: str, book: Path, pieces: Path) -> None:
-    """Merge the pieces of book kept from the parts (PartChecker.book_piece) into `book`,
+    """Merge the pieces of book kept from the parts (book_piece) into `book`,
     the book read off the top certificate, and write a row "book + pieces"."""
     from niwa.solver.book import load_book, merge_books
 
