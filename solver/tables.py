@@ -278,6 +278,7 @@ def seal_table(folder, name: str, tmp: Path, header: dict) -> None:
     tmp_h.write_text(header_text(header))
     os.replace(tmp_h, folder / f"{name}.json")
     _LOADED.pop(str(folder / f"{name}.json"), None)
+    _VERIFIED.discard(str(folder / f"{name}.json"))
 
 
 def _version() -> str:
@@ -470,6 +471,7 @@ def list_tables(directory=None) -> list[tuple[Path, dict | None, str | None]]:
 
 
 _LOADED: dict[str, object] = {}     # header path -> loaded table (this process)
+_VERIFIED: set[str] = set()         # header paths of loaded tables whose checksum passed
 _LISTED: dict[str, tuple] = {}      # folder -> (its mtime, list_tables of it)
 
 
@@ -486,10 +488,12 @@ def _listing(directory):
     return cached[1]
 
 
-def find_table(state, directory=None):
+def find_table(state, directory=None, verify=True):
     """The loaded table (largest k) for `state`'s game and variant in the folder, or None
     when there is none. Loaded on first use and kept for the process (lazily: nothing is
-    read before a position of that variant asks)."""
+    read before a position of that variant asks). `verify=False`: skip the payload's
+    checksum (7-10 s for the full game's k = 5), for a caller that takes the values as
+    hints only; a later call that asks for it still verifies the table once."""
     if getattr(state, "game_name", None) not in GAMES or state.num_players != 2:
         return None
     from niwa.ext.lotus_tables import same_variant
@@ -509,7 +513,12 @@ def find_table(state, directory=None):
     key = str(best[0])
     table = _LOADED.get(key)
     if table is None:
-        table = _LOADED[key] = load_table(best[0])
+        table = _LOADED[key] = load_table(best[0], verify=verify)
+        if verify:
+            _VERIFIED.add(key)
+    elif verify and key not in _VERIFIED:
+        load_table(best[0], verify=True)    # raises if the payload is damaged
+        _VERIFIED.add(key)
     return table
 
 

@@ -405,6 +405,39 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     assert len(r.output.strip().splitlines()) == 1
 
 
+def test_the_leaf_guide_reads_its_table_unverified_and_a_damaged_one_changes_no_verdict(
+        tmp_path):
+    """The guide skips the table's checksum (10 s a part on the full game's k = 5): a
+    damaged payload only reorders the leaf search. A caller that asks for the checksum
+    afterwards, in the same process, still has the damage refused."""
+    from niwa.solver import certificate as certificate_mod
+    from niwa.solver import tables as tables_mod
+    from niwa.solver.tables import TableError, build_table, find_table
+
+    variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
+    build_table(variant, 2, directory=tmp_path, progress=False)
+    table = find_table(LotusState(**variant), tmp_path)
+    cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), LotusState(**variant),
+                               tables=table)
+    good = check_certificate(cert, tables=tmp_path)
+    payload = next(tmp_path.glob("*.npy"))
+    raw = bytearray(payload.read_bytes())
+    values_start = len(raw) - table.size
+    rng = random.Random(7)
+    for k in rng.sample(range(values_start, len(raw)), len(raw[values_start:]) // 3):
+        raw[k] = rng.randrange(256)
+    payload.write_bytes(bytes(raw))
+    for cache in (tables_mod._LOADED, tables_mod._VERIFIED, tables_mod._LISTED,
+                  certificate_mod._GUIDES):
+        cache.clear()
+    damaged = check_certificate(cert, tables=tmp_path)
+    assert (damaged.nodes, damaged.table_leaves, damaged.leaf_order) == \
+        (good.nodes, good.table_leaves, good.leaf_order)
+    assert damaged.leaf_positions != good.leaf_positions    # the damage reordered the search
+    with pytest.raises(TableError, match="fails its checksum"):
+        find_table(LotusState(**variant), tmp_path)
+
+
 # ---- the notation the checker reads -----------------------------------------------------------
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["basic", "pro"]),

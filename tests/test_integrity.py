@@ -52,6 +52,7 @@ def _write(folder, table_files, header=None, payload=None):
     (folder / hname).write_bytes(hbytes if header is None else header)
     (folder / pname).write_bytes(pbytes if payload is None else payload)
     tables_mod._LOADED.clear()
+    tables_mod._VERIFIED.clear()
     tables_mod._LISTED.clear()
     return folder / hname
 
