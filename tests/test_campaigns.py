@@ -364,8 +364,17 @@ def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsy
     assert made >= before["parts_to_make"] and after["parts_to_make"] == 0
     # (a part met higher up, through a transposition, hides the parts below it)
     assert 0 < after["saved_parts_met"] <= made
-    assert count.main([str(d), "--parts", str(parts), "--split", "2"]) == 0
+    # the yardstick: the proven job nodes below the parts, none saved before, all after
+    assert before["proven_job_nodes_below_parts"] == \
+        after["proven_job_nodes_below_parts"] > 0
+    assert (before["share_below_saved_parts"], after["share_below_saved_parts"]) == (0.0, 1.0)
+    table = tmp_path / "parts.csv"
+    assert count.main([str(d), "--parts", str(parts), "--split", "2", "--csv", str(table)]) == 0
     assert '"parts_to_make": 0' in capsys.readouterr().out
+    rows = pd.read_csv(table)
+    assert len(rows) == after["saved_parts_met"] and rows["saved"].all()
+    assert rows["proven_job_nodes"].sum() == after["proven_job_nodes_below_parts"]
+    assert (rows["job_nodes"] >= rows["proven_job_nodes"]).all()
     # the parts checked into a ledger count as saved once their files are gone
     import shutil
 

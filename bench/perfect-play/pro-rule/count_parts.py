@@ -9,6 +9,11 @@ Prints one JSON line: parts to make, parts saved that the walk meets, the winner
 positions at the top that no job decides (the extraction proves their moves itself, so
 parts below them are not counted: the count is a floor) and the top positions walked.
 Only reads the checkpoint and the parts' headers: safe beside a running certification.
+
+A yardstick of progress, since a part's size is only known once it is made: the nodes of
+the proven jobs below each part the walk meets (the first time a job's path reaches one),
+and the share of them below the parts saved. `--csv FILE` writes one row a part (its
+root, saved or not, proven job nodes, all job nodes), largest first.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
 from campaign import guarded  # noqa: E402
 
 
-def count_parts(checkpoint, parts_dir, split: int, ledger=None) -> dict:
+def count_parts(checkpoint, parts_dir, split: int, ledger=None, csv=None) -> dict:
     from niwa.solver.certificate import (
         CertificateError,
         _JobProofs,
@@ -47,6 +52,7 @@ def count_parts(checkpoint, parts_dir, split: int, ledger=None) -> dict:
         headers += ledger_parts(ledger)     # (checked parts whose files may be gone)
     saved = _part_roots(headers, root, winner)
     to_make, met, open_winner, seen = set(), set(), 0, set()
+    roots = {}      # (symmetric key, mover) -> the part's root, as the walk meets it
     stack = [(root, 0)]
     while stack:
         s, depth = stack.pop()
@@ -72,8 +78,41 @@ def count_parts(checkpoint, parts_dir, split: int, ledger=None) -> dict:
                 to_make.add(child.symmetric_hash())     # a position and its mirror: one part
             else:
                 stack.append((child, depth + 1))
+                continue
+            roots.setdefault((child.symmetric_hash(), child.current_player()),
+                             (child, child.hash() in saved))
+    rows = _job_nodes_below(checkpoint, root, roots)
+    if csv is not None:
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(csv, index=False)
+    below = sum(r["proven_job_nodes"] for r in rows)
+    below_saved = sum(r["proven_job_nodes"] for r in rows if r["saved"])
     return {"split": split, "parts_to_make": len(to_make), "saved_parts_met": len(met),
-            "winner_positions_not_decided_by_jobs": open_winner, "top_positions": len(seen)}
+            "winner_positions_not_decided_by_jobs": open_winner, "top_positions": len(seen),
+            "proven_job_nodes_below_parts": below,
+            "share_below_saved_parts": round(below_saved / below, 4) if below else None}
+
+
+def _job_nodes_below(checkpoint, root, roots: dict) -> list[dict]:
+    """One row for each part root in `roots`: the nodes of the jobs whose path goes
+    through it (proven jobs, and all), largest first."""
+    from niwa.solver.proof_tree import read_rows
+
+    nodes = {key: [0, 0] for key in roots}
+    for row in read_rows(checkpoint):
+        state = root.clone()
+        for a in row["path"]:
+            state.apply(a)
+            key = (state.symmetric_hash(), state.current_player())
+            if key in nodes:
+                proven = int(row["pn"]) == 0 or int(row["dn"]) == 0
+                nodes[key][0] += int(row["nodes"]) if proven else 0
+                nodes[key][1] += int(row["nodes"])
+                break
+    rows = [{"root": roots[key][0].to_notation(), "saved": roots[key][1],
+             "proven_job_nodes": n[0], "job_nodes": n[1]} for key, n in nodes.items()]
+    return sorted(rows, key=lambda r: (-r["proven_job_nodes"], r["root"]))
 
 
 def main(argv=None) -> int:
@@ -83,8 +122,9 @@ def main(argv=None) -> int:
     p.add_argument("--split", type=int, default=4, choices=range(1, 100), metavar="N")
     p.add_argument("--ledger", default=None,
                    help="a check ledger whose parts count as saved (files kept or not)")
+    p.add_argument("--csv", default=None, help="write one row a part met to this CSV")
     a = p.parse_args(argv)
-    print(json.dumps(count_parts(a.checkpoint, a.parts, a.split, a.ledger)))
+    print(json.dumps(count_parts(a.checkpoint, a.parts, a.split, a.ledger, a.csv)))
     return 0
 
 
