@@ -506,3 +506,57 @@ def test_build_memory_builds_a_tiny_table_and_records_its_peaks(tmp_path):
     assert row["label"] == "t" and row["positions"] > 0 and row["peak_anon_mb"] > 0
     assert row["peak_anon_main_mb"] <= row["peak_anon_mb"]
     assert not (tmp_path / "build-memory-k1").exists()      # the scratch table is removed
+
+
+def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
+        tmp_path, monkeypatch, capsys):
+    """certify.py before a machine goes: SIGUSR1 stops the extraction at once and the
+    checkers still check every part already made into the ledger (in both orientations),
+    then the script ends without the whole's check; --check-only does the same without
+    starting an extraction."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from niwa.solver.certificate import CheckLedger, certificate_from_checkpoint, part_headers
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out = tmp_path / "cert"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=1, parts_dir=out / "parts")
+    made = part_headers(out / "parts")
+    assert made
+    real = certify.measured
+
+    def slow_extraction(cmd, label="", count=None, total=None, started=None):
+        if label.startswith("extract"):     # an extraction that would take a minute
+            cmd = ["sleep", "60"]
+            threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+        return real(cmd, label, count, total, started)
+
+    monkeypatch.setattr(certify, "measured", slow_extraction)
+    args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
+            "--split", "1", "--check-as-made", "--checkers", "2", "--ledger",
+            str(tmp_path / "ledger.jsonl")]
+    start = time.monotonic()
+    certify.main(args)
+    assert time.monotonic() - start < 30
+    assert "every part in" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL     # (given back)
+    rows = pd.read_csv(tmp_path / "certificates.csv")
+    extract = rows[rows["step"] == "extract"]
+    assert len(extract) == 1 and extract["exit"].iloc[0] != 0
+    assert not (out / "tiny.npz").exists() and "check" not in set(rows["step"])
+    checked = CheckLedger(tmp_path / "ledger.jsonl").rows
+    assert all((h.sha256, False) in checked for h in made)
+    # --check-only: a new ledger, no extraction row, the same parts checked
+    before = len(rows)
+    certify.main([*args[:-1], str(tmp_path / "ledger2.jsonl"), "--check-only"])
+    rows = pd.read_csv(tmp_path / "certificates.csv").iloc[before:]
+    assert set(rows["step"]) <= {"check part", "check part (mirror)"} and len(rows) >= len(made)
+    assert CheckLedger(tmp_path / "ledger2.jsonl").rows.keys() == checked.keys()
+    with pytest.raises(SystemExit) as e:
+        certify.main([a for a in args if a != "--check-as-made"] + ["--check-only"])
+    assert e.value.code == 2

@@ -19,6 +19,10 @@ resident memory), in this order; a step that fails stops the script with its err
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
    book that `perfect` and `best` play.
 
+Before a machine goes, `kill -USR1` the script: the extraction stops (the part in hand
+is lost) and the checkers check every part already made, then the script ends;
+`--check-only` does only that from the start.
+
 A certification longer than a machine lives is carried by its check ledger alone (the
 parts are too big for git; give --ledger a file in the repository): with
 --check-as-made, each part is checked into the ledger as soon as it is saved (a row
@@ -353,7 +357,12 @@ def main(argv=None) -> None:
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
     p.add_argument("--piece-plies", type=int, default=4)
+    p.add_argument("--check-only", action="store_true",
+                   help="with --check-as-made: make no part, check those in the folder "
+                        "that the ledger lacks, then stop")
     a = p.parse_args(argv)
+    if a.check_only and not a.check_as_made:
+        p.error("--check-only checks the parts as made: give --check-as-made too")
     niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
@@ -382,10 +391,30 @@ def main(argv=None) -> None:
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
+    # SIGUSR1 winds the run down before a machine goes: the extraction is stopped (the
+    # part it is making is lost) and the checkers go through every part already made
+    extraction, wind_down = [], threading.Event()
+
+    def stop_extraction(*_) -> None:
+        wind_down.set()
+        for proc in extraction:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGUSR1, stop_extraction)
+    if a.check_only:
+        wind_down.set()
     try:
-        made = step(a.name, "extract" + (f" ({a.processes} processes)" if a.processes > 1
-                                         else ""),
-                    extract, files_in(parts, "part-*.npz"), expected_parts(a, parts, ledger))
+        made = None
+        if not wind_down.is_set():
+            try:
+                made = step(a.name, "extract" + (f" ({a.processes} processes)"
+                                                 if a.processes > 1 else ""),
+                            extract, files_in(parts, "part-*.npz"),
+                            expected_parts(a, parts, ledger), started=extraction.append)
+            except SystemExit:
+                if not wind_down.is_set():
+                    raise
         for checker in checkers:
             checker.stop()
         for checker in checkers:
@@ -397,6 +426,12 @@ def main(argv=None) -> None:
             if checker.is_alive():
                 checker.stop(now=True)
                 checker.join()
+        signal.signal(signal.SIGUSR1, previous)
+    if wind_down.is_set():
+        print(f"certify.py: no part is being made and every part in {parts} is checked "
+              f"into {ledger}; run the command again (without --check-only) to go on",
+              flush=True)
+        return
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
          [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
           a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
