@@ -23,7 +23,8 @@ def proof_group():
 
 
 @proof_group.command("check")
-@click.argument("certificate", type=click.Path(dir_okay=True))
+@click.argument("certificates", nargs=-1, required=True, type=click.Path(dir_okay=True),
+                metavar="CERTIFICATE...")
 @click.option("--leaf-budget", type=Number(int, 1, 10**9), default=2_000_000,
               show_default=True,
               help="Positions the checker may search to solve table leaves again.")
@@ -53,28 +54,47 @@ def proof_group():
                    "mapped to its mirror move), as a part met in the mirror is checked: a "
                    "part checked alone into a --ledger, in both orientations, serves "
                    "wherever it is met.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+@click.option("--leaf-memo", "leaf_memo_entries", type=Number(int, 0, 10**10),
+              default=10_000_000, show_default=True, metavar="ENTRIES",
+              help="Keep the table leaves' values solved again from one certificate to the "
+                   "next (and to the parts checked in this process), up to so many "
+                   "positions (about 200 bytes each; 0: each certificate its own).")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object (a line for each certificate).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
 @user_errors
-def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir, ledger_file,
-              mirror, as_json, progress):
-    """Verify CERTIFICATE with the plain-Python reference rules: every winner move legal,
-    every loser reply present, every leaf a won end of the game (or a table position,
-    solved again). Exit 0 if it proves its claim, else one line saying what is wrong and
-    exit 2.
+def check_cmd(certificates, leaf_budget, parts_dir, workers, executor, tables_dir,
+              ledger_file, mirror, leaf_memo_entries, as_json, progress):
+    """Verify each CERTIFICATE with the plain-Python reference rules: every winner move
+    legal, every loser reply present, every leaf a won end of the game (or a table
+    position, solved again). Exit 0 if each proves its claim, else one line saying what
+    is wrong and exit 2 (those before it are reported, and recorded in --ledger). Several
+    certificates are checked one after the other, sharing what their table leaves' search
+    found (--leaf-memo): the parts of one certification share much of their endgames.
 
     Example: niwa proof check bench/perfect-play/certificates/lotus-towers3-basic-optional.npz
     """
+    from niwa.cli.common import check_writable
+    from niwa.solver.certificate import LeafMemo
+
+    if ledger_file is not None:
+        check_writable(ledger_file, "--ledger")
+    memo = LeafMemo(leaf_memo_entries) if leaf_memo_entries else None
+    for certificate in certificates:
+        _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,
+                   ledger_file, mirror, memo, as_json, progress)
+
+
+def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,
+               ledger_file, mirror, memo, as_json, progress):
+    """check_cmd for one certificate."""
     import sys
     from pathlib import Path
 
     from niwa.analysis.arena.executors import make_executor
-    from niwa.cli.common import check_writable
     from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
-    if ledger_file is not None:
-        check_writable(ledger_file, "--ledger")
     cert = load_certificate(certificate)
     parts = ex = None
     if cert.parts:
@@ -85,7 +105,7 @@ def check_cmd(certificate, leaf_budget, parts_dir, workers, executor, tables_dir
         report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
                                    progress=sys.stderr.isatty() if progress is None
                                    else progress, tables=tables_dir, ledger=ledger_file,
-                                   mirror=mirror)
+                                   mirror=mirror, leaf_memo=memo)
     finally:
         if ex is not None and hasattr(ex, "close"):
             ex.close()

@@ -556,6 +556,10 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     certify.main([*args[:-1], str(tmp_path / "ledger2.jsonl"), "--check-only"])
     rows = pd.read_csv(tmp_path / "certificates.csv").iloc[before:]
     assert set(rows["step"]) <= {"check part", "check part (mirror)"} and len(rows) >= len(made)
+    # each command checks several parts of one orientation (one leaf memo), a row a part
+    assert rows["command"].nunique() < len(rows) and (rows["exit"] == 0).all()
+    for command, group in rows.groupby("command"):
+        assert len(set(group["step"])) == 1 and len(group) == command.count(".npz")
     assert CheckLedger(tmp_path / "ledger2.jsonl").rows.keys() == checked.keys()
     with pytest.raises(SystemExit) as e:
         certify.main([a for a in args if a != "--check-as-made"] + ["--check-only"])

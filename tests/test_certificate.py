@@ -438,6 +438,95 @@ def test_the_leaf_guide_reads_its_table_unverified_and_a_damaged_one_changes_no_
         find_table(LotusState(**variant), tmp_path)
 
 
+
+def _leaf_certificates(tmp_path):
+    """Certificates with table leaves of the moves of a small variant's start (so that
+    they share endgames, as the parts of one certification do), and the tables folder."""
+    from niwa.solver.tables import build_table, find_table
+
+    variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
+    build_table(variant, 2, directory=tmp_path, progress=False)
+    table = find_table(LotusState(**variant), tmp_path)
+    start = LotusState(**variant)
+    certs = []
+    for a in start.legal_actions():
+        cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), start.child(a),
+                                   tables=table)
+        if (cert.children == TABLE_LEAF).any():
+            certs.append(cert)
+    assert len(certs) >= 2
+    return certs
+
+
+def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdict(tmp_path):
+    from niwa.solver.certificate import LeafMemo, _LeafSolver
+
+    certs = _leaf_certificates(tmp_path)
+    alone = [check_certificate(c, tables=tmp_path) for c in certs]
+    memo = LeafMemo()
+    shared = [check_certificate(c, tables=tmp_path, leaf_memo=memo) for c in certs]
+    for a, b in zip(alone, shared, strict=True):
+        assert (a.nodes, a.table_leaves, a.edges) == (b.nodes, b.table_leaves, b.edges)
+        assert b.leaf_positions <= a.leaf_positions
+    assert shared[0].leaf_positions == alone[0].leaf_positions      # (nothing kept yet)
+    assert sum(b.leaf_positions for b in shared) < sum(a.leaf_positions for a in alone)
+    assert len(memo) == sum(b.leaf_positions for b in shared)
+    # a memo full of right values hides no wrong leaf: a forged one is still refused
+    cert = certs[0]
+    forged = None
+    for j, o, _ in _table_leaves(cert):
+        for a in (o.legal_actions() if o.current_player() == cert.winner else []):
+            child = o.clone()
+            child.apply(a)
+            if not child.is_terminal() and _LeafSolver(10**6).winner(child) != cert.winner:
+                actions = cert.actions.copy()
+                actions[j] = a
+                forged = with_edges(cert, actions, cert.children)
+                break
+        if forged is not None:
+            break
+    assert forged is not None
+    for c in certs:             # (the memo holds the forged leaf's true value by now)
+        check_certificate(c, tables=tmp_path, leaf_memo=memo)
+    with pytest.raises(CertificateError, match="table leaf .* is not a win"):
+        check_certificate(forged, tables=tmp_path, leaf_memo=memo)
+    # the budget counts the positions a certificate searched, not those kept before
+    with pytest.raises(CertificateError, match="need more than 1 positions"):
+        check_certificate(certs[1], tables=tmp_path, leaf_budget=1, leaf_memo=LeafMemo())
+    check_certificate(certs[1], tables=tmp_path, leaf_memo=memo, leaf_budget=1)  # all kept
+    # one memo a variant (a position key does not name its variant), emptied past its cap
+    small = LeafMemo(max_entries=3)
+    basic, pro = small.for_variant({"rule": "basic"}), small.for_variant({"rule": "pro"})
+    assert basic is not pro and small.for_variant({"rule": "basic"}) is basic
+    basic.update({bytes([k]): 0 for k in range(4)})
+    assert small.for_variant({"rule": "basic"}) == {} and len(small) == 0
+
+
+def test_proof_check_takes_several_certificates_and_stops_at_the_first_wrong_one(tmp_path):
+    certs = _leaf_certificates(tmp_path)
+    paths = []
+    for k, cert in enumerate(certs):
+        paths.append(tmp_path / f"c{k}.npz")
+        cert.save(paths[-1])
+    r = run("proof", "check", *map(str, paths), "--tables", str(tmp_path), "--json",
+            "--no-progress", "--ledger", str(tmp_path / "ledger.jsonl"))
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.output.strip().splitlines()]
+    assert [x["sha256"] for x in lines] == [c.sha256 for c in certs]
+    alone = check_certificate(certs[-1], tables=tmp_path)
+    assert lines[-1]["leaf_positions"] < alone.leaf_positions   # (the memo at work)
+    r = run("proof", "check", *map(str, paths), "--tables", str(tmp_path), "--json",
+            "--no-progress", "--leaf-memo", "0")
+    assert [json.loads(x)["leaf_positions"] for x in r.output.strip().splitlines()][-1] == \
+        alone.leaf_positions
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a certificate")
+    r = run("proof", "check", str(paths[0]), str(bad), str(paths[1]), "--json",
+            "--no-progress", "--tables", str(tmp_path))
+    out = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(out) == 2 and json.loads(out[0])["valid"]
+    assert "bad.npz" in out[1]
+
 # ---- the notation the checker reads -----------------------------------------------------------
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["basic", "pro"]),

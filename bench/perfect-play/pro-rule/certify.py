@@ -141,24 +141,34 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
-def step(name: str, label: str, cmd: list[str], count=None, total=None, started=None) -> dict:
-    """Run one step, write its row, and return its --json figures (exit on failure)."""
+def step(name: str, label: str, cmd: list[str], count=None, total=None, started=None,
+         each=False) -> dict:
+    """Run one step, write its row, and return its --json figures (exit on failure).
+    `each`: the command checks several parts, a JSON line each: a row for each (its wall
+    seconds the part's own check time; the peak memory the command's)."""
     code, wall, peak, out, err = measured(cmd, label, count, total, started)
-    lines = [x for x in out.strip().splitlines() if x.startswith("{")]
-    figures = json.loads(lines[-1]) if lines else {}
-    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
-               "step": label, "exit": code, "wall_s": round(wall, 1),
-               "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
-               "positions": figures.get("nodes", ""),
-               "moves": figures.get("edges", ""), "parts": figures.get("parts", ""),
-               "bytes": figures.get("bytes", ""), "sha256": figures.get("sha256", ""),
-               "winner": figures.get("winner", ""),
-               "figures": json.dumps(figures, sort_keys=True) if figures else "",
-               "command": shlex.join(cmd)})
+    lines = [json.loads(x) for x in out.strip().splitlines() if x.startswith("{")]
+    if not each:
+        lines = lines[-1:]
+    utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for figures in lines or [{}]:
+        write_row({"utc": utc, "name": name, "step": label,
+                   "exit": code if figures == {} or not each else 0,
+                   "wall_s": round(figures.get("time_s", wall) if each else wall, 1),
+                   "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
+                   "positions": figures.get("nodes", ""),
+                   "moves": figures.get("edges", ""), "parts": figures.get("parts", ""),
+                   "bytes": figures.get("bytes", ""), "sha256": figures.get("sha256", ""),
+                   "winner": figures.get("winner", ""),
+                   "figures": json.dumps(figures, sort_keys=True) if figures else "",
+                   "command": shlex.join(cmd)})
     if code != 0:
+        if each and lines:      # (the parts that passed have their rows; this one failed)
+            write_row({"utc": utc, "name": name, "step": label, "exit": code,
+                       "wall_s": round(wall, 1), "command": shlex.join(cmd)})
         last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
         sys.exit(f"{label} failed (exit {code}): {last}")
-    return figures
+    return lines[-1] if lines else {}
 
 
 class PartChecker(threading.Thread):
@@ -167,9 +177,12 @@ class PartChecker(threading.Thread):
     left. A part refused stops the certification: the proof or its extraction is wrong."""
 
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
-                 pieces: Path | None = None, piece_plies: int = 4, newest_first=False):
+                 pieces: Path | None = None, piece_plies: int = 4, newest_first=False,
+                 batch: int = 1):
         super().__init__(daemon=True)
-        self.newest_first = newest_first    # (a second checker takes the queue's other end)
+        self.newest_first = newest_first    # (a second checker takes the queue's other end,
+        # and the mirrored checks first: each keeps the leaf memo of one orientation)
+        self.batch = batch      # checks of one orientation in one command (a shared memo)
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
         self.pieces, self.piece_plies = pieces, piece_plies
@@ -241,22 +254,25 @@ class PartChecker(threading.Thread):
             with PartChecker._lock:
                 free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held]
                 if free:
-                    PartChecker._held.add((free[0][0].name, free[0][1]))
+                    mine = [c for c in free if c[1] == self.newest_first] or free
+                    taken = [c for c in mine if c[1] == mine[0][1]][:self.batch]
+                    PartChecker._held.update((path.name, m) for path, m in taken)
             if free:
-                path, mirrored = free[0]
-                cmd = [self.niwa, "proof", "check", str(path), "--parts", str(self.parts),
-                       "--json", "--no-progress", "--ledger", str(self.ledger),
-                       *self.options, *(["--mirror"] if mirrored else [])]
+                mirrored = taken[0][1]
+                cmd = [self.niwa, "proof", "check", *(str(path) for path, _ in taken),
+                       "--parts", str(self.parts), "--json", "--no-progress", "--ledger",
+                       str(self.ledger), *self.options, *(["--mirror"] if mirrored else [])]
                 try:
                     step(self.label, "check part" + (" (mirror)" if mirrored else ""), cmd,
-                         started=self._holding)
+                         started=self._holding, each=True)
                 except SystemExit as e:
                     if not self.quit:
                         self.failed = str(e)
                     return
                 finally:
                     with PartChecker._lock:
-                        PartChecker._held.discard((path.name, mirrored))
+                        PartChecker._held.difference_update((path.name, m)
+                                                            for path, m in taken)
                 continue
             if last_look and not todo:
                 return
@@ -357,6 +373,11 @@ def main(argv=None) -> None:
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
     p.add_argument("--piece-plies", type=int, default=4)
+    p.add_argument("--check-batch", type=int, default=16,
+                   help="with --check-as-made: parts of one orientation checked in one "
+                        "command, sharing the table leaves' values (--leaf-memo)")
+    p.add_argument("--leaf-memo", default="20000000",
+                   help="table-leaf values a checking command keeps (about 200 bytes each)")
     p.add_argument("--check-only", action="store_true",
                    help="with --check-as-made: make no part, check those in the folder "
                         "that the ledger lacks, then stop")
@@ -386,8 +407,9 @@ def main(argv=None) -> None:
     checkers = []
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
-                                ["--leaf-budget", a.leaf_budget, *order], pieces,
-                                a.piece_plies, newest_first=k == 1)
+                                ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
+                                 *order], pieces, a.piece_plies, newest_first=k == 1,
+                                batch=a.check_batch)
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
