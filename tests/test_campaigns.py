@@ -564,3 +564,47 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     with pytest.raises(SystemExit) as e:
         certify.main([a for a in args if a != "--check-as-made"] + ["--check-only"])
     assert e.value.code == 2
+
+
+def test_certify_stopped_at_any_moment_leaves_no_check_running(tmp_path):
+    """certify.py killed (SIGTERM) while its checkers look for parts or check them: no
+    `niwa proof check` outlives it (one did, started while the checker was looking)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out = tmp_path / "cert"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=1, parts_dir=out / "parts")
+    script = Path(__file__).resolve().parents[1] / "bench/perfect-play/pro-rule/certify.py"
+
+    def checks_alive() -> list[int]:
+        found = []
+        for pid in os.listdir("/proc"):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if pid.isdigit() and str(out).encode() in cmd and b"proof check" in cmd:
+                found.append(int(pid))
+        return found
+
+    for k, delay in enumerate((1.5, 1.8, 2.5, 3.5)):
+        ledger = tmp_path / f"ledger{k}.jsonl"
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(d), "--name", "tiny", "--out", str(out),
+             "--no-tables", "--split", "1", "--check-as-made", "--check-only",
+             "--checkers", "2", "--check-batch", "1", "--ledger", str(ledger),
+             "--results", str(tmp_path / "certificates.csv")],
+            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": str(script.parent)})
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        time.sleep(0.5)
+        alive = checks_alive()
+        info = [Path(f"/proc/{p}/stat").read_text().split()[:8] for p in alive]
+        assert alive == [], f"a check outlived certify.py (stopped after {delay} s): {info}"

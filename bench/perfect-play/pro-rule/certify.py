@@ -38,6 +38,7 @@ memory and the exact command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -99,7 +100,7 @@ def measured(cmd: list[str], label: str = "", count=None, total: int | None = No
                     pass
         finally:
             if proc.poll() is None:         # interrupted: no process outlives the script
-                os.killpg(proc.pid, signal.SIGTERM)
+                kill_group(proc)
                 proc.wait()
             bar.close()
         out.seek(0)
@@ -112,6 +113,12 @@ def measured(cmd: list[str], label: str = "", count=None, total: int | None = No
         peak_kb = float("nan")
     stats.unlink(missing_ok=True)
     return proc.returncode, wall, peak_kb / 1024, stdout, stderr
+
+
+def kill_group(proc) -> None:
+    """SIGTERM the process group `proc` leads (its command and what that started)."""
+    with contextlib.suppress(ProcessLookupError):     # (all of it ended already)
+        os.killpg(proc.pid, signal.SIGTERM)
 
 
 def files_in(folder: Path, pattern: str):
@@ -190,6 +197,7 @@ class PartChecker(threading.Thread):
         self.failed: str | None = None
         self.proc = None
         self.finish = threading.Event()
+        self.ended = threading.Event()  # (is_alive() is not to be trusted: see main())
         self.quit = False
 
     def stop(self, now: bool = False) -> None:
@@ -197,7 +205,7 @@ class PartChecker(threading.Thread):
         self.quit = self.quit or now
         self.finish.set()
         if now and self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
+            kill_group(self.proc)
 
     def waiting(self) -> list[tuple[Path, bool]]:
         """The (part file, mirrored) checks not in the ledger yet, oldest part first: each
@@ -241,6 +249,8 @@ class PartChecker(threading.Thread):
             self._run()
         except Exception as e:      # noqa: BLE001 (reported by the main thread)
             self.failed = f"checking the parts as made failed: {type(e).__name__}: {e}"
+        finally:
+            self.ended.set()
 
     # the checks in hand, across the checkers of this process: each takes the first check
     # waiting that no other holds, then looks again (the ledger tells what the others did)
@@ -251,6 +261,8 @@ class PartChecker(threading.Thread):
         while not self.quit:
             last_look = self.finish.is_set()
             todo = self.waiting() if self.parts.is_dir() else []
+            if self.quit:       # (stopped while looking: start no other check)
+                return
             with PartChecker._lock:
                 free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held]
                 if free:
@@ -280,6 +292,8 @@ class PartChecker(threading.Thread):
 
     def _holding(self, proc) -> None:
         self.proc = proc
+        if self.quit:   # stopped while this check was being started: it must not outlive us
+            kill_group(proc)
 
 
 def book_piece(path: Path, sha: str, found, pieces: Path, plies: int,
@@ -344,6 +358,7 @@ def expected_parts(a, parts: Path, ledger: Path | None = None) -> int | None:
 
 
 def main(argv=None) -> None:
+    global RESULTS      # (--results: the tests' rows kept out of the campaign's own)
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="the certificate's file name, without .npz")
@@ -376,6 +391,8 @@ def main(argv=None) -> None:
     p.add_argument("--check-batch", type=int, default=16,
                    help="with --check-as-made: parts of one orientation checked in one "
                         "command, sharing the table leaves' values (--leaf-memo)")
+    p.add_argument("--results", default=None,
+                   help=f"the CSV the rows are appended to (default {RESULTS})")
     p.add_argument("--leaf-memo", default="20000000",
                    help="table-leaf values a checking command keeps (about 200 bytes each)")
     p.add_argument("--check-only", action="store_true",
@@ -384,6 +401,8 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     if a.check_only and not a.check_as_made:
         p.error("--check-only checks the parts as made: give --check-as-made too")
+    if a.results is not None:
+        RESULTS = Path(a.results)
     niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
@@ -421,7 +440,7 @@ def main(argv=None) -> None:
         wind_down.set()
         for proc in extraction:
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                kill_group(proc)
 
     previous = signal.signal(signal.SIGUSR1, stop_extraction)
     if a.check_only:
@@ -440,14 +459,17 @@ def main(argv=None) -> None:
         for checker in checkers:
             checker.stop()
         for checker in checkers:
-            checker.join()
+            checker.ended.wait()
             if checker.failed:
                 sys.exit(checker.failed)
     finally:
+        # every checker stopped and waited for, whatever stopped us: a Thread.join() that a
+        # signal interrupts marks its thread as ended though it runs on (CPython
+        # bpo-45274), and the check it had started then outlived this script
         for checker in checkers:
-            if checker.is_alive():
-                checker.stop(now=True)
-                checker.join()
+            checker.stop(now=True)
+        for checker in checkers:
+            checker.ended.wait()
         signal.signal(signal.SIGUSR1, previous)
     if wind_down.is_set():
         print(f"certify.py: no part is being made and every part in {parts} is checked "
