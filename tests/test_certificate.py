@@ -320,6 +320,22 @@ def _table_leaves(cert):
     return out
 
 
+def _forged_table_leaf(cert):
+    """`cert` with one winner's move into a table leaf changed to a move into a table
+    position the winner loses (found with the reference rules)."""
+    from niwa.solver.certificate import _LeafSolver
+
+    for j, o, _ in _table_leaves(cert):
+        for a in (o.legal_actions() if o.current_player() == cert.winner else []):
+            child = o.clone()
+            child.apply(a)
+            if not child.is_terminal() and _LeafSolver(10**6).winner(child) != cert.winner:
+                actions = cert.actions.copy()
+                actions[j] = a
+                return with_edges(cert, actions, cert.children)
+    raise AssertionError("no losing move into the table found to forge")
+
+
 def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     from niwa.solver.certificate import _leaf_guide, _LeafSolver, _TableGuide
     from niwa.solver.tables import build_table, find_table
@@ -379,19 +395,7 @@ def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
     assert all(every.winner(o) == winners_only.winner(o) == cert.winner for o in leaves)
     assert every.memo.keys() == winners_only.memo.keys()
     # a winner's move into a table position the winner loses is refused, guided or not
-    forged = None
-    for j, o, _ in _table_leaves(cert):
-        for a in (o.legal_actions() if o.current_player() == cert.winner else []):
-            child = o.clone()
-            child.apply(a)
-            if not child.is_terminal() and _LeafSolver(10**6).winner(child) != cert.winner:
-                actions = cert.actions.copy()
-                actions[j] = a
-                forged = with_edges(cert, actions, cert.children)
-                break
-        if forged is not None:
-            break
-    assert forged is not None, "no losing move into the table found to forge"
+    forged = _forged_table_leaf(cert)
     with pytest.raises(CertificateError, match="table leaf .* is not a win"):
         check_certificate(forged, tables=tmp_path)
     # the command line: the order named in the report; a folder without the table refused
@@ -459,7 +463,7 @@ def _leaf_certificates(tmp_path):
 
 
 def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdict(tmp_path):
-    from niwa.solver.certificate import LeafMemo, _LeafSolver
+    from niwa.solver.certificate import LeafMemo
 
     certs = _leaf_certificates(tmp_path)
     alone = [check_certificate(c, tables=tmp_path) for c in certs]
@@ -473,19 +477,7 @@ def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdi
     assert len(memo) == sum(b.leaf_positions for b in shared)
     # a memo full of right values hides no wrong leaf: a forged one is still refused
     cert = certs[0]
-    forged = None
-    for j, o, _ in _table_leaves(cert):
-        for a in (o.legal_actions() if o.current_player() == cert.winner else []):
-            child = o.clone()
-            child.apply(a)
-            if not child.is_terminal() and _LeafSolver(10**6).winner(child) != cert.winner:
-                actions = cert.actions.copy()
-                actions[j] = a
-                forged = with_edges(cert, actions, cert.children)
-                break
-        if forged is not None:
-            break
-    assert forged is not None
+    forged = _forged_table_leaf(cert)
     for c in certs:             # (the memo holds the forged leaf's true value by now)
         check_certificate(c, tables=tmp_path, leaf_memo=memo)
     with pytest.raises(CertificateError, match="table leaf .* is not a win"):
