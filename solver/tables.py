@@ -405,6 +405,15 @@ def payload_check(header_path, header: dict) -> str:
     return "ok" if sha256_of(payload) == header["payload_sha256"] else "FAILED"
 
 
+def _verify_checksum(payload: Path, header: dict) -> None:
+    """Raise TableError unless the values file's sha256 is the one its header gives."""
+    digest = sha256_of(payload)
+    if digest != header["payload_sha256"]:
+        raise TableError(f"{payload} fails its checksum (sha256 {digest[:12]}..., header "
+                         f"says {header['payload_sha256'][:12]}...): the file is damaged; "
+                         f"rebuild it with niwa tables build ... --force")
+
+
 def load_table(header_path, verify=True):
     """The table whose header is `header_path`: a LotusTableIndex with its values attached
     (memory-mapped). `verify`: check the payload's sha256 against the header first."""
@@ -422,11 +431,7 @@ def load_table(header_path, verify=True):
                          f"{header['payload_bytes']:,}: the file is damaged; rebuild it with "
                          f"niwa tables build ... --force")
     if verify:
-        digest = sha256_of(payload)
-        if digest != header["payload_sha256"]:
-            raise TableError(f"{payload} fails its checksum (sha256 {digest[:12]}..., header "
-                             f"says {header['payload_sha256'][:12]}...): the file is damaged; "
-                             f"rebuild it with niwa tables build ... --force")
+        _verify_checksum(payload, header)
     try:
         index = make_index(header["variant"], header["stones"])
     except (TypeError, ValueError, KeyError, OverflowError) as e:
@@ -516,8 +521,8 @@ def find_table(state, directory=None, verify=True):
         table = _LOADED[key] = load_table(best[0], verify=verify)
         if verify:
             _VERIFIED.add(key)
-    elif verify and key not in _VERIFIED:
-        load_table(best[0], verify=True)    # raises if the payload is damaged
+    elif verify and key not in _VERIFIED:     # (loaded unverified before)
+        _verify_checksum(payload_path(*best), best[1])
         _VERIFIED.add(key)
     return table
 
