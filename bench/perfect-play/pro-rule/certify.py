@@ -160,7 +160,7 @@ def step(name: str, label: str, cmd: list[str], count=None, total=None, started=
     utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     for figures in lines or [{}]:
         write_row({"utc": utc, "name": name, "step": label,
-                   "exit": code if figures == {} or not each else 0,
+                   "exit": 0 if each and figures else code,   # (each: a line, a pass)
                    "wall_s": round(figures.get("time_s", wall) if each else wall, 1),
                    "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
                    "positions": figures.get("nodes", ""),

@@ -72,7 +72,8 @@ def count_parts(checkpoint, parts_dir, split: int, ledger=None, csv=None) -> dic
             child = s.child(a)
             if child.is_terminal():
                 continue
-            if child.hash() in saved:
+            is_saved = child.hash() in saved
+            if is_saved:
                 met.add(child.symmetric_hash())     # (a part and its mirror: one file)
             elif depth + 1 >= split and child.current_player() != winner:
                 to_make.add(child.symmetric_hash())     # a position and its mirror: one part
@@ -80,7 +81,7 @@ def count_parts(checkpoint, parts_dir, split: int, ledger=None, csv=None) -> dic
                 stack.append((child, depth + 1))
                 continue
             roots.setdefault((child.symmetric_hash(), child.current_player()),
-                             (child, child.hash() in saved))
+                             (child, is_saved))
     rows = _job_nodes_below(checkpoint, root, roots)
     if csv is not None:
         import pandas as pd
