@@ -336,15 +336,25 @@ def _forged_table_leaf(cert):
     raise AssertionError("no losing move into the table found to forge")
 
 
-def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
-    from niwa.solver.certificate import _leaf_guide, _LeafSolver, _TableGuide
+def _small_table(tmp_path):
+    """The start of a small variant and its k = 2 endgame table, built in tmp_path."""
     from niwa.solver.tables import build_table, find_table
 
     variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
     build_table(variant, 2, directory=tmp_path, progress=False)
-    table = find_table(LotusState(**variant), tmp_path)
-    cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), LotusState(**variant),
-                               tables=table)
+    return LotusState(**variant), find_table(LotusState(**variant), tmp_path)
+
+
+def _certified_with(table, state):
+    """The certificate of `state`, its leaves in `table` where the proof reached it."""
+    return extract_certificate(ProofSearch(tt_mb=8, tables=table), state, tables=table)
+
+
+def test_a_table_orders_the_leaf_search_and_never_decides_a_verdict(tmp_path):
+    from niwa.solver.certificate import _leaf_guide, _LeafSolver, _TableGuide
+
+    start, table = _small_table(tmp_path)
+    cert = _certified_with(table, start)
     plain, guided = check_certificate(cert), check_certificate(cert, tables=tmp_path)
     assert plain.table_leaves == guided.table_leaves > 0
     assert guided.leaf_positions < plain.leaf_positions
@@ -416,13 +426,10 @@ def test_the_leaf_guide_reads_its_table_unverified_and_a_damaged_one_changes_no_
     afterwards, in the same process, still has the damage refused."""
     from niwa.solver import certificate as certificate_mod
     from niwa.solver import tables as tables_mod
-    from niwa.solver.tables import TableError, build_table, find_table
+    from niwa.solver.tables import TableError, find_table
 
-    variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
-    build_table(variant, 2, directory=tmp_path, progress=False)
-    table = find_table(LotusState(**variant), tmp_path)
-    cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), LotusState(**variant),
-                               tables=table)
+    start, table = _small_table(tmp_path)
+    cert = _certified_with(table, start)
     good = check_certificate(cert, tables=tmp_path)
     payload = next(tmp_path.glob("*.npy"))
     raw = bytearray(payload.read_bytes())
@@ -439,25 +446,18 @@ def test_the_leaf_guide_reads_its_table_unverified_and_a_damaged_one_changes_no_
         (good.nodes, good.table_leaves, good.leaf_order)
     assert damaged.leaf_positions != good.leaf_positions    # the damage reordered the search
     with pytest.raises(TableError, match="fails its checksum"):
-        find_table(LotusState(**variant), tmp_path)
+        find_table(start, tmp_path)
 
 
 
 def _leaf_certificates(tmp_path):
     """Certificates with table leaves of the moves of a small variant's start (so that
-    they share endgames, as the parts of one certification do), and the tables folder."""
-    from niwa.solver.tables import build_table, find_table
-
-    variant = dict(towers=3, lane=2, shared=5, trampoline_at=4)
-    build_table(variant, 2, directory=tmp_path, progress=False)
-    table = find_table(LotusState(**variant), tmp_path)
-    start = LotusState(**variant)
-    certs = []
-    for a in start.legal_actions():
-        cert = extract_certificate(ProofSearch(tt_mb=8, tables=table), start.child(a),
-                                   tables=table)
-        if (cert.children == TABLE_LEAF).any():
-            certs.append(cert)
+    they share endgames, as the parts of one certification do); the table is built in
+    tmp_path."""
+    start, table = _small_table(tmp_path)
+    certs = [cert for cert in (_certified_with(table, start.child(a))
+                               for a in start.legal_actions())
+             if (cert.children == TABLE_LEAF).any()]
     assert len(certs) >= 2
     return certs
 
@@ -475,13 +475,12 @@ def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdi
     assert shared[0].leaf_positions == alone[0].leaf_positions      # (nothing kept yet)
     assert sum(b.leaf_positions for b in shared) < sum(a.leaf_positions for a in alone)
     assert len(memo) == sum(b.leaf_positions for b in shared)
-    # a memo full of right values hides no wrong leaf: a forged one is still refused
-    cert = certs[0]
-    forged = _forged_table_leaf(cert)
-    for c in certs:             # (the memo holds the forged leaf's true value by now)
-        check_certificate(c, tables=tmp_path, leaf_memo=memo)
-    with pytest.raises(CertificateError, match="table leaf .* is not a win"):
-        check_certificate(forged, tables=tmp_path, leaf_memo=memo)
+    # a memo full of right values hides no wrong leaf: a forged one is still refused, the
+    # second time with the forged leaf's own value (kept by the first refusal) in the memo
+    forged = _forged_table_leaf(certs[0])
+    for _ in range(2):
+        with pytest.raises(CertificateError, match="table leaf .* is not a win"):
+            check_certificate(forged, tables=tmp_path, leaf_memo=memo)
     # the budget counts the positions a certificate searched, not those kept before
     with pytest.raises(CertificateError, match="need more than 1 positions"):
         check_certificate(certs[1], tables=tmp_path, leaf_budget=1, leaf_memo=LeafMemo())
