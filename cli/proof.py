@@ -180,10 +180,15 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
                    "parts where that walk met 16 of the loser's positions (each saved as it "
                    "is made), "
                    "so that no part outlasts a session (0: no bound).")
+@click.option("--cuts", "cuts_file", type=click.Path(dir_okay=False), default=None,
+              help="With --max-part-positions: where the parts found too big and their "
+                   "cut depths are kept (default: DIR/cuts.jsonl of --parts), so that a "
+                   "run again cuts each at once instead of walking it to the bound first.")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
-                as_json, progress, workers, ledger_file, max_part_positions, huge_pages):
+                as_json, progress, workers, ledger_file, max_part_positions, cuts_file,
+                huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -205,6 +210,10 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
         raise UserError("--split needs --parts DIR (where the parts are saved)")
     if max_part_positions and split is None:
         raise UserError("--max-part-positions needs --split PLIES (parts to cut)")
+    if cuts_file is not None and not max_part_positions:
+        raise UserError("--cuts needs --max-part-positions N (the parts it cuts)")
+    if cuts_file is not None:
+        check_writable(cuts_file, "--cuts")
     if workers > 1 and split is None:
         raise UserError("--workers needs --split PLIES: the workers share the parts")
     if split is None and parts_dir is not None and not os.path.isdir(parts_dir):
@@ -220,7 +229,7 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
         parts_dir=parts_dir, huge_pages=huge_pages, workers=workers, ledger=ledger_file,
-        max_part_positions=max_part_positions,
+        max_part_positions=max_part_positions, cuts=cuts_file,
         parts_out=parts_dir or os.path.dirname(os.path.abspath(out_file)),
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)

@@ -794,13 +794,67 @@ class PartsFolder:
         return False
 
 
+class PartCuts:
+    """Where the parts found too big were cut, one JSON line each (the position's
+    symmetric hash, its root, the bound its walk passed and the depth chosen), so that a
+    certification run again (after a stop, or on a new machine) cuts such a part at once
+    instead of walking it to the bound first: up to max_part_positions positions whose
+    winner's moves are proved again, 20 minutes and more a part on full pro/mandatory,
+    paid again at each level of a chain of cuts. It is only a choice of where to split: a
+    line that no longer fits changes the parts' sizes, never what is certified. A line a
+    kill cut short is ignored (that part is walked to the bound again)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+
+    @staticmethod
+    def _key(position) -> str:
+        return f"{position.symmetric_hash():016x}"
+
+    def depth(self, position, bound: int) -> int | None:
+        """The depth to cut `position`'s part at, if a walk of at least `bound` positions
+        (so one that `bound` also stops) found it too big; else None."""
+        try:
+            text = self.path.read_text(errors="replace")
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise CertificateError(f"cannot read the part cuts {self.path}: "
+                                   f"{e.strerror}") from None
+        key, found = self._key(position), None
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+                if row["key"] == key and int(row["bound"]) >= bound >= 1:
+                    found = int(row["depth"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        return found if found is not None and found >= 1 else None
+
+    def add(self, position, bound: int, depth: int) -> None:
+        line = json.dumps({"key": self._key(position), "root": position.to_notation(),
+                           "bound": int(bound), "depth": int(depth)})
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # one short write in append mode: lines from several processes do not mix
+            with open(self.path, "ab+") as f:
+                end = f.seek(0, os.SEEK_END)
+                torn = end > 0 and f.seek(end - 1) >= 0 and f.read(1) != b"\n"
+                f.write((("\n" if torn else "") + line + "\n").encode())
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise CertificateError(f"cannot write the part cuts {self.path}: "
+                                   f"{e.strerror}") from None
+
+
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
                                 time_limit: float = 0.0, progress: bool = False,
                                 move: str | None = None, parts=(), split: int = 0,
                                 parts_dir=None, huge_pages: bool = False,
                                 workers: int = 1, parts_out=None,
                                 shared_table=None, ledger=None,
-                                max_part_positions: int = 0) -> Certificate:
+                                max_part_positions: int = 0, cuts=None) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -828,7 +882,9 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     alone makes only what the ledger lacks. `max_part_positions` (with `split`): a part
     whose walk passes so many positions is cut instead, into parts at the depth cut_depth
     picks from that walk (saved as each is made, and cut again if need be), so that no
-    part takes longer than a machine may live (0: no bound)."""
+    part takes longer than a machine may live (0: no bound). `cuts`: the file where those
+    cuts are kept (PartCuts; default `parts_dir`/cuts.jsonl), so that a run again cuts
+    such a part at once instead of walking it to the bound first."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     if ledger is not None:
@@ -877,11 +933,12 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         helpers = _part_helpers(workers - 1, directory, dict(
             tt_mb=tt_mb, tables=tables, time_limit=time_limit, move=move, parts=parts,
             split=split, parts_dir=parts_dir, huge_pages=huge_pages, parts_out=parts_out,
-            shared_table=shared_table, max_part_positions=max_part_positions))
+            shared_table=shared_table, max_part_positions=max_part_positions, cuts=cuts))
     try:
         return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
                                 tables, time_limit, progress, parts, split, parts_dir,
-                                huge_pages, parts_out, shared_table, max_part_positions)
+                                huge_pages, parts_out, shared_table, max_part_positions,
+                                cuts)
     finally:
         _stop(helpers)
 
@@ -929,7 +986,7 @@ def _stop(helpers) -> None:
 def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
                      time_limit, progress, parts, split, parts_dir, huge_pages,
                      parts_out=None, shared_table=None,
-                     max_part_positions: int = 0) -> Certificate:
+                     max_part_positions: int = 0, cuts=None) -> Certificate:
     """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
     jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
     from niwa.solver.proof import ProofSearch
@@ -956,25 +1013,36 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         # the parts an earlier certification left there: their headers are all the walk
         # needs to stop at them (loading each whole would hold all their arrays at once)
         parts = [*parts, *part_headers(folder)]
+        known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
 
         def extract_part(position):
             def walk(**cut):
                 return extract_certificate(search, position, tables=table,
                                            time_limit=time_limit, progress=progress,
                                            jobs=jobs, parts=[*parts, *job_parts], **cut)
-            try:
-                part = walk(max_positions=max_part_positions)
-            except TreeTooBig as e:
-                part, depths = None, e.loser_depths
+            part = depths = None
+            at = known_cuts.depth(position, max_part_positions) if max_part_positions \
+                else None
+            if at is None:
+                try:
+                    part = walk(max_positions=max_part_positions)
+                except TreeTooBig as e:
+                    depths = e.loser_depths
             if part is None:
                 # cut (outside the except clause: the exception's traceback would keep the
                 # abandoned walk's memory alive through every part made below) where the
                 # walk met enough of the loser's positions: its proofs stay in the table,
                 # so the walk again is mostly lookups; the parts below are saved (and can
                 # be checked) as each is made
-                at = cut_depth(depths)
+                if at is None:
+                    at = cut_depth(depths)
+                    known_cuts.add(position, max_part_positions, at)
+                    recalled = {}
+                else:
+                    recalled = {"cut_recalled": True}
                 part = walk(split=at, make_part=make_part)
-                part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
+                part.info.update(cut_at_positions=max_part_positions, cut_depth=at,
+                                 **recalled)
             part.info.update(proof="two-level", proof_root=root.to_notation())
             bring(part)
             return part

@@ -310,7 +310,8 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     out, ledger = tmp_path / "cert", tmp_path / "kept" / "ledger.jsonl"
     args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
             "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger),
-            "--plies", "4", "--piece-plies", "4", "--checkers", "2"]
+            "--plies", "4", "--piece-plies", "4", "--checkers", "2",
+            "--max-part-positions", "40"]
     certify.main(args)
     from niwa.solver.book import load_book
 
@@ -331,6 +332,10 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     assert whole["parts_from_ledger"] == whole["parts"] > 0     # all checked as made
     top = load_certificate(out / "tiny.npz")
     assert (top.sha256, False) in CheckLedger(ledger).rows
+    # the parts cut for --max-part-positions are kept beside the ledger
+    cut = [p for p in map(load_certificate, made) if "cut_depth" in p.info]
+    kept_cuts = (tmp_path / "kept" / "ledger-cuts.jsonl").read_text().splitlines()
+    assert cut and len(kept_cuts) == len(cut)
     shutil.rmtree(out)
     certify.main(args)
     assert list((out / "parts").glob("part-*.npz")) == []

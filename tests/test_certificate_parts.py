@@ -679,3 +679,61 @@ def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
                                   "--max-part-positions", "5"])
     assert r.exit_code == 2 and "needs --split" in r.output
+
+
+def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_checkpoint,
+                                                           monkeypatch):
+    """The cuts of --max-part-positions are kept (PartCuts, DIR/cuts.jsonl): a run into a
+    new folder given them cuts each such part at once, without walking it to the bound
+    first, and its certificate checks as the first one does."""
+    import niwa.solver.certificate as certificate
+    from niwa.solver.certificate import PartCuts, certificate_from_checkpoint
+
+    cp = proven_checkpoint
+    whole = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2,
+                                        parts_dir=tmp_path / "uncut")
+    bound = max(2, max(load_certificate(p).nodes
+                       for p in (tmp_path / "uncut").glob("*.npz")) // 4)
+    walks = []
+    plain = certificate.extract_certificate
+
+    def counted(*args, **kw):
+        walks.append(kw.get("max_positions", 0))
+        return plain(*args, **kw)
+
+    monkeypatch.setattr(certificate, "extract_certificate", counted)
+    first = tmp_path / "first"
+    certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=first,
+                                max_part_positions=bound)
+    rows = [json.loads(line) for line in (first / "cuts.jsonl").read_text().splitlines()]
+    assert rows and all(row["bound"] == bound and row["depth"] >= 1 for row in rows)
+    # the first time, every part is walked to the bound first
+    assert walks.count(bound) == len(list(first.glob("part-*.npz")))
+    walks.clear()
+    again = tmp_path / "again"
+    top = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=again,
+                                      max_part_positions=bound, cuts=first / "cuts.jsonl")
+    made = [load_certificate(p) for p in again.glob("part-*.npz")]
+    recalled = [p for p in made if p.info.get("cut_recalled")]
+    # each part the file names is cut at once, at the depth kept; only the others are
+    # walked to the bound first
+    assert recalled and walks.count(bound) == len(made) - len(recalled)
+    depth_of = {int(row["key"], 16): row["depth"] for row in rows}
+    assert all(depth_of[parse_position(p.root).symmetric_hash()] == p.info["cut_depth"]
+               for p in recalled)
+    report = check_certificate(top, parts=certificate_folder(again))
+    assert report.winner_nodes >= 0 and top.winner == whole.winner
+    # a walk to a larger bound than the one recorded is not known to pass it; a line a
+    # kill cut short is skipped and the next one is written on a line of its own
+    cuts = PartCuts(first / "cuts.jsonl")
+    position = parse_position(rows[0]["root"])
+    assert cuts.depth(position, bound) == rows[0]["depth"]
+    assert cuts.depth(position, bound + 1) is None
+    with open(first / "cuts.jsonl", "a") as f:
+        f.write('{"key": "0')
+    cuts.add(position, bound + 9, 5)
+    assert cuts.depth(position, bound + 9) == 5 and cuts.depth(position, bound) == 5
+    r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
+                                  "--parts", str(again), "--split", "2",
+                                  "--cuts", str(tmp_path / "c.jsonl")])
+    assert r.exit_code == 2 and "--cuts needs --max-part-positions" in r.output

@@ -184,11 +184,12 @@ class PartChecker(threading.Thread):
     left. A part refused stops the certification: the proof or its extraction is wrong."""
 
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
-                 pieces: Path | None = None, piece_plies: int = 4, newest_first=False,
+                 pieces: Path | None = None, piece_plies: int = 4, second=False,
                  batch: int = 1):
         super().__init__(daemon=True)
-        self.newest_first = newest_first    # (a second checker takes the queue's other end,
-        # and the mirrored checks first: each keeps the leaf memo of one orientation)
+        # the second of two checkers takes the queue's other end (newest part first) and the
+        # mirrored checks first: each keeps the leaf memo of one orientation
+        self.second = second
         self.batch = batch      # checks of one orientation in one command (a shared memo)
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
@@ -223,7 +224,7 @@ class PartChecker(threading.Thread):
         checked = set(CheckLedger(self.ledger).rows)
         out, found = [], None
         for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime,
-                           reverse=self.newest_first):
+                           reverse=self.second):
             if path.name in self.done:
                 continue
             try:
@@ -266,7 +267,7 @@ class PartChecker(threading.Thread):
             with PartChecker._lock:
                 free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held]
                 if free:
-                    mine = [c for c in free if c[1] == self.newest_first] or free
+                    mine = [c for c in free if c[1] == self.second] or free
                     taken = [c for c in mine if c[1] == mine[0][1]][:self.batch]
                     PartChecker._held.update((path.name, m) for path, m in taken)
             if free:
@@ -378,12 +379,16 @@ def main(argv=None) -> None:
                         "not made again, their files kept or not")
     p.add_argument("--max-part-positions", default="0",
                    help="cut a part whose walk passes so many positions (0: no bound)")
+    p.add_argument("--cuts", default=None,
+                   help="where the parts cut for --max-part-positions are kept (default: "
+                        "beside the ledger, LEDGER-cuts.jsonl), so that a run again cuts "
+                        "them at once instead of walking each to the bound first")
     p.add_argument("--check-as-made", action="store_true",
                    help="check each part into the ledger as soon as it is saved, and keep "
                         "the book of its first plies (--piece-plies) in --book-pieces")
     p.add_argument("--checkers", type=int, default=1, choices=(1, 2),
-                   help="with --check-as-made: 2 checks at once (oldest and newest part "
-                        "first): checking costs more CPU than extracting")
+                   help="with --check-as-made: 2 checks at once, one of each orientation "
+                        "(the first takes the oldest parts first, the second the newest)")
     p.add_argument("--book-pieces", default=None,
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
@@ -413,12 +418,14 @@ def main(argv=None) -> None:
     ledger.touch()
     pieces = Path(a.book_pieces) if a.book_pieces else \
         ledger.with_name(ledger.stem + "-book-pieces")
+    cuts = Path(a.cuts) if a.cuts else ledger.with_name(ledger.stem + "-cuts.jsonl")
     # the table the leaves came from orders the checker's search of them (an order only)
     order = [] if a.no_tables else ["--tables", a.tables or "auto"]
     extract = [niwa, "proof", "extract", a.checkpoint, "--out", str(cert), "--parts",
                str(parts), "--split", str(a.split), "--tt-mb", a.tt_mb, "--json",
                "--no-progress", "--ledger", str(ledger),
                "--max-part-positions", a.max_part_positions]
+    extract += ["--cuts", str(cuts)] if a.max_part_positions not in ("0", "") else []
     extract += ["--move", a.move] if a.move else []
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
@@ -427,7 +434,7 @@ def main(argv=None) -> None:
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
                                 ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
-                                 *order], pieces, a.piece_plies, newest_first=k == 1,
+                                 *order], pieces, a.piece_plies, second=k == 1,
                                 batch=a.check_batch)
                     for k in range(a.checkers)]
         for checker in checkers:
