@@ -548,7 +548,8 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     start = time.monotonic()
     certify.main(args)
     assert time.monotonic() - start < 30
-    assert "every part in" in capsys.readouterr().out
+    told = capsys.readouterr().out
+    assert "every part in" in told and "--check-only" not in told
     assert signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL     # (given back)
     rows = pd.read_csv(tmp_path / "certificates.csv")
     extract = rows[rows["step"] == "extract"]
@@ -559,6 +560,7 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     # --check-only: a new ledger, no extraction row, the same parts checked
     before = len(rows)
     certify.main([*args[:-1], str(tmp_path / "ledger2.jsonl"), "--check-only"])
+    assert "again without --check-only" in capsys.readouterr().out
     rows = pd.read_csv(tmp_path / "certificates.csv").iloc[before:]
     assert set(rows["step"]) <= {"check part", "check part (mirror)"} and len(rows) >= len(made)
     # each command checks several parts of one orientation (one leaf memo), a row a part

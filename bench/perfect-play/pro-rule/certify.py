@@ -480,7 +480,8 @@ def main(argv=None) -> None:
         signal.signal(signal.SIGUSR1, previous)
     if wind_down.is_set():
         print(f"certify.py: no part is being made and every part in {parts} is checked "
-              f"into {ledger}; run the command again (without --check-only) to go on",
+              f"into {ledger}; run the command again"
+              f"{' without --check-only' if a.check_only else ''} to go on",
               flush=True)
         return
     step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
