@@ -73,17 +73,36 @@ def check_cmd(certificates, leaf_budget, parts_dir, workers, executor, tables_di
     certificates are checked one after the other, sharing what their table leaves' search
     found (--leaf-memo): the parts of one certification share much of their endgames.
 
+    CERTIFICATE `-` reads the certificates from standard input instead, a path a line
+    (`--mirror PATH`: that one's mirror claim), each checked as its line arrives, until
+    the input ends: a long-lived checker whose leaf memo lasts (certify.py's).
+
     Example: niwa proof check bench/perfect-play/certificates/lotus-towers3-basic-optional.npz
     """
-    from niwa.cli.common import check_writable
+    from niwa.cli.common import UserError, check_writable
     from niwa.solver.certificate import LeafMemo
 
+    if "-" in certificates and len(certificates) > 1:
+        raise UserError("CERTIFICATE '-' (read from standard input) comes alone")
     if ledger_file is not None:
         check_writable(ledger_file, "--ledger")
     memo = LeafMemo(leaf_memo_entries) if leaf_memo_entries else None
-    for certificate in certificates:
+    for certificate, mirrored in (_read_stdin(mirror) if certificates == ("-",) else
+                                  ((c, mirror) for c in certificates)):
         _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,
-                   ledger_file, mirror, memo, as_json, progress)
+                   ledger_file, mirrored, memo, as_json, progress)
+
+
+def _read_stdin(mirror: bool):
+    """The (certificate path, mirrored) lines of standard input, each as it arrives."""
+    import sys
+
+    for line in iter(sys.stdin.readline, ""):       # (not `for line in`: it reads ahead)
+        path = line.strip()
+        if path.startswith("--mirror "):
+            yield path[len("--mirror "):].strip(), True
+        elif path:
+            yield path, mirror
 
 
 def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,

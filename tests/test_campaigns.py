@@ -322,7 +322,18 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     rows = pd.read_csv(tmp_path / "certificates.csv")
     made = list((out / "parts").glob("part-*.npz"))
     checks = rows[rows["step"].str.startswith("check part")]
-    assert len(checks) >= len(made) > 0 and (checks["exit"] == 0).all()
+    assert len(made) > 0 and len(checks) > 0 and (checks["exit"] == 0).all()
+    # every part is checked in both orientations (a part met first as a part of one
+    # checked has no row of its own: its positions are in that one's part_nodes)
+    in_ledger = CheckLedger(ledger).rows
+    from niwa.solver.certificate import parse_reference_position
+
+    def orientations(root):     # (a root that is its own mirror: one)
+        symmetric = parse_reference_position(root).mirrored().to_notation() == root
+        return (False,) if symmetric else (False, True)
+
+    assert all((p.sha256, m) in in_ledger
+               for p in map(load_certificate, made) for m in orientations(p.root))
     # the two checkers never check one part in one orientation twice
     assert not checks.duplicated(["sha256", "step"]).any()
     # (the parts left when the extraction ends are checked before the whole)
@@ -563,10 +574,13 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     assert "again without --check-only" in capsys.readouterr().out
     rows = pd.read_csv(tmp_path / "certificates.csv").iloc[before:]
     assert set(rows["step"]) <= {"check part", "check part (mirror)"} and len(rows) >= len(made)
-    # each command checks several parts of one orientation (one leaf memo), a row a part
-    assert rows["command"].nunique() < len(rows) and (rows["exit"] == 0).all()
-    for command, group in rows.groupby("command"):
-        assert len(set(group["step"])) == 1 and len(group) == command.count(".npz")
+    # each checker is one long-lived `niwa proof check -` (one leaf memo), a row a part
+    streams = rows["command"].str.split(" <<< ").str[0]
+    assert streams.nunique() <= 2 and (streams.str.contains("proof check -")).all()
+    assert (rows["exit"] == 0).all() and (rows["peak_rss_mb"] > 0).all()
+    checked_paths = [json.loads(f)["certificate"] for f in rows["figures"]]
+    assert all(path in command
+               for path, command in zip(checked_paths, rows["command"], strict=True))
     assert CheckLedger(tmp_path / "ledger2.jsonl").rows.keys() == checked.keys()
     with pytest.raises(SystemExit) as e:
         certify.main([a for a in args if a != "--check-as-made"] + ["--check-only"])
@@ -604,7 +618,7 @@ def test_certify_stopped_at_any_moment_leaves_no_check_running(tmp_path):
         proc = subprocess.Popen(
             [sys.executable, str(script), str(d), "--name", "tiny", "--out", str(out),
              "--no-tables", "--split", "1", "--check-as-made", "--check-only",
-             "--checkers", "2", "--check-batch", "1", "--ledger", str(ledger),
+             "--checkers", "2", "--ledger", str(ledger),
              "--results", str(tmp_path / "certificates.csv")],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONPATH": str(script.parent)})

@@ -46,8 +46,8 @@ def pro():
     return make(PRO)
 
 
-def run(*args):
-    return CliRunner().invoke(main, list(args))
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input)
 
 
 def with_edges(cert, actions, children, offsets=None):
@@ -517,6 +517,47 @@ def test_proof_check_takes_several_certificates_and_stops_at_the_first_wrong_one
     out = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(out) == 2 and json.loads(out[0])["valid"]
     assert "bad.npz" in out[1]
+
+
+def test_proof_check_reads_certificates_from_stdin_each_as_its_line_arrives(tmp_path):
+    """`niwa proof check -`: a long-lived checker (certify.py's): each line's certificate is
+    checked and reported before the next line is written, `--mirror PATH` lines check the
+    mirror claim, one leaf memo serves them all, and a wrong one stops it with exit 2."""
+    import subprocess
+    import sys
+
+    certs = _leaf_certificates(tmp_path)
+    paths = []
+    for k, cert in enumerate(certs):
+        paths.append(tmp_path / f"c{k}.npz")
+        cert.save(paths[-1])
+    cmd = [sys.executable, "-m", "niwa.cli.main", "proof", "check", "-", "--json",
+           "--no-progress", "--tables", str(tmp_path), "--ledger", str(tmp_path / "l.jsonl")]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        for line in [str(paths[0]), f"--mirror {paths[0]}", *map(str, paths[1:])]:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            seen.append(json.loads(proc.stdout.readline()))    # (answered before the next)
+        proc.stdin.close()
+        assert proc.wait(120) == 0
+    finally:
+        proc.kill()
+    assert [(x["sha256"], x["mirror"]) for x in seen] == \
+        [(certs[0].sha256, False), (certs[0].sha256, True),
+         *((c.sha256, False) for c in certs[1:])]
+    alone = check_certificate(certs[-1], tables=tmp_path)
+    assert seen[-1]["leaf_positions"] < alone.leaf_positions   # (one memo throughout)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a certificate")
+    r = run("proof", "check", "-", "--json", "--no-progress", input=f"{paths[0]}\n{bad}\n"
+            f"{paths[1]}\n")
+    out = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(out) == 2 and "bad.npz" in out[1]
+    r = run("proof", "check", "-", str(paths[0]))
+    assert r.exit_code == 2 and "comes alone" in r.output
 
 # ---- the notation the checker reads -----------------------------------------------------------
 @settings(max_examples=30, deadline=None)

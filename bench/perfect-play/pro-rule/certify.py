@@ -26,7 +26,8 @@ is lost) and the checkers check every part already made, then the script ends;
 A certification longer than a machine lives is carried by its check ledger alone (the
 parts are too big for git; give --ledger a file in the repository): with
 --check-as-made, each part is checked into the ledger as soon as it is saved (a row
-"check part" each, beside the extraction), and the extraction, given the same ledger,
+"check part" each, beside the extraction, by one long-lived `niwa proof check -` a
+checker), and the extraction, given the same ledger,
 stops at every part recorded there, its file kept or not, so a new machine makes only
 what the ledger lacks. Commit the ledger as it grows.
 
@@ -148,55 +149,99 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
-def step(name: str, label: str, cmd: list[str], count=None, total=None, started=None,
-         each=False) -> dict:
-    """Run one step, write its row, and return its --json figures (exit on failure).
-    `each`: the command checks several parts, a JSON line each: a row for each (its wall
-    seconds the part's own check time; the peak memory the command's)."""
+def step(name: str, label: str, cmd: list[str], count=None, total=None,
+         started=None) -> dict:
+    """Run one step, write its row, and return its --json figures (exit on failure)."""
     code, wall, peak, out, err = measured(cmd, label, count, total, started)
     lines = [json.loads(x) for x in out.strip().splitlines() if x.startswith("{")]
-    if not each:
-        lines = lines[-1:]
-    utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    for figures in lines or [{}]:
-        write_row({"utc": utc, "name": name, "step": label,
-                   "exit": 0 if each and figures else code,   # (each: a line, a pass)
-                   "wall_s": round(figures.get("time_s", wall) if each else wall, 1),
-                   "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
-                   "positions": figures.get("nodes", ""),
-                   "moves": figures.get("edges", ""), "parts": figures.get("parts", ""),
-                   "bytes": figures.get("bytes", ""), "sha256": figures.get("sha256", ""),
-                   "winner": figures.get("winner", ""),
-                   "figures": json.dumps(figures, sort_keys=True) if figures else "",
-                   "command": shlex.join(cmd)})
+    figures = lines[-1] if lines else {}
+    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
+               "step": label, "exit": code, "wall_s": round(wall, 1),
+               "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
+               "positions": figures.get("nodes", ""), "moves": figures.get("edges", ""),
+               "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
+               "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
+               "figures": json.dumps(figures, sort_keys=True) if figures else "",
+               "command": shlex.join(cmd)})
     if code != 0:
-        if each and lines:      # (the parts that passed have their rows; this one failed)
-            write_row({"utc": utc, "name": name, "step": label, "exit": code,
-                       "wall_s": round(wall, 1), "command": shlex.join(cmd)})
         last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
         sys.exit(f"{label} failed (exit {code}): {last}")
-    return lines[-1] if lines else {}
+    return figures
+
+
+class CheckFailed(Exception):
+    """The long-lived check refused a part, or ended: its last line."""
+
+
+class CheckStream:
+    """One long-lived `niwa proof check -` (its own process group), given a part a line
+    and answering a JSON line each, so that its leaf memo lasts from part to part: a
+    fresh command's first part searched 7.6 leaf positions per table leaf and checked
+    4.2K positions/s, its fourth and later ones 0.3-1.3 and about 31K/s (the eighteenth
+    session's batches of 16 parts, where the first two parts took 42% of the time)."""
+
+    def __init__(self, cmd: list[str]):
+        self.cmd = cmd
+        self.err = tempfile.TemporaryFile("w+")     # (a pipe could fill and stall it)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, start_new_session=True)
+
+    def check(self, path: Path, mirrored: bool) -> dict:
+        """The figures of one part's check, or CheckFailed with the command's last line."""
+        try:
+            self.proc.stdin.write(f"{'--mirror ' if mirrored else ''}{path}\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except (BrokenPipeError, ValueError):
+            line = ""
+        if line.startswith("{"):
+            return json.loads(line)
+        self.proc.wait()
+        self.err.seek(0)
+        last = (self.err.read().strip().splitlines() or [line.strip() or "?"])[-1]
+        raise CheckFailed(f"exit {self.proc.returncode}: {last}")
+
+    def peak_mb(self) -> float:
+        """The process's peak resident memory so far (VmHWM), NaN if unknown."""
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def close(self) -> None:
+        """End it (input closed: it has nothing in hand between two parts)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            kill_group(self.proc)
+            self.proc.wait()
+        self.err.close()
 
 
 class PartChecker(threading.Thread):
-    """Checks each part saved in `parts` into `ledger` while the extraction runs (one
-    `niwa proof check` at a time, each a row "check part"), until stop() and then the parts
-    left. A part refused stops the certification: the proof or its extraction is wrong."""
+    """Checks each part saved in `parts` into `ledger` while the extraction runs, one at a
+    time, each a row "check part", by one long-lived `niwa proof check -` (CheckStream),
+    until stop() and then the parts left. A part refused stops the certification: the
+    proof or its extraction is wrong."""
 
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
-                 pieces: Path | None = None, piece_plies: int = 4, second=False,
-                 batch: int = 1):
+                 pieces: Path | None = None, piece_plies: int = 4, second=False):
         super().__init__(daemon=True)
         # the second of two checkers takes the queue's other end (newest part first) and the
-        # mirrored checks first: each keeps the leaf memo of one orientation
+        # mirrored checks first: each memo holds mostly the endgames of one orientation
         self.second = second
-        self.batch = batch      # checks of one orientation in one command (a shared memo)
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
         self.pieces, self.piece_plies = pieces, piece_plies
         self.done: set[str] = set()     # part files checked here or found in the ledger
         self.failed: str | None = None
         self.proc = None
+        self.stream: CheckStream | None = None
         self.finish = threading.Event()
         self.ended = threading.Event()  # (is_alive() is not to be trusted: see main())
         self.quit = False
@@ -239,8 +284,9 @@ class PartChecker(threading.Thread):
                 if self.pieces is not None:
                     if found is None:       # (the folder's headers read once a look)
                         found = certificate_folder(self.parts)
-                    book_piece(path, sha, found, self.pieces, self.piece_plies,
-                               orientations)
+                    with PartChecker._pieces_lock:  # (both checkers find it checked)
+                        book_piece(path, sha, found, self.pieces, self.piece_plies,
+                                   orientations)
                 self.done.add(path.name)
             out.extend(left)
         return out
@@ -251,12 +297,19 @@ class PartChecker(threading.Thread):
         except Exception as e:      # noqa: BLE001 (reported by the main thread)
             self.failed = f"checking the parts as made failed: {type(e).__name__}: {e}"
         finally:
+            if self.stream is not None:
+                if self.quit:
+                    kill_group(self.stream.proc)
+                self.stream.close()
             self.ended.set()
 
-    # the checks in hand, across the checkers of this process: each takes the first check
-    # waiting that no other holds, then looks again (the ledger tells what the others did)
+    # the checks in hand and done, across the checkers of this process: each takes the
+    # first check waiting that no other holds or has done (a look at the ledger taken
+    # just before another checker's line lands would still list it), then looks again
     _held: set = set()
+    _done: set = set()
     _lock = threading.Lock()
+    _pieces_lock = threading.Lock()
 
     def _run(self) -> None:
         while not self.quit:
@@ -265,31 +318,47 @@ class PartChecker(threading.Thread):
             if self.quit:       # (stopped while looking: start no other check)
                 return
             with PartChecker._lock:
-                free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held]
+                free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held
+                        and (c[0].name, c[1]) not in PartChecker._done]
                 if free:
-                    mine = [c for c in free if c[1] == self.second] or free
-                    taken = [c for c in mine if c[1] == mine[0][1]][:self.batch]
-                    PartChecker._held.update((path.name, m) for path, m in taken)
+                    taken = ([c for c in free if c[1] == self.second] or free)[0]
+                    PartChecker._held.add((taken[0].name, taken[1]))
             if free:
-                mirrored = taken[0][1]
-                cmd = [self.niwa, "proof", "check", *(str(path) for path, _ in taken),
-                       "--parts", str(self.parts), "--json", "--no-progress", "--ledger",
-                       str(self.ledger), *self.options, *(["--mirror"] if mirrored else [])]
                 try:
-                    step(self.label, "check part" + (" (mirror)" if mirrored else ""), cmd,
-                         started=self._holding, each=True)
-                except SystemExit as e:
+                    self._check(*taken)
+                    with PartChecker._lock:
+                        PartChecker._done.add((taken[0].name, taken[1]))
+                except CheckFailed as e:
                     if not self.quit:
-                        self.failed = str(e)
+                        self.failed = f"check part {taken[0]} failed ({e})"
                     return
                 finally:
                     with PartChecker._lock:
-                        PartChecker._held.difference_update((path.name, m)
-                                                            for path, m in taken)
+                        PartChecker._held.discard((taken[0].name, taken[1]))
                 continue
             if last_look and not todo:
                 return
             self.finish.wait(10.0)
+
+    def _check(self, path: Path, mirrored: bool) -> None:
+        """Check one part by the stream (started at the first), and write its row."""
+        if self.stream is None:
+            self.stream = CheckStream([self.niwa, "proof", "check", "-", "--parts",
+                                       str(self.parts), "--json", "--no-progress",
+                                       "--ledger", str(self.ledger), *self.options])
+            self._holding(self.stream.proc)
+        figures = self.stream.check(path, mirrored)
+        peak = self.stream.peak_mb()
+        write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                   "name": self.label, "step": "check part" + (" (mirror)" if mirrored else ""),
+                   "exit": 0, "wall_s": round(figures.get("time_s", 0.0), 1),
+                   "peak_rss_mb": "" if peak != peak else round(peak),
+                   "positions": figures.get("nodes", ""), "moves": figures.get("edges", ""),
+                   "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
+                   "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
+                   "figures": json.dumps(figures, sort_keys=True),
+                   "command": f"{shlex.join(self.stream.cmd)} <<< "
+                              f"{shlex.quote(('--mirror ' if mirrored else '') + str(path))}"})
 
     def _holding(self, proc) -> None:
         self.proc = proc
@@ -393,13 +462,11 @@ def main(argv=None) -> None:
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
     p.add_argument("--piece-plies", type=int, default=4)
-    p.add_argument("--check-batch", type=int, default=16,
-                   help="with --check-as-made: parts of one orientation checked in one "
-                        "command, sharing the table leaves' values (--leaf-memo)")
     p.add_argument("--results", default=None,
                    help=f"the CSV the rows are appended to (default {RESULTS})")
-    p.add_argument("--leaf-memo", default="20000000",
-                   help="table-leaf values a checking command keeps (about 200 bytes each)")
+    p.add_argument("--leaf-memo", default="15000000",
+                   help="table-leaf values a checker keeps from part to part (about 120 "
+                        "bytes each; emptied when full)")
     p.add_argument("--check-only", action="store_true",
                    help="with --check-as-made: make no part, check those in the folder "
                         "that the ledger lacks, then stop")
@@ -431,11 +498,12 @@ def main(argv=None) -> None:
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
     checkers = []
+    PartChecker._held.clear()
+    PartChecker._done.clear()       # (a run before in this process: its files may be gone)
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
                                 ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
-                                 *order], pieces, a.piece_plies, second=k == 1,
-                                batch=a.check_batch)
+                                 *order], pieces, a.piece_plies, second=k == 1)
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
