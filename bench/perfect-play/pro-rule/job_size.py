@@ -84,6 +84,7 @@ def main(argv=None) -> int:
     chosen = [r for r in chosen if r["job"] not in done]
     root = parse_position(read_meta(a.checkpoint)["position"])
     tree, _ = look_at_checkpoint(a.checkpoint)
+    kept, read = None, False
     for r in tqdm(chosen, desc="positions", unit=" pos"):
         state = root.clone()
         for action in r["path"]:
@@ -91,7 +92,8 @@ def main(argv=None) -> int:
         node = tree.by_key.get((state.symmetric_hash(), state.current_player()))
         table = None if a.tables is None else resolve_tables(state, a.tables)
         search = ProofSearch(tt_mb=a.tt_mb, tables=table)
-        kept = read_proven(a.checkpoint, search, root)
+        if not read:    # (once: the file and its checksum, the same for every position)
+            kept, read = read_proven(a.checkpoint, search, root), True
         if kept is not None:
             search.load_proven(kept)
         c0 = time.thread_time()
