@@ -362,6 +362,29 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     assert {k: merged.get(k) for k in full} == full
 
 
+def test_check_stream_checks_the_same_parts_both_ways_and_writes_a_row_a_batch(tmp_path):
+    """bench/perfect-play/pro-rule/check_stream.py: the same parts, as commands of --batch
+    and through one `niwa proof check -`, side by side; a row a way and a batch."""
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    ab = load("perfect-play/pro-rule", "check_stream.py")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    parts = tmp_path / "parts"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=2, parts_dir=parts)
+    made = sorted(parts.glob("part-*.npz"), key=lambda p: p.stat().st_mtime)
+    listed = tmp_path / "parts.txt"
+    listed.write_text("".join(f"{p}\n" for p in made))
+    out = tmp_path / "check-stream.csv"
+    assert ab.main([str(listed), "--parts", str(parts), "--batch", "2", "--out",
+                    str(out)]) == 0
+    rows = pd.read_csv(out)
+    batches = (len(made) + 1) // 2
+    assert sorted(rows["way"].unique()) == ["commands", "stream"] and len(rows) == 2 * batches
+    by_way = {way: group.sort_values("batch") for way, group in rows.groupby("way")}
+    assert list(by_way["commands"]["positions"]) == list(by_way["stream"]["positions"])
+    assert by_way["stream"]["parts"].sum() == len(made) and (rows["check_s"] >= 0).all()
+
+
 def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsys):
     """bench/perfect-play/pro-rule/count_parts.py: the parts a split certification of a
     finished proof will make, counted before (all to make) and after (all saved, met)."""
