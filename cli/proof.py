@@ -58,7 +58,7 @@ def proof_group():
               default=10_000_000, show_default=True, metavar="ENTRIES",
               help="Keep the table leaves' values solved again from one certificate to the "
                    "next (and to the parts checked in this process), up to so many "
-                   "positions (about 200 bytes each; 0: each certificate its own).")
+                   "positions (about 140 bytes each; 0: each certificate its own).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object (a line for each certificate).")
 @click.option("--progress/--no-progress", default=None,

@@ -1407,7 +1407,8 @@ class LeafMemo:
     time, with one memo than each with its own). Every value in it was found by this
     process with the reference rules; one memo for each variant, since a position key
     does not name its variant. `max_entries`: a memo that has grown past it is emptied
-    before the next certificate (about 200 bytes an entry)."""
+    before the next certificate (about 140 bytes an entry: 138 measured for a million
+    49-byte keys)."""
 
     def __init__(self, max_entries: int = 10_000_000):
         self.max_entries = max_entries

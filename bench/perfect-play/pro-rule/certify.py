@@ -465,7 +465,7 @@ def main(argv=None) -> None:
     p.add_argument("--results", default=None,
                    help=f"the CSV the rows are appended to (default {RESULTS})")
     p.add_argument("--leaf-memo", default="15000000",
-                   help="table-leaf values a checker keeps from part to part (about 120 "
+                   help="table-leaf values a checker keeps from part to part (about 140 "
                         "bytes each; emptied when full)")
     p.add_argument("--check-only", action="store_true",
                    help="with --check-as-made: make no part, check those in the folder "
