@@ -1023,7 +1023,8 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
             part = depths = None
             at = known_cuts.depth(position, max_part_positions) if max_part_positions \
                 else None
-            if at is None:
+            recalled = at is not None
+            if not recalled:
                 try:
                     part = walk(max_positions=max_part_positions)
                 except TreeTooBig as e:
@@ -1034,15 +1035,13 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 # walk met enough of the loser's positions: its proofs stay in the table,
                 # so the walk again is mostly lookups; the parts below are saved (and can
                 # be checked) as each is made
-                if at is None:
+                if not recalled:
                     at = cut_depth(depths)
                     known_cuts.add(position, max_part_positions, at)
-                    recalled = {}
-                else:
-                    recalled = {"cut_recalled": True}
                 part = walk(split=at, make_part=make_part)
-                part.info.update(cut_at_positions=max_part_positions, cut_depth=at,
-                                 **recalled)
+                part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
+                if recalled:
+                    part.info["cut_recalled"] = True
             part.info.update(proof="two-level", proof_root=root.to_notation())
             bring(part)
             return part

@@ -149,20 +149,27 @@ def write_row(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
 
+def write_step_row(name: str, label: str, code: int, wall: float, peak: float,
+                   figures: dict, command: str) -> None:
+    """The row of one step (or one part's check): its figures from the command's --json
+    line, wall seconds and peak memory (NaN: unknown, the command killed)."""
+    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
+               "step": label, "exit": code, "wall_s": round(wall, 1),
+               "peak_rss_mb": "" if peak != peak else round(peak),
+               "positions": figures.get("nodes", ""), "moves": figures.get("edges", ""),
+               "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
+               "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
+               "figures": json.dumps(figures, sort_keys=True) if figures else "",
+               "command": command})
+
+
 def step(name: str, label: str, cmd: list[str], count=None, total=None,
          started=None) -> dict:
     """Run one step, write its row, and return its --json figures (exit on failure)."""
     code, wall, peak, out, err = measured(cmd, label, count, total, started)
     lines = [json.loads(x) for x in out.strip().splitlines() if x.startswith("{")]
     figures = lines[-1] if lines else {}
-    write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
-               "step": label, "exit": code, "wall_s": round(wall, 1),
-               "peak_rss_mb": "" if peak != peak else round(peak),     # (NaN: killed)
-               "positions": figures.get("nodes", ""), "moves": figures.get("edges", ""),
-               "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
-               "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
-               "figures": json.dumps(figures, sort_keys=True) if figures else "",
-               "command": shlex.join(cmd)})
+    write_step_row(name, label, code, wall, peak, figures, shlex.join(cmd))
     if code != 0:
         last = (err.strip().splitlines() or out.strip().splitlines() or ["?"])[-1]
         sys.exit(f"{label} failed (exit {code}): {last}")
@@ -186,10 +193,11 @@ class CheckStream:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.err, text=True, start_new_session=True)
 
-    def check(self, path: Path, mirrored: bool) -> dict:
-        """The figures of one part's check, or CheckFailed with the command's last line."""
+    def check(self, line: str) -> dict:
+        """The figures of one part's check (`line`: its path, or `--mirror PATH`), or
+        CheckFailed with the command's last line."""
         try:
-            self.proc.stdin.write(f"{'--mirror ' if mirrored else ''}{path}\n")
+            self.proc.stdin.write(line + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         except (BrokenPipeError, ValueError):
@@ -347,18 +355,11 @@ class PartChecker(threading.Thread):
                                        str(self.parts), "--json", "--no-progress",
                                        "--ledger", str(self.ledger), *self.options])
             self._holding(self.stream.proc)
-        figures = self.stream.check(path, mirrored)
-        peak = self.stream.peak_mb()
-        write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                   "name": self.label, "step": "check part" + (" (mirror)" if mirrored else ""),
-                   "exit": 0, "wall_s": round(figures.get("time_s", 0.0), 1),
-                   "peak_rss_mb": "" if peak != peak else round(peak),
-                   "positions": figures.get("nodes", ""), "moves": figures.get("edges", ""),
-                   "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
-                   "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
-                   "figures": json.dumps(figures, sort_keys=True),
-                   "command": f"{shlex.join(self.stream.cmd)} <<< "
-                              f"{shlex.quote(('--mirror ' if mirrored else '') + str(path))}"})
+        line = ("--mirror " if mirrored else "") + str(path)
+        figures = self.stream.check(line)
+        write_step_row(self.label, "check part" + (" (mirror)" if mirrored else ""), 0,
+                       figures.get("time_s", 0.0), self.stream.peak_mb(), figures,
+                       f"{shlex.join(self.stream.cmd)} <<< {shlex.quote(line)}")
 
     def _holding(self, proc) -> None:
         self.proc = proc

@@ -21,21 +21,19 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from certify import niwa_command  # noqa: E402 (the `niwa` beside this Python)
+
 OUT = HERE / "results" / "check-stream.csv"
 COLUMNS = ["utc", "way", "batch", "parts", "positions", "check_s", "positions_per_s",
            "leaf_positions", "table_leaves", "wall_s"]
-
-
-def niwa() -> str:
-    beside = Path(sys.executable).with_name("niwa")
-    return str(beside) if beside.is_file() else "niwa"
 
 
 def run_both(paths: list[str], options: list[str], batch: int) -> dict[str, list[dict]]:
     """The figures of each part's check, for each way, both ways running at once."""
     import threading
 
-    base = [niwa(), "proof", "check", "--json", "--no-progress", *options]
+    base = [niwa_command(), "proof", "check", "--json", "--no-progress", *options]
     t0 = time.monotonic()
     stream = subprocess.Popen([*base, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
