@@ -462,6 +462,15 @@ def _leaf_certificates(tmp_path):
     return certs
 
 
+def _saved_leaf_certificates(tmp_path):
+    """_leaf_certificates, each saved in tmp_path (c0.npz, c1.npz ...): (certs, paths)."""
+    certs = _leaf_certificates(tmp_path)
+    paths = [tmp_path / f"c{k}.npz" for k in range(len(certs))]
+    for cert, path in zip(certs, paths, strict=True):
+        cert.save(path)
+    return certs, paths
+
+
 def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdict(tmp_path):
     from niwa.solver.certificate import LeafMemo
 
@@ -494,11 +503,7 @@ def test_a_leaf_memo_kept_across_certificates_searches_less_and_changes_no_verdi
 
 
 def test_proof_check_takes_several_certificates_and_stops_at_the_first_wrong_one(tmp_path):
-    certs = _leaf_certificates(tmp_path)
-    paths = []
-    for k, cert in enumerate(certs):
-        paths.append(tmp_path / f"c{k}.npz")
-        cert.save(paths[-1])
+    certs, paths = _saved_leaf_certificates(tmp_path)
     r = run("proof", "check", *map(str, paths), "--tables", str(tmp_path), "--json",
             "--no-progress", "--ledger", str(tmp_path / "ledger.jsonl"))
     assert r.exit_code == 0, r.output
@@ -526,11 +531,7 @@ def test_proof_check_reads_certificates_from_stdin_each_as_its_line_arrives(tmp_
     import subprocess
     import sys
 
-    certs = _leaf_certificates(tmp_path)
-    paths = []
-    for k, cert in enumerate(certs):
-        paths.append(tmp_path / f"c{k}.npz")
-        cert.save(paths[-1])
+    certs, paths = _saved_leaf_certificates(tmp_path)
     cmd = [sys.executable, "-m", "niwa.cli.main", "proof", "check", "-", "--json",
            "--no-progress", "--tables", str(tmp_path), "--ledger", str(tmp_path / "l.jsonl")]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

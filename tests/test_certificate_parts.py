@@ -645,6 +645,17 @@ def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
     assert r.exit_code == 2 and "--ledger: no file" in r.output
 
 
+def _uncut_and_a_bound(cp, tmp_path):
+    """The certificate of `cp` split 2 plies down with no bound (parts in tmp_path/uncut),
+    and a part bound a quarter of its largest part: (certificate, bound)."""
+    from niwa.solver.certificate import certificate_from_checkpoint
+
+    whole = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2,
+                                        parts_dir=tmp_path / "uncut")
+    biggest = max(load_certificate(p).nodes for p in (tmp_path / "uncut").glob("*.npz"))
+    return whole, max(2, biggest // 4)
+
+
 def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     """--max-part-positions: a part whose walk passes the bound is made instead as a small
     top over parts further down (saved as each is made); the whole
@@ -652,10 +663,7 @@ def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     from niwa.solver.certificate import certificate_from_checkpoint
 
     cp, parts = proven_checkpoint, tmp_path / "parts"
-    whole = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2,
-                                        parts_dir=tmp_path / "uncut")
-    biggest = max(load_certificate(p).nodes for p in (tmp_path / "uncut").glob("*.npz"))
-    bound = max(2, biggest // 4)
+    whole, bound = _uncut_and_a_bound(cp, tmp_path)
     top = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts,
                                       max_part_positions=bound)
     top.save(tmp_path / "top.npz")
@@ -690,10 +698,7 @@ def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_chec
     from niwa.solver.certificate import PartCuts, certificate_from_checkpoint
 
     cp = proven_checkpoint
-    whole = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2,
-                                        parts_dir=tmp_path / "uncut")
-    bound = max(2, max(load_certificate(p).nodes
-                       for p in (tmp_path / "uncut").glob("*.npz")) // 4)
+    whole, bound = _uncut_and_a_bound(cp, tmp_path)
     walks = []
     plain = certificate.extract_certificate
 
