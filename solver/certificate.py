@@ -124,6 +124,34 @@ def cut_depth(loser_depths: dict, fan_out: int = 16) -> int:
     return min((d for d, n in below.items() if n >= fan_out), default=max(below))
 
 
+@dataclass(frozen=True)
+class PartPlan:
+    """The top of a part cut `depth` plies down (extract_certificate(plan=True)): its
+    `positions` above the cut, the winner's move at each of the winner's positions there
+    (engine hash -> action) and the symmetric keys of the parts below it, saved or to make,
+    in the order the walk meets them. Walking the top again with these moves meets the
+    same parts, whatever the df-pn table holds by then (a run again after a stop, or the
+    table's entries overwritten while the parts below are made), so no saved part is
+    orphaned; and a reader can count how much of a cut part is made (its parts saved)."""
+
+    root: str
+    depth: int
+    positions: int
+    moves: dict
+    children: list
+
+    def to_json(self) -> dict:
+        return {"depth": self.depth, "positions": self.positions,
+                "moves": {f"{h:016x}": a for h, a in self.moves.items()},
+                "children": [f"{k:016x}" for k in self.children]}
+
+    @classmethod
+    def from_json(cls, root: str, row: dict) -> PartPlan:
+        return cls(root, int(row["depth"]), int(row["positions"]),
+                   {int(h, 16): int(a) for h, a in row["moves"].items()},
+                   [int(k, 16) for k in row["children"]])
+
+
 @dataclass
 class Certificate:
     """A solution tree: see the module notes for what the arrays mean."""
@@ -272,7 +300,8 @@ def certificate_folder(folder):
 def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         progress: bool = False, jobs=None, parts=(), split: int = 0,
                         make_part=None, max_positions: int = 0,
-                        part_index=None, deadline: float = 0.0) -> Certificate:
+                        part_index=None, deadline: float = 0.0, moves=None,
+                        plan: bool = False) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -291,7 +320,11 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     (TreeTooBig) a solution tree of more positions than that (0: no bound); `deadline`: so
     too a walk still going at that time.perf_counter() moment (0: none).
     `part_index`: more parts to stop at, already indexed: {winner: {engine hash of a root
-    or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's)."""
+    or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's).
+    `moves`: the winner's moves to play where they are legal, by the position's engine hash
+    (a PartPlan's), before any the proofs would choose. `plan` (with `split`): make no part
+    and build no certificate; return the PartPlan of the walk (its top positions, the
+    winner's moves it chose, the parts it would stop at or make)."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -330,6 +363,11 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     waiting: dict[int, object] = {}     # hash -> a position whose part another process makes
     pending = array("q")                # the edges into those positions (marks set last)
     edge_actions, edge_hashes, edge_marks = array("H"), array("Q"), array("i")
+    given = moves or {}
+    chosen: dict[int, int] = {}     # the winner's move at each of its positions walked
+    planned: dict[int, object] = {}     # (plan) hash -> a position the walk stops at
+    if plan and not split:
+        raise CertificateError("a plan needs split: it lists the parts below the top")
     bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
     stack = [(state, 0)]
     while stack:
@@ -350,15 +388,21 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         if s.current_player() != winner:
             loser_depths[depth] = loser_depths.get(depth, 0) + 1
         if s.current_player() == winner:
-            move = None if by_jobs is None else by_jobs.winning_move(s, winner)
+            move = given.get(key)
+            if move is not None and move not in s.legal_actions():
+                move = None
+            if move is None and by_jobs is not None:
+                move = by_jobs.winning_move(s, winner)
             try:
-                moves = [move if move is not None else
-                         winning_move(search, s, winner, time_limit)]
+                replies = [move if move is not None else
+                           winning_move(search, s, winner, time_limit)]
             except NoProvenMove as e:
                 raise CertificateError(str(e)) from None
+            if plan:
+                chosen[key] = replies[0]
         else:
-            moves = s.legal_actions()
-        for a in moves:
+            replies = s.legal_actions()
+        for a in replies:
             child = s.child(a)
             edge_actions.append(a)
             if child.is_terminal():
@@ -374,6 +418,11 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             # where the winner moves each chose their own moves: towers 3 pro/mandatory
             # took 2.5x the positions of the whole certificate so, 1.2x this way)
             h, in_table = child.hash(), leaf_in_table(child)
+            if plan and (h in part_at or h in planned or depth + 1 >= split and
+                         child.current_player() != winner and not in_table and
+                         h not in seen):
+                planned.setdefault(h, child)
+                continue
             if depth + 1 >= split and make_part is not None and \
                     child.current_player() != winner and not in_table \
                     and h not in part_at and h not in seen and h not in waiting:
@@ -400,6 +449,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 edge_marks.append(0)
                 stack.append((child, depth + 1))
     bar.close()
+    if plan:
+        return PartPlan(state.to_notation(), split, len(walked), chosen,
+                        list(dict.fromkeys(c.symmetric_hash() for c in planned.values())))
     if waiting:
         for part in make_part.wait(list(waiting.values()), progress=progress):
             _claims(part, winner, None)
@@ -802,7 +854,14 @@ class PartCuts:
     winner's moves are proved again, 20 minutes and more a part on full pro/mandatory,
     paid again at each level of a chain of cuts. It is only a choice of where to split: a
     line that no longer fits changes the parts' sizes, never what is certified. A line a
-    kill cut short is ignored (that part is walked to the bound again)."""
+    kill cut short is ignored (that part is walked to the bound again).
+
+    The same file keeps the plan of each cut part's top (PartPlan: the winner's moves
+    above the cut and the parts below it), written before its parts are made: a run again
+    walks the top with those moves, so it meets the parts already saved, not others its
+    own table would choose; and the plans say how much of each cut part is made. A move
+    read back is still only a claim: the walk below it and the checker hold it to the
+    rules (a wrong one fails the extraction or the check, never passes)."""
 
     def __init__(self, path):
         self.path = Path(path)
@@ -814,26 +873,54 @@ class PartCuts:
     def depth(self, position, bound: int) -> int | None:
         """The depth to cut `position`'s part at, if a walk of at least `bound` positions
         (so one that `bound` also stops) found it too big; else None."""
-        try:
-            text = self.path.read_text(errors="replace")
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            raise CertificateError(f"cannot read the part cuts {self.path}: "
-                                   f"{e.strerror}") from None
         key, found = self._key(position), None
-        for line in text.splitlines():
+        for row in self._rows():
             try:
-                row = json.loads(line)
                 if row["key"] == key and int(row["bound"]) >= bound >= 1:
                     found = int(row["depth"])
             except (ValueError, KeyError, TypeError):
                 continue
         return found if found is not None and found >= 1 else None
 
+    def plan(self, position, depth: int) -> PartPlan | None:
+        """The first plan kept for `position`'s top cut `depth` plies down (the first, so
+        that processes that planned it at once all walk the one whose parts are made)."""
+        root, key = position.to_notation(), self._key(position)
+        for row in self._rows():
+            try:
+                if row["key"] == key and row["root"] == root and \
+                        int(row["plan"]["depth"]) == depth:
+                    return PartPlan.from_json(root, row["plan"])
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+        return None
+
+    def add_plan(self, position, plan: PartPlan) -> None:
+        self._append({"key": self._key(position), "root": plan.root,
+                      "plan": plan.to_json()})
+
+    def _rows(self):
+        try:
+            text = self.path.read_text(errors="replace")
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            raise CertificateError(f"cannot read the part cuts {self.path}: "
+                                   f"{e.strerror}") from None
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                yield row
+
     def add(self, position, bound: int, depth: int) -> None:
-        line = json.dumps({"key": self._key(position), "root": position.to_notation(),
-                           "bound": int(bound), "depth": int(depth)})
+        self._append({"key": self._key(position), "root": position.to_notation(),
+                      "bound": int(bound), "depth": int(depth)})
+
+    def _append(self, row: dict) -> None:
+        line = json.dumps(row)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # one short write in append mode: lines from several processes do not mix
@@ -1015,6 +1102,14 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         parts = [*parts, *part_headers(folder)]
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
 
+        def planned(position, depth, walk) -> PartPlan:
+            """The plan of `position`'s top cut `depth` down: the one kept, else made."""
+            plan = known_cuts.plan(position, depth)
+            if plan is None:
+                known_cuts.add_plan(position, walk(split=depth, plan=True))
+                plan = known_cuts.plan(position, depth)     # (the first kept, if two)
+            return plan
+
         def extract_part(position):
             def walk(**cut):
                 return extract_certificate(search, position, tables=table,
@@ -1038,7 +1133,8 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 if not recalled:
                     at = cut_depth(depths)
                     known_cuts.add(position, max_part_positions, at)
-                part = walk(split=at, make_part=make_part)
+                part = walk(split=at, make_part=make_part,
+                            moves=planned(position, at, walk).moves)
                 part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
                 if recalled:
                     part.info["cut_recalled"] = True
@@ -1048,9 +1144,15 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
 
         make_part = PartsFolder(folder, extract_part)
 
-    certificate = extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                      progress=progress, parts=[*parts, *job_parts], jobs=jobs,
-                                      split=split, make_part=make_part)
+    def walk_top(**how):
+        return extract_certificate(search, state, tables=table, time_limit=time_limit,
+                                   progress=progress, parts=[*parts, *job_parts], jobs=jobs,
+                                   **how)
+
+    # the top too is walked by its plan: where no job decides the winner's move, every
+    # process (and every run again) then makes the same parts
+    certificate = walk_top(split=split, make_part=make_part,
+                           moves=planned(state, split, walk_top).moves if split else None)
     bring(certificate)
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "

@@ -345,8 +345,12 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     assert (top.sha256, False) in CheckLedger(ledger).rows
     # the parts cut for --max-part-positions are kept beside the ledger
     cut = [p for p in map(load_certificate, made) if "cut_depth" in p.info]
-    kept_cuts = (tmp_path / "kept" / "ledger-cuts.jsonl").read_text().splitlines()
-    assert cut and len(kept_cuts) == len(cut)
+    kept = [json.loads(line) for line in
+            (tmp_path / "kept" / "ledger-cuts.jsonl").read_text().splitlines()]
+    assert cut and len([row for row in kept if "bound" in row]) == len(cut)
+    # and so are the plans of their tops and of the top's (both processes may plan it)
+    planned = {row["root"] for row in kept if "plan" in row}
+    assert planned == {p.root for p in cut} | {top.root}
     shutil.rmtree(out)
     certify.main(args)
     assert list((out / "parts").glob("part-*.npz")) == []
@@ -426,6 +430,52 @@ def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsy
     shutil.rmtree(parts)
     assert count.count_parts(d, parts, 2)["parts_to_make"] == before["parts_to_make"]
     assert count.count_parts(d, parts, 2, ledger) == after
+
+
+def test_progress_sums_a_whole_certification_and_estimates_a_part_not_made(tmp_path,
+                                                                           capsys):
+    """bench/perfect-play/pro-rule/progress.py: with every part made, the estimate is the
+    count (the top's positions and every part's, once); with a cut part and one of its
+    parts not made, the cut part is taken from its plan and the missing part is estimated
+    from its siblings; with no plan kept, a one-line error and status 2."""
+    from niwa.solver.certificate import certificate_from_checkpoint, load_certificate
+
+    prog = load("perfect-play/pro-rule", "progress.py")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    parts, cuts = tmp_path / "parts", tmp_path / "parts" / "cuts.jsonl"
+    assert prog.guarded(prog.main, [str(d), "--parts", str(parts), "--cuts", str(cuts)]) == 2
+    assert "holds no plan of the top" in capsys.readouterr().err
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=2, parts_dir=tmp_path / "u")
+    bound = max(2, max(load_certificate(p).nodes for p in (tmp_path / "u").glob("*.npz")) // 4)
+    top = certificate_from_checkpoint(d, tt_mb=16, tables=None, split=2, parts_dir=parts,
+                                      max_part_positions=bound)
+    made = {p: load_certificate(p) for p in parts.glob("part-*.npz")}
+    whole = prog.progress(d, parts, cuts)
+    assert whole["positions_placed_by_plans"] == whole["positions_saved"] == \
+        sum(c.nodes for c in made.values())
+    assert whole["estimated_total_positions"] == top.nodes + whole["positions_saved"]
+    assert whole["positions_saved_no_plan_reaches"] == 0
+    from niwa.ext.registry import parse_position
+
+    below_top = {parse_position(p["root"]).symmetric_hash() for p in top.parts}
+    assert whole["top_parts"] == len(below_top) == whole["top_parts_by_state"]["saved"]
+    # a cut part and the first part it stops at, not made yet
+    cut = next(p for p, c in made.items() if "cut_depth" in c.info and len(c.parts) > 1)
+    below = next(p for p, c in made.items() if c.sha256 == made[cut].parts[0]["sha256"])
+    cut.unlink()
+    below.unlink()
+    table = tmp_path / "top.csv"
+    assert prog.main([str(d), "--parts", str(parts), "--cuts", str(cuts), "--csv",
+                      str(table)]) == 0
+    partial = json.loads(capsys.readouterr().out)
+    levels = partial["parts_by_level"]
+    assert any(c.get("planned") for level, c in levels.items() if level != "0")
+    assert any(c.get("unknown") for c in levels.values())
+    assert partial["positions_placed_by_plans"] < whole["positions_placed_by_plans"]
+    assert partial["estimated_total_positions"] > partial["positions_placed_by_plans"]
+    rows = pd.read_csv(table)
+    assert len(rows) == len(below_top) and set(rows["state"]) <= {"saved", "planned",
+                                                                   "unknown"}
 
 
 def test_the_scaling_model_replays_a_checkpoint_as_a_resume_does(tmp_path):

@@ -710,7 +710,8 @@ def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_chec
     first = tmp_path / "first"
     certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=first,
                                 max_part_positions=bound)
-    rows = [json.loads(line) for line in (first / "cuts.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (first / "cuts.jsonl").read_text().splitlines()]
+    rows = [row for row in lines if "bound" in row]
     assert rows and all(row["bound"] == bound and row["depth"] >= 1 for row in rows)
     # the first time, every part is walked to the bound first
     assert walks.count(bound) == len(list(first.glob("part-*.npz")))
@@ -728,6 +729,9 @@ def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_chec
                for p in recalled)
     report = check_certificate(top, parts=certificate_folder(again))
     assert report.winner_nodes >= 0 and top.winner == whole.winner
+    # walked by the first run's plans, the tops meet the parts the first run made
+    assert sorted(p.name for p in again.glob("part-*.npz")) == \
+        sorted(p.name for p in first.glob("part-*.npz"))
     # a walk to a larger bound than the one recorded is not known to pass it; a line a
     # kill cut short is skipped and the next one is written on a line of its own
     cuts = PartCuts(first / "cuts.jsonl")
@@ -742,3 +746,44 @@ def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_chec
                                   "--parts", str(again), "--split", "2",
                                   "--cuts", str(tmp_path / "c.jsonl")])
     assert r.exit_code == 2 and "--cuts needs --max-part-positions" in r.output
+
+
+def test_each_cut_top_is_planned_first_and_walked_by_its_plan(tmp_path, proven_checkpoint):
+    """Before the parts below a cut are made, the top's plan is kept beside the cuts
+    (PartPlan: the winner's moves above the cut, the parts below): the top and every cut
+    part stop at exactly the parts their plans list, a move read back that is not legal
+    is not played, and a plan needs a split."""
+    from niwa.solver.certificate import (
+        PartCuts,
+        PartPlan,
+        certificate_from_checkpoint,
+        extract_certificate,
+    )
+    from niwa.solver.proof import ProofSearch
+
+    cp, parts = proven_checkpoint, tmp_path / "parts"
+    whole, bound = _uncut_and_a_bound(cp, tmp_path)
+    top = certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts,
+                                      max_part_positions=bound)
+    cuts = PartCuts(parts / "cuts.jsonl")
+    made = {p.sha256: p for p in map(load_certificate, parts.glob("part-*.npz"))}
+    made[top.sha256] = top
+    cut = [c for c in made.values() if "cut_depth" in c.info] + [top]
+    assert len(cut) >= 2
+    for c in cut:
+        position = parse_position(c.root)
+        plan = cuts.plan(position, c.info.get("cut_depth", 2))
+        assert plan is not None and plan.positions >= 1 and plan.moves
+        below = {parse_position(p["root"]).symmetric_hash() for p in c.parts}
+        assert set(plan.children) == below and len(plan.children) == len(below)
+        assert PartPlan.from_json(plan.root, plan.to_json()) == plan
+        assert cuts.plan(position, plan.depth + 1) is None
+    state = parse_position(top.root)
+    search = ProofSearch(tt_mb=16)
+    plain = extract_certificate(search, state)
+    first = next(iter(cuts.plan(state, 2).moves))
+    odd = extract_certificate(search, state, moves={first: 4095})
+    assert all(np.array_equal(getattr(odd, a), getattr(plain, a))
+               for a in ("offsets", "actions", "children"))
+    with pytest.raises(CertificateError, match="a plan needs split"):
+        extract_certificate(search, state, plan=True)

@@ -1,0 +1,176 @@
+"""How much of a split certification is made, and an estimate of the whole: read off the
+plans of its cut tops (PartPlan, kept in the cuts file before a cut part's parts are
+made), the parts saved (their files and the check ledger) and nothing else, so it is safe
+beside a running certification.
+
+    python progress.py CHECKPOINT --parts OUT/parts --cuts CUTS [--ledger LEDGER] [--csv F]
+
+Model. The certificate is a tree of parts: the top (the root's walk down to --split) stops
+at the parts its plan lists; a part cut for --max-part-positions is a small top over the
+parts its own plan lists. Each part has one of three states:
+  - saved: its size is known exactly, the positions of its file and of every part it
+    reaches (each part counted once);
+  - planned, not saved: the positions of its top (from its plan) plus its parts' sizes;
+  - neither (not started, or being made uncut, or started before plans were kept): its size
+    is estimated as the mean size of its siblings whose size is known or estimated: Knuth's
+    estimator of a tree's size (Knuth 1975, "Estimating the efficiency of backtrack
+    programs", Math. Comp. 29), one level at a time. A parent none of whose parts has a
+    size takes the mean of the known sizes of that level over all parents.
+The estimate assumes that the order in which the parts are made is not tied to their size,
+and it is only as good as the number of sizes known at each level: the JSON line reports
+those counts beside it. Saved parts that no plan reaches (made before the plans were kept,
+under winner's moves chosen again since, or by a helper's walk) are counted apart.
+
+Prints one JSON line; `--csv FILE` writes one row a part of the top (the root's plan): its
+key, state, positions known and estimated size, largest first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
+from campaign import guarded  # noqa: E402
+
+
+def saved_parts(parts_dir, ledger=None) -> dict:
+    """sha256 -> (root, positions, the sha256 of the parts it stops at), from the part
+    files' headers and the ledger's rows (a part checked whose file is gone)."""
+    from niwa.solver.certificate import CertificateError, CheckLedger, _header_meta
+
+    out = {}
+    if ledger is not None and Path(ledger).is_file():
+        for row in CheckLedger(ledger).rows.values():
+            if "root" in row:
+                out[row["sha256"]] = (row["root"], int(row["nodes"]),
+                                      sorted({sha for _, (sha, _) in row["refs"]}))
+    for path in sorted(Path(parts_dir).glob("*.npz")) if Path(parts_dir).is_dir() else []:
+        try:
+            meta = _header_meta(path)
+        except CertificateError:
+            continue
+        out.setdefault(meta["sha256"], (meta["root"], int(meta["nodes"]),
+                                        sorted({p["sha256"] for p in meta.get("parts", [])})))
+    return out
+
+
+def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
+    from niwa.ext.registry import parse_position
+    from niwa.solver.certificate import CertificateError, PartCuts
+    from niwa.solver.proof_tree import look_at_checkpoint
+
+    tree, _ = look_at_checkpoint(checkpoint)
+    root = tree.root_state
+    saved = saved_parts(parts_dir, ledger)
+    key_of = {sha: parse_position(r).symmetric_hash() for sha, (r, _, _) in saved.items()}
+    by_key = {}
+    for sha in saved:
+        by_key.setdefault(key_of[sha], sha)
+    plans = {}      # symmetric key -> the first plan kept (the one walked)
+    for row in PartCuts(cuts)._rows():
+        if "plan" in row and int(row["key"], 16) not in plans:
+            plans[int(row["key"], 16)] = row["plan"]
+    top = plans.get(root.symmetric_hash())
+    if top is None:
+        raise CertificateError(f"{cuts} holds no plan of the top of {checkpoint}: start "
+                               f"its split certification once (with this niwa)")
+
+    placed: set = set()     # the saved parts the tree reaches, each counted once
+
+    def whole(sha) -> int:
+        """The positions of `sha` and the parts it reaches that no part met before did."""
+        new: set = set()
+        stack = [sha]
+        while stack:
+            s = stack.pop()
+            if s in new or s in placed or s not in saved:
+                continue
+            new.add(s)
+            stack.extend(saved[s][2])
+        placed.update(new)
+        return sum(saved[s][1] for s in new)
+
+    # the tree the plans and the saved parts describe: key -> (state, level, children)
+    nodes, order, size = {}, [], {}
+    stack = [(root.symmetric_hash(), 0)]
+    while stack:
+        key, level = stack.pop()
+        if key in nodes:
+            continue
+        if key in by_key and key != root.symmetric_hash():
+            nodes[key] = ("saved", level, [])
+            size[key] = float(whole(by_key[key]))       # (in walk order: see whole)
+        elif key in plans:
+            children = [int(c, 16) for c in plans[key]["children"]]
+            nodes[key] = ("planned", level, children)
+            stack.extend((c, level + 1) for c in reversed(children))
+        else:
+            nodes[key] = ("unknown", level, [])
+        order.append(key)
+    known_at = defaultdict(list)       # level -> the sizes of the saved parts there
+    for key, (state, level, _) in nodes.items():
+        if state == "saved":
+            known_at[level].append(size[key])
+    for key in reversed(order):         # children before parents
+        state, level, children = nodes[key]
+        if state == "planned":
+            # (a part met under two parents is counted under the first one only)
+            mine = [c for c in children if nodes[c][1] == level + 1]
+            known = [size[c] for c in mine if nodes[c][0] != "unknown"]
+            fill = statistics.fmean(known) if known else \
+                statistics.fmean(known_at[level + 1]) if known_at[level + 1] else 0.0
+            size[key] = int(plans[key]["positions"]) + sum(
+                size[c] if nodes[c][0] != "unknown" else fill for c in mine)
+        elif state == "unknown":
+            size[key] = None        # its parent's mean stands for it
+
+    saved_positions = sum(n for _, n, _ in saved.values())
+    placed_positions = sum(saved[s][1] for s in placed)
+    counts = defaultdict(lambda: defaultdict(int))
+    for state, level, _ in nodes.values():
+        counts[level][state] += 1
+    estimate = size[root.symmetric_hash()]
+    rows = []
+    top_children = [int(c, 16) for c in top["children"]]
+    top_known = [size[c] for c in top_children if nodes[c][0] != "unknown"]
+    top_fill = statistics.fmean(top_known) if top_known else None
+    for c in top_children:
+        state = nodes[c][0]
+        rows.append({"key": f"{c:016x}", "state": state,
+                     "size": round(size[c] if state != "unknown" else top_fill or 0)})
+    if csv is not None:
+        import pandas as pd
+
+        pd.DataFrame(rows).sort_values("size", ascending=False).to_csv(csv, index=False)
+    return {"parts_saved": len(saved), "positions_saved": saved_positions,
+            "positions_placed_by_plans": placed_positions,
+            "positions_saved_no_plan_reaches": saved_positions - placed_positions,
+            "estimated_total_positions": round(estimate),
+            "made_share": round(placed_positions / estimate, 4) if estimate else None,
+            "top_parts": len(top_children),
+            "top_parts_by_state": {s: sum(1 for c in top_children if nodes[c][0] == s)
+                                   for s in ("saved", "planned", "unknown")},
+            "parts_by_level": {lvl: dict(c) for lvl, c in sorted(counts.items())}}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkpoint")
+    p.add_argument("--parts", required=True, help="the certification's parts folder")
+    p.add_argument("--cuts", required=True, help="the cuts file, with the plans")
+    p.add_argument("--ledger", default=None,
+                   help="a check ledger whose parts count as saved (files kept or not)")
+    p.add_argument("--csv", default=None, help="write one row a part of the top to this CSV")
+    a = p.parse_args(argv)
+    print(json.dumps(progress(a.checkpoint, a.parts, a.cuts, a.ledger, a.csv)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(guarded(main))
