@@ -920,19 +920,24 @@ class PartCuts:
                       "bound": int(bound), "depth": int(depth)})
 
     def _append(self, row: dict) -> None:
-        line = json.dumps(row)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # one short write in append mode: lines from several processes do not mix
-            with open(self.path, "ab+") as f:
-                end = f.seek(0, os.SEEK_END)
-                torn = end > 0 and f.seek(end - 1) >= 0 and f.read(1) != b"\n"
-                f.write((("\n" if torn else "") + line + "\n").encode())
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError as e:
-            raise CertificateError(f"cannot write the part cuts {self.path}: "
-                                   f"{e.strerror}") from None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        append_json_line(self.path, row, "the part cuts")
+
+
+def append_json_line(path: Path, row: dict, what: str) -> None:
+    """Append `row` to the JSON-lines file `path` as one line, on disk when this returns,
+    in one write in append mode (so lines of several processes do not mix), after a line
+    break if the last line was cut short by a kill (that line is then skipped on reading,
+    and this one is not lost with it). `what`: the file, as an error names it."""
+    try:
+        with open(path, "ab+") as f:
+            end = f.seek(0, os.SEEK_END)
+            torn = end > 0 and f.seek(end - 1) >= 0 and f.read(1) != b"\n"
+            f.write((("\n" if torn else "") + json.dumps(row) + "\n").encode())
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise CertificateError(f"cannot write {what} {path}: {e.strerror}") from None
 
 
 def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoint",
@@ -1662,7 +1667,6 @@ class CheckLedger:
         self.path = Path(path)
         self.rows: dict[tuple, dict] = {}
         text = self.path.read_text(errors="replace") if self.path.exists() else ""
-        self._cut = bool(text) and not text.endswith("\n")   # a last line a kill cut short
         if text:
             for line in text.splitlines():
                 row = self._parse(line)
@@ -1688,15 +1692,7 @@ class CheckLedger:
         entry = {"sha256": row["sha256"], "mirror": row["mirror"], "nodes": row["nodes"],
                  "refs": [[ref, list(oriented)] for ref, oriented in row["refs"]],
                  **{k: row[k] for k in ("game", "variant", "root", "winner") if k in row}}
-        try:
-            with open(self.path, "a") as f:
-                f.write(("\n" if self._cut else "") + json.dumps(entry) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError as e:
-            raise CertificateError(f"cannot write the check ledger {self.path}: "
-                                   f"{e.strerror}") from None
-        self._cut = False
+        append_json_line(self.path, entry, "the check ledger")
         self.rows[(row["sha256"], row["mirror"])] = row
 
 

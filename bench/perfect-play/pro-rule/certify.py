@@ -231,6 +231,35 @@ class CheckStream:
         self.err.close()
 
 
+class CheckQueue:
+    """The checks of one run's checkers: those in hand and those done. A checker takes the
+    first check waiting that no other holds or has done (a look at the ledger taken just
+    before another checker's line lands would still list it), then looks again."""
+
+    def __init__(self):
+        self.held: set = set()
+        self.done: set = set()
+        self.lock = threading.Lock()
+        self.pieces_lock = threading.Lock()     # (both checkers may find a part checked)
+
+    def take(self, todo: list, mirrored_first: bool):
+        """The check of `todo` this checker makes (held until release), or None."""
+        with self.lock:
+            free = [c for c in todo if (c[0].name, c[1]) not in self.held
+                    and (c[0].name, c[1]) not in self.done]
+            if not free:
+                return None
+            taken = ([c for c in free if c[1] == mirrored_first] or free)[0]
+            self.held.add((taken[0].name, taken[1]))
+            return taken
+
+    def release(self, check, done: bool) -> None:
+        with self.lock:
+            self.held.discard((check[0].name, check[1]))
+            if done:
+                self.done.add((check[0].name, check[1]))
+
+
 class PartChecker(threading.Thread):
     """Checks each part saved in `parts` into `ledger` while the extraction runs, one at a
     time, each a row "check part", by one long-lived `niwa proof check -` (CheckStream),
@@ -238,8 +267,10 @@ class PartChecker(threading.Thread):
     proof or its extraction is wrong."""
 
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
-                 pieces: Path | None = None, piece_plies: int = 4, second=False):
+                 queue: CheckQueue, pieces: Path | None = None, piece_plies: int = 4,
+                 second=False):
         super().__init__(daemon=True)
+        self.queue = queue
         # the second of two checkers takes the queue's other end (newest part first) and the
         # mirrored checks first: each memo holds mostly the endgames of one orientation
         self.second = second
@@ -248,7 +279,6 @@ class PartChecker(threading.Thread):
         self.pieces, self.piece_plies = pieces, piece_plies
         self.done: set[str] = set()     # part files checked here or found in the ledger
         self.failed: str | None = None
-        self.proc = None
         self.stream: CheckStream | None = None
         self.finish = threading.Event()
         self.ended = threading.Event()  # (is_alive() is not to be trusted: see main())
@@ -258,8 +288,9 @@ class PartChecker(threading.Thread):
         """Check the parts left, then end; `now`: end at once, the check in hand killed."""
         self.quit = self.quit or now
         self.finish.set()
-        if now and self.proc is not None and self.proc.poll() is None:
-            kill_group(self.proc)
+        stream = self.stream
+        if now and stream is not None and stream.proc.poll() is None:
+            kill_group(stream.proc)
 
     def waiting(self) -> list[tuple[Path, bool]]:
         """The (part file, mirrored) checks not in the ledger yet, oldest part first: each
@@ -292,7 +323,7 @@ class PartChecker(threading.Thread):
                 if self.pieces is not None:
                     if found is None:       # (the folder's headers read once a look)
                         found = certificate_folder(self.parts)
-                    with PartChecker._pieces_lock:  # (both checkers find it checked)
+                    with self.queue.pieces_lock:
                         book_piece(path, sha, found, self.pieces, self.piece_plies,
                                    orientations)
                 self.done.add(path.name)
@@ -311,38 +342,24 @@ class PartChecker(threading.Thread):
                 self.stream.close()
             self.ended.set()
 
-    # the checks in hand and done, across the checkers of this process: each takes the
-    # first check waiting that no other holds or has done (a look at the ledger taken
-    # just before another checker's line lands would still list it), then looks again
-    _held: set = set()
-    _done: set = set()
-    _lock = threading.Lock()
-    _pieces_lock = threading.Lock()
-
     def _run(self) -> None:
         while not self.quit:
             last_look = self.finish.is_set()
             todo = self.waiting() if self.parts.is_dir() else []
             if self.quit:       # (stopped while looking: start no other check)
                 return
-            with PartChecker._lock:
-                free = [c for c in todo if (c[0].name, c[1]) not in PartChecker._held
-                        and (c[0].name, c[1]) not in PartChecker._done]
-                if free:
-                    taken = ([c for c in free if c[1] == self.second] or free)[0]
-                    PartChecker._held.add((taken[0].name, taken[1]))
-            if free:
+            taken = self.queue.take(todo, mirrored_first=self.second)
+            if taken is not None:
+                done = False
                 try:
                     self._check(*taken)
-                    with PartChecker._lock:
-                        PartChecker._done.add((taken[0].name, taken[1]))
+                    done = True
                 except CheckFailed as e:
                     if not self.quit:
                         self.failed = f"check part {taken[0]} failed ({e})"
                     return
                 finally:
-                    with PartChecker._lock:
-                        PartChecker._held.discard((taken[0].name, taken[1]))
+                    self.queue.release(taken, done)
                 continue
             if last_look and not todo:
                 return
@@ -354,17 +371,13 @@ class PartChecker(threading.Thread):
             self.stream = CheckStream([self.niwa, "proof", "check", "-", "--parts",
                                        str(self.parts), "--json", "--no-progress",
                                        "--ledger", str(self.ledger), *self.options])
-            self._holding(self.stream.proc)
+            if self.quit:   # stopped while it was started: it must not outlive us
+                kill_group(self.stream.proc)
         line = ("--mirror " if mirrored else "") + str(path)
         figures = self.stream.check(line)
         write_step_row(self.label, "check part" + (" (mirror)" if mirrored else ""), 0,
                        figures.get("time_s", 0.0), self.stream.peak_mb(), figures,
                        f"{shlex.join(self.stream.cmd)} <<< {shlex.quote(line)}")
-
-    def _holding(self, proc) -> None:
-        self.proc = proc
-        if self.quit:   # stopped while this check was being started: it must not outlive us
-            kill_group(proc)
 
 
 def book_piece(path: Path, sha: str, found, pieces: Path, plies: int,
@@ -498,13 +511,11 @@ def main(argv=None) -> None:
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
-    checkers = []
-    PartChecker._held.clear()
-    PartChecker._done.clear()       # (a run before in this process: its files may be gone)
+    checkers, queue = [], CheckQueue()
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
                                 ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
-                                 *order], pieces, a.piece_plies, second=k == 1)
+                                 *order], queue, pieces, a.piece_plies, second=k == 1)
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
