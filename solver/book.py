@@ -360,7 +360,8 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
         if certificate.root != start.to_notation() or mirror:
             raise BookError(f"the certificate's root is not the start of {game} {variant}: "
                             f"a book begins at the start")
-    trees = _CertificateTrees(certificate, parts, missing_parts, mirror)
+    trees = _CertificateTrees(certificate, parts, missing_parts, mirror,
+                              sizes=max_nodes is not None)
     book: dict[int, int] = {}
     depth_done: dict[tuple, int] = {}
     counts = {"winner_positions": 0, "loser_positions": 0, "deepest": 0}
@@ -406,7 +407,7 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
     info = {**counts, "certificate_sha256": certificate.sha256,
             "certificate_nodes": certificate.nodes,
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    if len(trees.arrays) > 1:
+    if len(trees.arrays) > 1:       # (the parts the lines reached, or all with max_nodes)
         info["certificate_parts"] = len(trees.arrays) - 1
     if max_nodes is not None:
         info["max_nodes"] = int(max_nodes)
@@ -416,11 +417,15 @@ def book_from_certificate(certificate, plies: int = 8, max_nodes: int | None = N
 
 class _CertificateTrees:
     """A certificate and the parts it stops at, each as (offsets, actions, children, size)
-    with `size[i]` the tree below node i (a part's root counting its whole tree); a part
-    met as its lane mirror is a tree of its own, its moves mapped to their mirrors."""
+    with `size[i]` the tree below node i (a part's root counting its whole tree), or size
+    None unless `sizes`; a part met as its lane mirror is a tree of its own, its moves
+    mapped to their mirrors. A part is loaded when a line first reaches it, except that
+    the sizes need every part at once: a book of a few plies of a part over 75M positions
+    in 200 parts read them all, in a Python loop, and took a core for over ten minutes."""
 
-    def __init__(self, certificate, parts, missing: bool = False, mirrored: bool = False):
-        self.find, self.index, self.missing = parts, {}, missing
+    def __init__(self, certificate, parts, missing: bool = False, mirrored: bool = False,
+                 sizes: bool = True):
+        self.find, self.index, self.missing, self.sizes = parts, {}, missing, sizes
         self.certs, self.arrays = [], []
         self._add(certificate, mirrored)
 
@@ -453,7 +458,11 @@ class _CertificateTrees:
             from niwa.ext.reference.lotus import LotusOracle
 
             mirror = LotusOracle(**cert.variant).mirror_action
-            actions = np.array([mirror(int(a)) for a in actions], dtype=np.int64)
+            moves, where = np.unique(actions, return_inverse=True)
+            actions = np.array([mirror(int(a)) for a in moves], dtype=np.int64)[where]
+        if not self.sizes:
+            self.arrays[t] = (offsets, actions, children, None)
+            return
         size = np.ones(cert.nodes, dtype=object)    # children come later in the order
         for i in range(cert.nodes - 1, -1, -1):
             for c in children[offsets[i]:offsets[i + 1]]:
