@@ -12,13 +12,15 @@ parts its own plan lists. Each part has one of three states:
     reaches (each part counted once);
   - planned, not saved: the positions of its top (from its plan) plus its parts' sizes;
   - neither (not started, or being made uncut, or started before plans were kept): its size
-    is estimated as the mean size of its siblings whose size is known or estimated: Knuth's
-    estimator of a tree's size (Knuth 1975, "Estimating the efficiency of backtrack
-    programs", Math. Comp. 29), one level at a time. A parent none of whose parts has a
-    size takes the mean of the known sizes of that level over all parents.
-The estimate assumes that the order in which the parts are made is not tied to their size,
-and it is only as good as the number of sizes known at each level: the JSON line reports
-those counts beside it. Saved parts that no plan reaches (made before the plans were kept,
+    is estimated as the mean size of its saved siblings (the parts are made in the order
+    the walk meets them, so those are the first ones, a sample of them all if that order
+    is not tied to size); a parent none of whose parts is saved takes the mean of the
+    saved parts of that level over all parents. A planned sibling's own estimate is left
+    out of that mean: in a first version it was not, and the estimate of the planned part
+    on the path being made, itself mostly fill, was multiplied by its siblings' count at
+    each level down a chain of cuts (218 billion positions from a chain five deep).
+The estimate is only as good as the number of sizes known at each level: the JSON line
+reports those counts beside it. Saved parts that no plan reaches (made before the plans were kept,
 under winner's moves chosen again since, or by a helper's walk) are counted apart.
 
 Prints one JSON line; `--csv FILE` writes one row a part of the top (the root's plan): its
@@ -122,7 +124,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
         if state == "planned":
             # (a part met under two parents is counted under the first one only)
             mine = [c for c in children if nodes[c][1] == level + 1]
-            known = [size[c] for c in mine if nodes[c][0] != "unknown"]
+            known = [size[c] for c in mine if nodes[c][0] == "saved"]
             fill = statistics.fmean(known) if known else \
                 statistics.fmean(known_at[level + 1]) if known_at[level + 1] else 0.0
             size[key] = int(plans[key]["positions"]) + sum(
@@ -138,7 +140,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
     estimate = size[root.symmetric_hash()]
     rows = []
     top_children = [int(c, 16) for c in top["children"]]
-    top_known = [size[c] for c in top_children if nodes[c][0] != "unknown"]
+    top_known = [size[c] for c in top_children if nodes[c][0] == "saved"]
     top_fill = statistics.fmean(top_known) if top_known else None
     for c in top_children:
         state = nodes[c][0]
@@ -156,6 +158,11 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
             "top_parts": len(top_children),
             "top_parts_by_state": {s: sum(1 for c in top_children if nodes[c][0] == s)
                                    for s in ("saved", "planned", "unknown")},
+            # what the top's fill stands on: the sizes of its saved parts (their mean is
+            # each unknown one's), and the estimates of those being made, left out of it
+            "top_saved_mean": round(top_fill) if top_fill is not None else None,
+            "top_planned_estimates": [round(size[c]) for c in top_children
+                                      if nodes[c][0] == "planned"],
             "parts_by_level": {lvl: dict(c) for lvl, c in sorted(counts.items())}}
 
 
