@@ -116,14 +116,21 @@ def _job_nodes_below(checkpoint, root, roots: dict) -> list[dict]:
     return sorted(rows, key=lambda r: (-r["proven_job_nodes"], r["root"]))
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parts_arguments(description: str, csv: str) -> argparse.ArgumentParser:
+    """The arguments of a look at a split certification: the checkpoint, its parts folder,
+    its ledger and a CSV (`csv`: what a row of it is)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("checkpoint")
     p.add_argument("--parts", required=True, help="the certification's parts folder")
-    p.add_argument("--split", type=int, default=4, choices=range(1, 100), metavar="N")
     p.add_argument("--ledger", default=None,
                    help="a check ledger whose parts count as saved (files kept or not)")
-    p.add_argument("--csv", default=None, help="write one row a part met to this CSV")
+    p.add_argument("--csv", default=None, help=f"write one row {csv} to this CSV")
+    return p
+
+
+def main(argv=None) -> int:
+    p = parts_arguments(__doc__.splitlines()[0], "a part met")
+    p.add_argument("--split", type=int, default=4, choices=range(1, 100), metavar="N")
     a = p.parse_args(argv)
     print(json.dumps(count_parts(a.checkpoint, a.parts, a.split, a.ledger, a.csv)))
     return 0

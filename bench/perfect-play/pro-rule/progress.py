@@ -29,7 +29,6 @@ key, state, positions known and estimated size, largest first.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
+sys.path.insert(0, str(HERE))                   # for count_parts.py
 from campaign import guarded  # noqa: E402
 
 
@@ -167,13 +167,10 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("checkpoint")
-    p.add_argument("--parts", required=True, help="the certification's parts folder")
+    from count_parts import parts_arguments
+
+    p = parts_arguments(__doc__.splitlines()[0], "a part of the top")
     p.add_argument("--cuts", required=True, help="the cuts file, with the plans")
-    p.add_argument("--ledger", default=None,
-                   help="a check ledger whose parts count as saved (files kept or not)")
-    p.add_argument("--csv", default=None, help="write one row a part of the top to this CSV")
     a = p.parse_args(argv)
     print(json.dumps(progress(a.checkpoint, a.parts, a.cuts, a.ledger, a.csv)))
     return 0
