@@ -139,17 +139,19 @@ class PartPlan:
     positions: int
     moves: dict
     children: list
+    planned: str = ""   # when (UTC, as a part's "made"): its parts made since are in order
 
     def to_json(self) -> dict:
         return {"depth": self.depth, "positions": self.positions,
                 "moves": {f"{h:016x}": a for h, a in self.moves.items()},
-                "children": [f"{k:016x}" for k in self.children]}
+                "children": [f"{k:016x}" for k in self.children],
+                "planned": self.planned}
 
     @classmethod
     def from_json(cls, root: str, row: dict) -> PartPlan:
         return cls(root, int(row["depth"]), int(row["positions"]),
                    {int(h, 16): int(a) for h, a in row["moves"].items()},
-                   [int(k, 16) for k in row["children"]])
+                   [int(k, 16) for k in row["children"]], str(row.get("planned", "")))
 
 
 @dataclass
@@ -451,7 +453,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     bar.close()
     if plan:
         return PartPlan(state.to_notation(), split, len(walked), chosen,
-                        list(dict.fromkeys(c.symmetric_hash() for c in planned.values())))
+                        list(dict.fromkeys(c.symmetric_hash() for c in planned.values())),
+                        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     if waiting:
         for part in make_part.wait(list(waiting.values()), progress=progress):
             _claims(part, winner, None)

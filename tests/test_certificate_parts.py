@@ -776,6 +776,8 @@ def test_each_cut_top_is_planned_first_and_walked_by_its_plan(tmp_path, proven_c
         assert plan is not None and plan.positions >= 1 and plan.moves
         below = {parse_position(p["root"]).symmetric_hash() for p in c.parts}
         assert set(plan.children) == below and len(plan.children) == len(below)
+        # (made before its parts: a reader takes those made since as the walk's order)
+        assert all(plan.planned <= made[p["sha256"]].info["made"] for p in c.parts)
         assert PartPlan.from_json(plan.root, plan.to_json()) == plan
         assert cuts.plan(position, plan.depth + 1) is None
     state = parse_position(top.root)
