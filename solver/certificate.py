@@ -367,7 +367,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     edge_actions, edge_hashes, edge_marks = array("H"), array("Q"), array("i")
     given = moves or {}
     chosen: dict[int, int] = {}     # the winner's move at each of its positions walked
-    planned: dict[int, object] = {}     # (plan) hash -> a position the walk stops at
+    stops: dict[int, object] = {}       # (plan) hash -> a position the walk stops at
     if plan and not split:
         raise CertificateError("a plan needs split: it lists the parts below the top")
     bar = tqdm(desc="certificate", unit=" pos", disable=not progress)
@@ -420,14 +420,12 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             # where the winner moves each chose their own moves: towers 3 pro/mandatory
             # took 2.5x the positions of the whole certificate so, 1.2x this way)
             h, in_table = child.hash(), leaf_in_table(child)
-            if plan and (h in part_at or h in planned or depth + 1 >= split and
-                         child.current_player() != winner and not in_table and
-                         h not in seen):
-                planned.setdefault(h, child)
+            new_part = depth + 1 >= split and child.current_player() != winner and \
+                not in_table and h not in part_at and h not in seen
+            if plan and (new_part or h in part_at or h in stops):
+                stops.setdefault(h, child)
                 continue
-            if depth + 1 >= split and make_part is not None and \
-                    child.current_player() != winner and not in_table \
-                    and h not in part_at and h not in seen and h not in waiting:
+            if new_part and make_part is not None and h not in waiting:
                 part = make_part(child)
                 if part is None:
                     waiting[h] = child
@@ -453,7 +451,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     bar.close()
     if plan:
         return PartPlan(state.to_notation(), split, len(walked), chosen,
-                        list(dict.fromkeys(c.symmetric_hash() for c in planned.values())),
+                        list(dict.fromkeys(c.symmetric_hash() for c in stops.values())),
                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     if waiting:
         for part in make_part.wait(list(waiting.values()), progress=progress):
@@ -868,6 +866,8 @@ class PartCuts:
 
     def __init__(self, path):
         self.path = Path(path)
+        self._read = 0      # the bytes of the file already read into _by_key
+        self._by_key: dict[str, list[dict]] = {}
 
     @staticmethod
     def _key(position) -> str:
@@ -876,10 +876,10 @@ class PartCuts:
     def depth(self, position, bound: int) -> int | None:
         """The depth to cut `position`'s part at, if a walk of at least `bound` positions
         (so one that `bound` also stops) found it too big; else None."""
-        key, found = self._key(position), None
-        for row in self._rows():
+        found = None
+        for row in self.rows(self._key(position)):
             try:
-                if row["key"] == key and int(row["bound"]) >= bound >= 1:
+                if int(row["bound"]) >= bound >= 1:
                     found = int(row["depth"])
             except (ValueError, KeyError, TypeError):
                 continue
@@ -888,35 +888,59 @@ class PartCuts:
     def plan(self, position, depth: int) -> PartPlan | None:
         """The first plan kept for `position`'s top cut `depth` plies down (the first, so
         that processes that planned it at once all walk the one whose parts are made)."""
-        root, key = position.to_notation(), self._key(position)
-        for row in self._rows():
-            try:
-                if row["key"] == key and row["root"] == root and \
-                        int(row["plan"]["depth"]) == depth:
-                    return PartPlan.from_json(root, row["plan"])
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue
+        root = position.to_notation()
+        for row in self.rows(self._key(position)):
+            plan = self._plan_of(row)
+            if plan is not None and plan.root == root and plan.depth == depth:
+                return plan
         return None
+
+    def plans(self) -> dict[int, PartPlan]:
+        """The first plan kept for each top (symmetric key -> PartPlan)."""
+        self.rows("")
+        out = {}
+        for key, rows in self._by_key.items():
+            plan = next((p for p in map(self._plan_of, rows) if p is not None), None)
+            if plan is not None:
+                out[int(key, 16)] = plan
+        return out
+
+    @staticmethod
+    def _plan_of(row: dict) -> PartPlan | None:
+        try:
+            return PartPlan.from_json(str(row["root"]), row["plan"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def add_plan(self, position, plan: PartPlan) -> None:
         self._append({"key": self._key(position), "root": plan.root,
                       "plan": plan.to_json()})
 
-    def _rows(self):
+    def rows(self, key: str) -> list[dict]:
+        """The lines kept for the part `key`, in the file's order. The file is read on from
+        where the last look stopped (other processes append to it): read whole each time,
+        its 6.3 MB of plans on full pro/mandatory cost 0.1 s a part made."""
         try:
-            text = self.path.read_text(errors="replace")
+            if self.path.stat().st_size < self._read:       # (replaced: read it anew)
+                self._read, self._by_key = 0, {}
+            with open(self.path, "rb") as f:
+                f.seek(self._read)
+                new = f.read()
         except FileNotFoundError:
-            return
+            return []
         except OSError as e:
             raise CertificateError(f"cannot read the part cuts {self.path}: "
                                    f"{e.strerror}") from None
-        for line in text.splitlines():
+        end = new.rfind(b"\n") + 1      # (a last line not ended yet: read next time)
+        for line in new[:end].decode(errors="replace").splitlines():
             try:
                 row = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(row, dict):
-                yield row
+            if isinstance(row, dict) and isinstance(row.get("key"), str):
+                self._by_key.setdefault(row["key"], []).append(row)
+        self._read += end
+        return self._by_key.get(key, [])
 
     def add(self, position, bound: int, depth: int) -> None:
         self._append({"key": self._key(position), "root": position.to_notation(),
@@ -1110,7 +1134,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         parts = [*parts, *part_headers(folder)]
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
 
-        def planned(position, depth, walk) -> PartPlan:
+        def plan_for(position, depth, walk) -> PartPlan:
             """The plan of `position`'s top cut `depth` down: the one kept, else made."""
             plan = known_cuts.plan(position, depth)
             if plan is None:
@@ -1142,7 +1166,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                     at = cut_depth(depths)
                     known_cuts.add(position, max_part_positions, at)
                 part = walk(split=at, make_part=make_part,
-                            moves=planned(position, at, walk).moves)
+                            moves=plan_for(position, at, walk).moves)
                 part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
                 if recalled:
                     part.info["cut_recalled"] = True
@@ -1160,7 +1184,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     # the top too is walked by its plan: where no job decides the winner's move, every
     # process (and every run again) then makes the same parts
     certificate = walk_top(split=split, make_part=make_part,
-                           moves=planned(state, split, walk_top).moves if split else None)
+                           moves=plan_for(state, split, walk_top).moves if split else None)
     bring(certificate)
     if certificate.value != expected:
         raise CertificateError(f"the certificate's value {certificate.value} is not the "

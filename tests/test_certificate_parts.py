@@ -742,6 +742,9 @@ def test_a_run_again_cuts_at_once_where_an_earlier_run_cut(tmp_path, proven_chec
         f.write('{"key": "0')
     cuts.add(position, bound + 9, 5)
     assert cuts.depth(position, bound + 9) == 5 and cuts.depth(position, bound) == 5
+    # a reader that has read the file finds the lines another process appends since
+    PartCuts(first / "cuts.jsonl").add(position, bound + 20, 7)
+    assert cuts.depth(position, bound + 20) == 7
     r = CliRunner().invoke(main, ["proof", "extract", str(cp), "--out", str(tmp_path / "x.npz"),
                                   "--parts", str(again), "--split", "2",
                                   "--cuts", str(tmp_path / "c.jsonl")])

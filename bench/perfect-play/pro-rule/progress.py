@@ -33,7 +33,7 @@ Saved parts that no plan reaches (made before the plans were kept, under winner'
 chosen again since, or by a helper's walk) are counted apart.
 
 Prints one JSON line; `--csv FILE` writes one row a part of the top (the root's plan): its
-key, state, positions known and estimated size, largest first.
+key, state and size (known, or estimated), largest first.
 """
 
 from __future__ import annotations
@@ -85,10 +85,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
     by_key = {}
     for sha in saved:
         by_key.setdefault(key_of[sha], sha)
-    plans = {}      # symmetric key -> the first plan kept (the one walked)
-    for row in PartCuts(cuts)._rows():
-        if "plan" in row and int(row["key"], 16) not in plans:
-            plans[int(row["key"], 16)] = row["plan"]
+    plans = PartCuts(cuts).plans()      # symmetric key -> the first plan (the one walked)
     top = plans.get(root.symmetric_hash())
     if top is None:
         raise CertificateError(f"{cuts} holds no plan of the top of {checkpoint}: start "
@@ -120,7 +117,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
             nodes[key] = ("saved", level, [])
             size[key] = float(whole(by_key[key]))       # (in walk order: see whole)
         elif key in plans:
-            children = [int(c, 16) for c in plans[key]["children"]]
+            children = plans[key].children
             nodes[key] = ("planned", level, children)
             stack.extend((c, level + 1) for c in reversed(children))
         else:
@@ -134,20 +131,21 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
         """The sizes the fill of `parent`'s unknown parts stands on: its saved parts made
         since its plan (in the walk's order), else all its saved parts."""
         saved_ones = [c for c in children if nodes[c][0] == "saved"]
-        since = str(plans[parent].get("planned", ""))
+        since = plans[parent].planned
         ordered = [c for c in saved_ones if since and saved[by_key[c]][3] >= since]
         return [size[c] for c in ordered or saved_ones]
 
+    fill = {}       # planned key -> the size each of its unknown parts is taken to have
     for key in reversed(order):         # children before parents
         state, level, children = nodes[key]
         if state == "planned":
             # (a part met under two parents is counted under the first one only)
             mine = [c for c in children if nodes[c][1] == level + 1]
             known = in_order(key, mine)
-            fill = statistics.fmean(known) if known else \
-                statistics.fmean(known_at[level + 1]) if known_at[level + 1] else 0.0
-            size[key] = int(plans[key]["positions"]) + sum(
-                size[c] if nodes[c][0] != "unknown" else fill for c in mine)
+            fill[key] = statistics.fmean(known) if known else \
+                statistics.fmean(known_at[level + 1]) if known_at[level + 1] else None
+            size[key] = plans[key].positions + sum(
+                size[c] if nodes[c][0] != "unknown" else fill[key] or 0.0 for c in mine)
         elif state == "unknown":
             size[key] = None        # its parent's mean stands for it
 
@@ -158,9 +156,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
         counts[level][state] += 1
     estimate = size[root.symmetric_hash()]
     rows = []
-    top_children = [int(c, 16) for c in top["children"]]
-    top_known = in_order(root.symmetric_hash(), top_children)
-    top_fill = statistics.fmean(top_known) if top_known else None
+    top_children, top_fill = top.children, fill[root.symmetric_hash()]
     for c in top_children:
         state = nodes[c][0]
         rows.append({"key": f"{c:016x}", "state": state,
