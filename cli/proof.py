@@ -80,17 +80,20 @@ def check_cmd(certificates, leaf_budget, parts_dir, workers, executor, tables_di
     Example: niwa proof check bench/perfect-play/certificates/lotus-towers3-basic-optional.npz
     """
     from niwa.cli.common import UserError, check_writable
-    from niwa.solver.certificate import LeafMemo
+    from niwa.solver.certificate import CheckLedger, LeafMemo
 
     if "-" in certificates and len(certificates) > 1:
         raise UserError("CERTIFICATE '-' (read from standard input) comes alone")
+    ledger = None
     if ledger_file is not None:
         check_writable(ledger_file, "--ledger")
+        ledger = CheckLedger(ledger_file)
     memo = LeafMemo(leaf_memo_entries) if leaf_memo_entries else None
+    folders: dict = {}      # parts folder -> its index, kept from one certificate to the next
     for certificate, mirrored in (_read_stdin(mirror) if certificates == ("-",) else
                                   ((c, mirror) for c in certificates)):
         _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,
-                   ledger_file, mirrored, memo, as_json, progress)
+                   ledger and ledger.refresh(), mirrored, memo, as_json, progress, folders)
 
 
 def _read_stdin(mirror: bool):
@@ -106,8 +109,9 @@ def _read_stdin(mirror: bool):
 
 
 def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_dir,
-               ledger_file, mirror, memo, as_json, progress):
-    """check_cmd for one certificate."""
+               ledger, mirror, memo, as_json, progress, folders):
+    """check_cmd for one certificate (`ledger`: a CheckLedger or None; `folders`: the
+    parts folders indexed for the certificates before, by path)."""
     import sys
     from pathlib import Path
 
@@ -117,13 +121,15 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
     cert = load_certificate(certificate)
     parts = ex = None
     if cert.parts:
-        parts = certificate_folder(parts_dir or Path(certificate).parent)
+        where = str(parts_dir or Path(certificate).parent)
+        parts = folders[where].refresh() if where in folders else \
+            folders.setdefault(where, certificate_folder(where))
         if (executor or "local").strip() != "local" or (workers or 1) > 1:
             ex = make_executor(executor, workers)
     try:
         report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
                                    progress=sys.stderr.isatty() if progress is None
-                                   else progress, tables=tables_dir, ledger=ledger_file,
+                                   else progress, tables=tables_dir, ledger=ledger,
                                    mirror=mirror, leaf_memo=memo)
     finally:
         if ex is not None and hasattr(ex, "close"):

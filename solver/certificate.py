@@ -279,23 +279,37 @@ def certificate_folder(folder):
     """The certificates in `folder` by sha256, as a function sha256 -> Certificate (None
     if none there has it): where check_certificate finds a certificate's parts. Only the
     headers are read until a part is asked for (then it is loaded and its checksum
-    verified); a file that is not a certificate is passed over."""
-    index = {}
-    for path in sorted(Path(folder).glob("*.npz")):
-        try:
-            meta = _header_meta(path)
-        except CertificateError:
-            continue
-        if isinstance(meta, dict) and meta.get("format") == FORMAT:
-            index.setdefault(str(meta.get("sha256")), path)
+    verified); a file that is not a certificate is passed over. Its `refresh()` indexes
+    the files saved since."""
+    index, looked = {}, set()
+
+    def refresh():
+        """Index the files saved since the last look (a long-lived checker's folder,
+        which the extraction fills as it checks: reading every header again for each part
+        cost seconds a part with thousands of parts)."""
+        for path in sorted(Path(folder).glob("*.npz")):
+            if path.name in looked:
+                continue
+            try:
+                meta = _header_meta(path)
+            except CertificateError:
+                continue        # (being renamed into place, or not a certificate)
+            looked.add(path.name)
+            if isinstance(meta, dict) and meta.get("format") == FORMAT:
+                sha = str(meta.get("sha256"))
+                if sha not in index:
+                    index[sha] = path
+                    find.paths[sha] = str(path)
+        return find
 
     def find(sha256: str):
         path = index.get(sha256)
         return None if path is None else load_certificate(path)
 
     find.folder = str(folder)
-    find.paths = {sha: str(path) for sha, path in index.items()}
-    return find
+    find.paths = {}
+    find.refresh = refresh
+    return refresh()
 
 
 # ---- extraction (from a finished proof; the engine and the search are used here) --------
@@ -314,15 +328,19 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     certificates (of the same game and variant) whose roots the walk stops at when they
     claim the same winner; the certificate names those it reached in its header. `split`
     and `make_part`: on each line, the first position at least `split` plies down with the
-    loser to move that no part covers yet is made a part by `make_part(position)` (which
-    returns its certificate, saved), so the walk itself holds only the top plies. It may
+    loser to move that no part covers yet is made a part by `make_part(position, plies)`
+    (`plies` below the root on the line that met it first; it returns the part's
+    certificate, saved), so the walk itself holds only the top plies. It may
     return None instead (another process is making that part): the walk goes on and, at its
     end, takes the parts it left from `make_part.wait(positions)`; `make_part.made`, the
     parts it made itself, becomes the header's info["parts_made"]. `max_positions`: refuse
     (TreeTooBig) a solution tree of more positions than that (0: no bound); `deadline`: so
     too a walk still going at that time.perf_counter() moment (0: none).
     `part_index`: more parts to stop at, already indexed: {winner: {engine hash of a root
-    or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's).
+    or of its mirror: (part, mirrored)}}, as _part_roots gives them (JobCertifier's, or a
+    certification's over all its parts: indexing thousands of parts again for each walk
+    took 1 s a part on full pro/mandatory, where most parts take a fraction of that); the
+    parts `make_part` gives the walk are added to it, so the next walk stops at them too.
     `moves`: the winner's moves to play where they are legal, by the position's engine hash
     (a PartPlan's), before any the proofs would choose. `plan` (with `split`): make no part
     and build no certificate; return the PartPlan of the walk (its top positions, the
@@ -353,6 +371,14 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
     part_at = dict((part_index or {}).get(winner, {}))  # engine hash -> (part, mirrored)
     part_at.update(_part_roots(parts, state, winner))
+
+    def take_part(part, position) -> None:
+        _claims(part, winner, position)
+        roots = _part_roots([part], state, winner)
+        part_at.update(roots)
+        if part_index is not None:
+            part_index.setdefault(winner, {}).update(roots)
+
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
 
     # walk: a position's temporary id is its place in `walked` (the order positions are
@@ -426,12 +452,11 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 stops.setdefault(h, child)
                 continue
             if new_part and make_part is not None and h not in waiting:
-                part = make_part(child)
+                part = make_part(child, depth + 1)
                 if part is None:
                     waiting[h] = child
                 else:
-                    _claims(part, winner, child)
-                    part_at.update(_part_roots([part], state, winner))
+                    take_part(part, child)
             edge_hashes.append(h)
             if h in waiting:
                 pending.append(len(edge_marks))
@@ -455,8 +480,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     if waiting:
         for part in make_part.wait(list(waiting.values()), progress=progress):
-            _claims(part, winner, None)
-            part_at.update(_part_roots([part], state, winner))
+            take_part(part, None)
         for e in pending:
             h = edge_hashes[e]
             if h not in part_at:
@@ -600,7 +624,7 @@ class JobCertifier:
                                        max_positions=self.max_positions,
                                        part_index=known.index, deadline=deadline, **cut)
 
-        def make_part(position):
+        def make_part(position, plies=0):
             # a part whose mover is not the root's is the one position below the winner's
             # move(s) at the root: it holds all but a ply or two of a tree found too big
             part = self._certify(search, position, known, made, deadline,
@@ -628,8 +652,9 @@ class JobCertifier:
 
 
 class _KnownParts:
-    """The job certificates a worker may stop at: {winner: {engine hash of a root or its
-    mirror: (header, mirrored)}} (extract_certificate's part_index), with what is in it."""
+    """The certificates a walk may stop at (a worker's job certificates, or all the parts
+    of a certification): {winner: {engine hash of a root or its mirror: (header,
+    mirrored)}} (extract_certificate's part_index), with what is in it."""
 
     def __init__(self):
         self.index: dict = {}
@@ -725,7 +750,8 @@ class PartsFolder:
     takes it from the folder when it is saved, or makes it after all if the holder died
     or left no part. A holder touches its lock every BEAT_S seconds while it works; a lock
     is stale when its process is gone (this host) or it has not been touched for STALE_S
-    seconds (any host: a machine that died; three hours). `extract(position)` makes a part."""
+    seconds (any host: a machine that died; three hours). `extract(position, plies)` makes
+    a part (`plies`: below the walk's root that met it, None when taken over in wait)."""
 
     POLL_S = 1.0
     BEAT_S = 60.0
@@ -741,15 +767,16 @@ class PartsFolder:
         key = f"{position.symmetric_hash():016x}"
         return self.folder / f"part-{key}.npz", self.folder / f"part-{key}.lock"
 
-    def __call__(self, position):
-        return self.make(position)
+    def __call__(self, position, plies=None):
+        return self.make(position, plies)
 
-    def make(self, position):
-        """The part of `position`, made and saved here, or taken from the folder if it is
-        there already; None while another process holds its lock."""
+    def make(self, position, plies=None):
+        """The part of `position`, made and saved here, or the header of the one already in
+        the folder (a walk needs no more to stop at it; a part's arrays can be 40 MB);
+        None while another process holds its lock."""
         path, lock = self._paths(position)
         if path.exists():
-            return load_certificate(path)
+            return _part_header(path)
         if not self._lock(lock):
             return None
         import threading
@@ -767,8 +794,8 @@ class PartsFolder:
         beating.start()
         try:
             if path.exists():           # saved between our look and our lock
-                return load_certificate(path)
-            part = self.extract(position)
+                return _part_header(path)
+            part = self.extract(position, plies)
             part.save(path)
             self.made += 1
             return part
@@ -788,7 +815,7 @@ class PartsFolder:
             for position in left:
                 path, lock = self._paths(position)
                 if path.exists():
-                    out.append(load_certificate(path))
+                    out.append(_part_header(path))
                 elif not lock.exists() or self._stale(lock):
                     part = self.make(position)
                     if part is None:
@@ -1132,7 +1159,15 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         # the parts an earlier certification left there: their headers are all the walk
         # needs to stop at them (loading each whole would hold all their arrays at once)
         parts = [*parts, *part_headers(folder)]
+    # every part indexed once for all the walks (each walk adds those it is given)
+    known = _KnownParts()
+    for part in [*parts, *job_parts]:
+        known.add(part, state)
+    if split:
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
+        # the plies from the top to the root of each walk in progress (they nest: a part
+        # is made inside the walk that met it), None where not known
+        walk_plies: list = [0]
 
         def plan_for(position, depth, walk) -> PartPlan:
             """The plan of `position`'s top cut `depth` down: the one kept, else made."""
@@ -1142,11 +1177,24 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 plan = known_cuts.plan(position, depth)     # (the first kept, if two)
             return plan
 
-        def extract_part(position):
+        def extract_part(position, plies=None):
+            below = walk_plies[-1]
+            walk_plies.append(None if plies is None or below is None else below + plies)
+            try:
+                part = cut_or_whole(position)
+            finally:
+                at_plies = walk_plies.pop()
+            if at_plies is not None:
+                part.info["plies_from_top"] = at_plies
+            part.info.update(proof="two-level", proof_root=root.to_notation())
+            bring(part)
+            return part
+
+        def cut_or_whole(position):
             def walk(**cut):
                 return extract_certificate(search, position, tables=table,
                                            time_limit=time_limit, progress=progress,
-                                           jobs=jobs, parts=[*parts, *job_parts], **cut)
+                                           jobs=jobs, part_index=known.index, **cut)
             part = depths = None
             at = known_cuts.depth(position, max_part_positions) if max_part_positions \
                 else None
@@ -1170,15 +1218,13 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 part.info.update(cut_at_positions=max_part_positions, cut_depth=at)
                 if recalled:
                     part.info["cut_recalled"] = True
-            part.info.update(proof="two-level", proof_root=root.to_notation())
-            bring(part)
             return part
 
         make_part = PartsFolder(folder, extract_part)
 
     def walk_top(**how):
         return extract_certificate(search, state, tables=table, time_limit=time_limit,
-                                   progress=progress, parts=[*parts, *job_parts], jobs=jobs,
+                                   progress=progress, part_index=known.index, jobs=jobs,
                                    **how)
 
     # the top too is walked by its plan: where no job decides the winner's move, every
@@ -1688,17 +1734,99 @@ class CheckLedger:
     given the same file later takes those parts as checked (they are found by content,
     so a part file changed since is checked again), which is how a check of many hours
     resumes after a stop. A line a kill cut short is ignored: that part is checked again.
-    The ledger is the checker's own record, to be trusted as the run that wrote it was."""
+    The ledger is the checker's own record, to be trusted as the run that wrote it was.
+
+    A long certification rolls its ledger up now and then (roll()): the lines move into
+    a numbered gzip archive beside it (PATH's stem.0001.jsonl.gz, ...), written once and
+    never changed, and the file starts empty. The archives are read first, the file after:
+    one ledger. (Full pro/mandatory's ledger grows 1.2 KB a part in tens of thousands of
+    parts; compressed, a tenth of that, and no file grows past what a repository takes.)"""
 
     def __init__(self, path):
         self.path = Path(path)
         self.rows: dict[tuple, dict] = {}
-        text = self.path.read_text(errors="replace") if self.path.exists() else ""
-        if text:
-            for line in text.splitlines():
-                row = self._parse(line)
-                if row is not None:
-                    self.rows[(row["sha256"], row["mirror"])] = row
+        self._read = 0      # the bytes of the file already taken in
+        self._take_archives()
+        self.refresh()
+
+    def archives(self) -> list[Path]:
+        """The rolled-up parts of this ledger, oldest first."""
+        return sorted(self.path.parent.glob(f"{self.path.stem}.[0-9][0-9][0-9][0-9].jsonl.gz"))
+
+    def _take_archives(self) -> None:
+        import gzip
+
+        archives = self.archives()
+        self._archived = len(archives)
+        for archive in archives:
+            try:
+                with gzip.open(archive, "rt", errors="replace") as f:
+                    text = f.read()
+            except (OSError, EOFError, zlib.error) as e:
+                raise CertificateError(f"the check ledger's archive {archive} cannot be "
+                                       f"read ({file_error_reason(e)})") from None
+            self._take(text.splitlines())
+
+    def _take(self, lines) -> None:
+        for line in lines:
+            row = self._parse(line)
+            if row is not None:
+                self.rows[(row["sha256"], row["mirror"])] = row
+
+    def roll(self) -> Path | None:
+        """Move the file's lines into the next archive and empty the file (a line cut
+        short is dropped: its part is checked again). Only while nothing writes to it.
+        Returns the archive written, or None if the file held no line."""
+        import gzip
+
+        self.refresh()
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            return None
+        archives = self.archives()
+        number = 1 + (int(archives[-1].name.split(".")[-3]) if archives else 0)
+        out = self.path.with_name(f"{self.path.stem}.{number:04d}.jsonl.gz")
+        tmp = out.with_name(out.name + ".tmp")
+        try:
+            with open(tmp, "wb") as raw:
+                # (mtime 0: the same lines make the same bytes)
+                with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
+                    f.write(data[:end])
+                raw.flush()
+                os.fsync(raw.fileno())
+            tmp.replace(out)
+            self.path.write_bytes(b"")
+        except OSError as e:
+            raise CertificateError(f"cannot roll the check ledger {self.path} up: "
+                                   f"{e.strerror}") from None
+        self._read, self._archived = 0, self._archived + 1
+        return out
+
+    def refresh(self) -> CheckLedger:
+        """Take in the lines appended since the last look (by another checker: a
+        long-lived one that read the whole file before each part, as certify.py's did,
+        spent 0.1 s a part on a 4.5 MB ledger, more than a small part's check)."""
+        try:
+            if self.path.stat().st_size < self._read or \
+                    len(self.archives()) != self._archived:     # (rolled up, replaced)
+                self._read, self.rows = 0, {}
+                self._take_archives()
+            with open(self.path, "rb") as f:
+                f.seek(self._read)
+                new = f.read()
+        except FileNotFoundError:
+            return self
+        except OSError as e:
+            raise CertificateError(f"cannot read the check ledger {self.path}: "
+                                   f"{e.strerror}") from None
+        end = new.rfind(b"\n") + 1      # (a last line not ended yet: taken next time)
+        self._take(new[:end].decode(errors="replace").splitlines())
+        self._read += end
+        return self
 
     @staticmethod
     def _parse(line: str):

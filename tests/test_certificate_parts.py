@@ -88,6 +88,33 @@ def test_a_certificate_in_parts_proves_what_the_whole_one_does(tmp_path):
         check_certificate(top, parts=certificate_folder(folder))
 
 
+def test_the_part_index_learns_the_parts_a_walk_is_given(tmp_path):
+    """A certification indexes its parts once (part_index) for all its walks: the parts
+    make_part gives a walk join the index, so a later walk stops at them unasked."""
+    state = LotusState(**PRO)
+    search = ProofSearch(tt_mb=16)
+    made, plies = [], []
+
+    def make_part(position, below):
+        plies.append(below)
+        part = extract_certificate(search, position)
+        part.save(tmp_path / f"part{len(made)}.npz")
+        made.append(part)
+        return part
+
+    index: dict = {}
+    top = extract_certificate(search, state, split=2, make_part=make_part, part_index=index)
+    assert made and {p["sha256"] for p in top.parts} == {p.sha256 for p in made}
+    assert min(plies) >= 2          # (each part's plies below the walk's root, given)
+    assert {part.sha256 for part, _ in index[top.winner].values()} == \
+        {p.sha256 for p in made}
+    count = len(made)
+    again = extract_certificate(search, state, part_index=index)    # no split: stops anyway
+    assert len(made) == count and again.nodes == top.nodes
+    assert check_certificate(again, parts=certificate_folder(tmp_path)).parts == \
+        len(again.parts)
+
+
 def test_a_certificate_checks_in_the_mirror_and_a_wrong_mirror_move_is_refused():
     state = LotusState(**PRO)
     s = state.child(state.legal_actions()[0])       # W1-a1: not its own mirror
@@ -577,6 +604,68 @@ def test_a_check_with_a_ledger_resumes_where_it_stopped(tmp_path):
     assert len(r.output.strip().splitlines()) == 1
 
 
+def test_a_long_lived_checker_sees_what_others_add_to_the_ledger_and_the_folder(tmp_path):
+    """A ledger and a parts folder read once take in, at refresh(), only what was added
+    since: a line another checker appended (one cut short waits until it is whole) and a
+    part file saved since; a file replaced by a shorter one is read anew."""
+    import shutil
+
+    from niwa.solver.certificate import CheckLedger
+
+    top, folder = _nested(tmp_path)
+    ledger = tmp_path / "check.jsonl"
+    check_certificate(top, parts=certificate_folder(folder), ledger=ledger)
+    lines = ledger.read_text().splitlines(keepends=True)
+    shared = tmp_path / "shared.jsonl"
+    shared.write_text(lines[0])
+    reader = CheckLedger(shared)
+    assert len(reader.rows) == 1
+    with open(shared, "a") as f:
+        f.write(lines[1][:20])
+    assert len(reader.refresh().rows) == 1          # (being written: not yet)
+    with open(shared, "a") as f:
+        f.write(lines[1][20:] + "".join(lines[2:]))
+    assert reader.refresh().rows == CheckLedger(ledger).rows
+    shared.write_text(lines[0])
+    assert len(reader.refresh().rows) == 1
+    half = tmp_path / "half"
+    half.mkdir()
+    files = sorted(folder.glob("*.npz"))
+    shutil.copy(files[0], half)
+    found = certificate_folder(half)
+    assert len(found.paths) == 1
+    for path in files[1:]:
+        shutil.copy(path, half)
+    assert found.refresh() is found
+    assert set(found.paths) == set(certificate_folder(folder).paths) and len(files) > 1
+    assert check_certificate(top, parts=found).parts > 0
+
+
+def test_a_ledger_rolled_up_into_archives_reads_as_before(tmp_path):
+    """CheckLedger.roll: the lines move into numbered gzip archives beside the file, which
+    starts empty; the ledger reads the same, a check takes its parts from it, and a
+    damaged archive is refused in one line."""
+    from niwa.solver.certificate import CheckLedger
+
+    top, folder = _nested(tmp_path)
+    ledger = tmp_path / "check.jsonl"
+    first = check_certificate(top, parts=certificate_folder(folder), ledger=ledger)
+    rows = CheckLedger(ledger).rows
+    lines = ledger.read_text().splitlines(keepends=True)
+    ledger.write_text("".join(lines[:2]))
+    reader = CheckLedger(ledger)
+    assert reader.roll() == tmp_path / "check.0001.jsonl.gz" and ledger.read_text() == ""
+    assert reader.roll() is None                        # (nothing left to roll)
+    ledger.write_text("".join(lines[2:]))
+    assert CheckLedger(ledger).roll().name == "check.0002.jsonl.gz"
+    assert CheckLedger(ledger).rows == rows and len(reader.refresh().rows) == len(rows)
+    again = check_certificate(top, parts=certificate_folder(folder), ledger=ledger)
+    assert again.parts_from_ledger == first.parts and ledger.read_text() == ""
+    (tmp_path / "check.0002.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(CertificateError, match="archive .* cannot be read"):
+        CheckLedger(ledger)
+
+
 def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
         tmp_path, proven_checkpoint):
     """A split certification checked part by part into a ledger, then its part files lost
@@ -671,9 +760,12 @@ def test_a_part_too_big_is_cut_into_parts_below_it(tmp_path, proven_checkpoint):
     cut = {p.sha256 for p in made if "cut_at_positions" in p.info}
     assert all(p.info["cut_depth"] >= 1 for p in made if p.sha256 in cut)
     assert cut and len(made) > len(list((tmp_path / "uncut").glob("*.npz")))
+    saved = {p.sha256 for p in made}
     for part in made:
         assert part.nodes <= bound or part.sha256 in cut
-        assert part.sha256 in cut or not part.parts      # only a cut part stops at parts
+        # a part stops at parts saved before it (those of a cut, or one met again), never
+        # at one the folder lacks
+        assert all(ref["sha256"] in saved for ref in part.parts)
     report = check_certificate(load_certificate(tmp_path / "top.npz"),
                                parts=certificate_folder(parts))
     assert report.winner_nodes >= 0 and top.winner == whole.winner
