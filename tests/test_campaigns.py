@@ -311,8 +311,10 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     args = [str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--tt-mb", "16",
             "--split", "1", "--processes", "2", "--check-as-made", "--ledger", str(ledger),
             "--plies", "4", "--piece-plies", "4", "--checkers", "2",
-            "--max-part-positions", "40"]
+            "--max-part-positions", "40", "--roll-ledger-mb", "0"]
     certify.main(args)
+    # (rolled up at the end: the archive carries the ledger to the run below)
+    assert (tmp_path / "kept" / "ledger.0001.jsonl.gz").exists()
     from niwa.solver.book import load_book
 
     book = load_book(out / "tiny-book.npz")     # through the parts' files
@@ -321,8 +323,19 @@ def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
     assert pieces and book.info["pieces"] == len(pieces)
     rows = pd.read_csv(tmp_path / "certificates.csv")
     made = list((out / "parts").glob("part-*.npz"))
-    checks = rows[rows["step"].str.startswith("check part")]
+    # a row a part's check beside the parts, their sums (a row a checker) in the campaign's
+    checks = pd.read_csv(out / "part-checks.csv")
+    assert set(checks["step"]) == {"check part", "check part (mirror)"}
     assert len(made) > 0 and len(checks) > 0 and (checks["exit"] == 0).all()
+    sums = rows[rows["step"] == "check parts"]
+    assert not rows["step"].str.startswith("check part ").any() and 1 <= len(sums) <= 2
+    assert sums["positions"].sum() == (checks["positions"] + [
+        json.loads(f).get("part_nodes", 0) for f in checks["figures"]]).sum()
+    assert sum(json.loads(f)["checks"] for f in sums["figures"]) == len(checks)
+    # a piece for each part the 4-ply book can reach, none for those made deeper
+    plies = {p.sha256[:16]: p.info["plies_from_top"] for p in map(load_certificate, made)}
+    assert min(plies.values()) >= 1 and max(plies.values()) >= 4
+    assert {p.stem for p in pieces} == {sha for sha, n in plies.items() if n < 4}
     # every part is checked in both orientations (a part met first as a part of one
     # checked has no row of its own: its positions are in that one's part_nodes)
     in_ledger = CheckLedger(ledger).rows
@@ -642,10 +655,12 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     checked = CheckLedger(tmp_path / "ledger.jsonl").rows
     assert all((h.sha256, False) in checked for h in made)
     # --check-only: a new ledger, no extraction row, the same parts checked
-    before = len(rows)
+    before, before_parts = len(rows), len(pd.read_csv(out / "part-checks.csv"))
     certify.main([*args[:-1], str(tmp_path / "ledger2.jsonl"), "--check-only"])
     assert "again without --check-only" in capsys.readouterr().out
-    rows = pd.read_csv(tmp_path / "certificates.csv").iloc[before:]
+    assert set(pd.read_csv(tmp_path / "certificates.csv").iloc[before:]["step"]) == \
+        {"check parts"}
+    rows = pd.read_csv(out / "part-checks.csv").iloc[before_parts:]
     assert set(rows["step"]) <= {"check part", "check part (mirror)"} and len(rows) >= len(made)
     # each checker is one long-lived `niwa proof check -` (one leaf memo), a row a part
     streams = rows["command"].str.split(" <<< ").str[0]

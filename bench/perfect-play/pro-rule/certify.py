@@ -138,19 +138,22 @@ def lines_in(path: Path):
     return count
 
 
-def write_row(row: dict) -> None:
-    RESULTS.parent.mkdir(exist_ok=True)
-    new = not RESULTS.exists()
-    with open(RESULTS, "a", newline="") as f:
+def write_row(row: dict, to: Path | None = None) -> None:
+    """Append `row` to `to` (default RESULTS, the campaign's CSV, printed too)."""
+    path = RESULTS if to is None else to
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
         if new:
             w.writeheader()
         w.writerow({k: row.get(k, "") for k in COLUMNS})
-    print(json.dumps(row), flush=True)
+    if to is None:
+        print(json.dumps(row), flush=True)
 
 
 def write_step_row(name: str, label: str, code: int, wall: float, peak: float,
-                   figures: dict, command: str) -> None:
+                   figures: dict, command: str, to: Path | None = None) -> None:
     """The row of one step (or one part's check): its figures from the command's --json
     line, wall seconds and peak memory (NaN: unknown, the command killed)."""
     write_row({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "name": name,
@@ -160,7 +163,7 @@ def write_step_row(name: str, label: str, code: int, wall: float, peak: float,
                "parts": figures.get("parts", ""), "bytes": figures.get("bytes", ""),
                "sha256": figures.get("sha256", ""), "winner": figures.get("winner", ""),
                "figures": json.dumps(figures, sort_keys=True) if figures else "",
-               "command": command})
+               "command": command}, to)
 
 
 def step(name: str, label: str, cmd: list[str], count=None, total=None,
@@ -266,9 +269,12 @@ class PartChecker(threading.Thread):
     until stop() and then the parts left. A part refused stops the certification: the
     proof or its extraction is wrong."""
 
+    LOOK_S = 10.0       # how long the checks found by one look are taken before another
+
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
                  queue: CheckQueue, pieces: Path | None = None, piece_plies: int = 4,
-                 second=False):
+                 second=False, book_plies: int | None = None,
+                 part_rows: Path | None = None):
         super().__init__(daemon=True)
         self.queue = queue
         # the second of two checkers takes the queue's other end (newest part first) and the
@@ -277,7 +283,20 @@ class PartChecker(threading.Thread):
         self.label, self.niwa, self.parts, self.ledger = name, niwa, parts, ledger
         self.options = options
         self.pieces, self.piece_plies = pieces, piece_plies
+        # a part made at least so many plies below the top has no piece: the book ends
+        # above it (a piece each of full pro/mandatory's many small deep parts cost 4 KB)
+        self.book_plies = book_plies
+        # a row a check in `part_rows` (the run's folder), their sums in the campaign's CSV
+        # (summary()): a row a part there, 2 KB each, would grow it 4 KB a part
+        self.part_rows = part_rows
+        self.totals = {"checks": 0, "positions": 0, "leaf_positions": 0, "time_s": 0.0,
+                       "peak_rss_mb": 0.0}
         self.done: set[str] = set()     # part files checked here or found in the ledger
+        # what waiting() needs of each part file, read once: (its mtime, sha256, its
+        # orientations, too deep for the book); read again at each look, the headers of thousands of parts
+        # waiting took 3 s a check, ten times the check of a small part
+        self.headers: dict[str, tuple] = {}
+        self.ledger_rows = None         # a CheckLedger, refreshed at each look
         self.failed: str | None = None
         self.stream: CheckStream | None = None
         self.finish = threading.Event()
@@ -296,7 +315,7 @@ class PartChecker(threading.Thread):
         """The (part file, mirrored) checks not in the ledger yet, oldest part first: each
         part in both orientations (unless its root is its own mirror), since the walk
         meets every part at its root and at the root's mirror. A part found fully checked
-        leaves its piece of book first (book_piece)."""
+        leaves its piece of book first (book_piece), if the book can reach it."""
         from niwa.solver.certificate import (
             CertificateError,
             CheckLedger,
@@ -305,22 +324,34 @@ class PartChecker(threading.Thread):
             parse_reference_position,
         )
 
-        checked = set(CheckLedger(self.ledger).rows)
+        if self.ledger_rows is None:
+            self.ledger_rows = CheckLedger(self.ledger)
+        checked = self.ledger_rows.refresh().rows
         out, found = [], None
-        for path in sorted(self.parts.glob("part-*.npz"), key=lambda q: q.stat().st_mtime,
-                           reverse=self.second):
+        files = []
+        for path in self.parts.glob("part-*.npz"):
+            try:
+                files.append((path.stat().st_mtime_ns, path))
+            except FileNotFoundError:
+                continue
+        for mtime, path in sorted(files, reverse=self.second):
             if path.name in self.done:
                 continue
-            try:
-                meta = _header_meta(path)
-                sha, root = meta["sha256"], meta["root"]
-            except (CertificateError, KeyError):
-                continue                # being renamed into place, or not a certificate
-            symmetric = parse_reference_position(root).mirrored().to_notation() == root
-            orientations = (False,) if symmetric else (False, True)
+            if self.headers.get(path.name, (None,))[0] != mtime:      # (new, or replaced)
+                try:
+                    meta = _header_meta(path)
+                    sha, root = meta["sha256"], meta["root"]
+                    deep = self.book_plies is not None and \
+                        int(meta.get("plies_from_top", 0)) >= self.book_plies
+                except (CertificateError, KeyError, ValueError, TypeError):
+                    continue            # being renamed into place, or not a certificate
+                symmetric = parse_reference_position(root).mirrored().to_notation() == root
+                self.headers[path.name] = (mtime, sha,
+                                           (False,) if symmetric else (False, True), deep)
+            _, sha, orientations, deep = self.headers[path.name]
             left = [(path, m) for m in orientations if (sha, m) not in checked]
             if not left:
-                if self.pieces is not None:
+                if self.pieces is not None and not deep:
                     if found is None:       # (the folder's headers read once a look)
                         found = certificate_folder(self.parts)
                     with self.queue.pieces_lock:
@@ -346,20 +377,26 @@ class PartChecker(threading.Thread):
         while not self.quit:
             last_look = self.finish.is_set()
             todo = self.waiting() if self.parts.is_dir() else []
-            if self.quit:       # (stopped while looking: start no other check)
-                return
-            taken = self.queue.take(todo, mirrored_first=self.second)
-            if taken is not None:
+            looked, checked = time.monotonic(), False
+            # the checks of one look, until it is LOOK_S old (a look at thousands of part
+            # files takes 0.2 s, more than a small part's check)
+            while time.monotonic() - looked < self.LOOK_S:
+                if self.quit:       # (stopped while looking: start no other check)
+                    return
+                taken = self.queue.take(todo, mirrored_first=self.second)
+                if taken is None:
+                    break
                 done = False
                 try:
                     self._check(*taken)
-                    done = True
+                    done = checked = True
                 except CheckFailed as e:
                     if not self.quit:
                         self.failed = f"check part {taken[0]} failed ({e})"
                     return
                 finally:
                     self.queue.release(taken, done)
+            if checked:
                 continue
             if last_look and not todo:
                 return
@@ -375,9 +412,29 @@ class PartChecker(threading.Thread):
                 kill_group(self.stream.proc)
         line = ("--mirror " if mirrored else "") + str(path)
         figures = self.stream.check(line)
+        peak = self.stream.peak_mb()
         write_step_row(self.label, "check part" + (" (mirror)" if mirrored else ""), 0,
-                       figures.get("time_s", 0.0), self.stream.peak_mb(), figures,
-                       f"{shlex.join(self.stream.cmd)} <<< {shlex.quote(line)}")
+                       figures.get("time_s", 0.0), peak, figures,
+                       f"{shlex.join(self.stream.cmd)} <<< {shlex.quote(line)}",
+                       self.part_rows)
+        t = self.totals
+        t["checks"] += 1
+        t["positions"] += int(figures.get("nodes", 0)) + int(figures.get("part_nodes", 0))
+        t["leaf_positions"] += int(figures.get("leaf_positions", 0))
+        t["time_s"] += float(figures.get("time_s", 0.0))
+        if peak == peak:
+            t["peak_rss_mb"] = max(t["peak_rss_mb"], peak)
+
+    def summary(self, k: int) -> None:
+        """The row of this checker's checks (if any) in the campaign's CSV."""
+        t = self.totals
+        if not t["checks"]:
+            return
+        figures = {**t, "time_s": round(t["time_s"], 1), "checker": k,
+                   "part_rows": str(self.part_rows) if self.part_rows else ""}
+        write_step_row(self.label, "check parts", 0, t["time_s"], t["peak_rss_mb"],
+                       {**figures, "nodes": t["positions"]},
+                       "" if self.stream is None else shlex.join(self.stream.cmd))
 
 
 def book_piece(path: Path, sha: str, found, pieces: Path, plies: int,
@@ -476,6 +533,12 @@ def main(argv=None) -> None:
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
     p.add_argument("--piece-plies", type=int, default=4)
+    p.add_argument("--roll-ledger-mb", type=float, default=8.0,
+                   help="at the end, move the ledger's lines into a gzip archive beside it "
+                        "if it has grown to so many MB (CheckLedger.roll)")
+    p.add_argument("--part-rows", default=None,
+                   help="the CSV of a row for each part's check (default: OUT/"
+                        "part-checks.csv; the --results CSV gets their sums)")
     p.add_argument("--results", default=None,
                    help=f"the CSV the rows are appended to (default {RESULTS})")
     p.add_argument("--leaf-memo", default="15000000",
@@ -515,7 +578,10 @@ def main(argv=None) -> None:
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
                                 ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
-                                 *order], queue, pieces, a.piece_plies, second=k == 1)
+                                 *order], queue, pieces, a.piece_plies, second=k == 1,
+                                book_plies=None if a.move else int(a.plies),
+                                part_rows=Path(a.part_rows) if a.part_rows
+                                else out / "part-checks.csv")
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
@@ -557,8 +623,11 @@ def main(argv=None) -> None:
             checker.stop(now=True)
         for checker in checkers:
             checker.ended.wait()
+        for k, checker in enumerate(checkers):
+            checker.summary(k)
         signal.signal(signal.SIGUSR1, previous)
     if wind_down.is_set():
+        roll_ledger(ledger, a.roll_ledger_mb)
         print(f"certify.py: no part is being made and every part in {parts} is checked "
               f"into {ledger}; run the command again"
               f"{' without --check-only' if a.check_only else ''} to go on",
@@ -575,8 +644,20 @@ def main(argv=None) -> None:
                               str(parts), "--plies", a.plies, "--out", str(book),
                               "--missing-parts"])
         book_from_parts(a.name, book, pieces)
+    roll_ledger(ledger, a.roll_ledger_mb)
     print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
           f"{made.get('parts')} parts in {parts})")
+
+
+def roll_ledger(ledger: Path, mb: float) -> None:
+    """Roll the ledger up (CheckLedger.roll) if its file has grown to `mb` MB: run after
+    every check of this run has ended, and before the folder is committed."""
+    from niwa.solver.certificate import CheckLedger
+
+    if ledger.exists() and ledger.stat().st_size >= mb * 1e6:
+        archive = CheckLedger(ledger).roll()
+        if archive is not None:
+            print(f"certify.py: the ledger's lines rolled up into {archive}", flush=True)
 
 
 if __name__ == "__main__":
