@@ -551,10 +551,13 @@ def _part_roots(parts, state, winner) -> dict:
                 dict(sorted(part.variant.items())) != dict(sorted(state.variant.items())):
             raise CertificateError(f"the part {part.sha256[:16]}... is of another game or "
                                    f"variant ({part.game} {part.variant})")
+        ways = getattr(part, "orientations", (False, True))
         if part.winner == winner:
-            mirror = parse_reference_position(part.root).mirrored().to_notation()
-            out.setdefault(parse_position(mirror).hash(), (part, True))
-            out[parse_position(part.root).hash()] = (part, False)
+            if True in ways:
+                mirror = parse_reference_position(part.root).mirrored().to_notation()
+                out.setdefault(parse_position(mirror).hash(), (part, True))
+            if False in ways:
+                out[parse_position(part.root).hash()] = (part, False)
     return out
 
 
@@ -704,6 +707,10 @@ class PartHeader:
     sha256: str
     path: str
     parts: list = field(default_factory=list)   # the sha256 of the parts it stops at
+    # the ways a walk may stop at it: at its root (False), at its root's lane mirror (True).
+    # A part known by its ledger lines alone (its file gone) only in those checked, since
+    # no check can take it from a file any more
+    orientations: tuple = (False, True)
 
 
 def part_headers(folder) -> list[PartHeader]:
@@ -1158,7 +1165,9 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         folder.mkdir(parents=True, exist_ok=True)
         # the parts an earlier certification left there: their headers are all the walk
         # needs to stop at them (loading each whole would hold all their arrays at once)
-        parts = [*parts, *part_headers(folder)]
+        # (first: a part whose file is here may be met either way, though its ledger
+        # lines hold only the orientations checked so far)
+        parts = [*part_headers(folder), *parts]
     # every part indexed once for all the walks (each walk adds those it is given)
     known = _KnownParts()
     for part in [*parts, *job_parts]:
@@ -1855,13 +1864,17 @@ def ledger_parts(path) -> list[PartHeader]:
     """The certificates a check ledger recorded as passed, as headers a walk can stop at
     (extract_certificate's `parts`) though their files are gone: a certification too long
     for one machine keeps only its ledger between sessions, and a part in it is not made
-    again (its file's path is empty; a check then takes it from the ledger)."""
+    again (its file's path is empty; a check then takes it from the ledger), in the
+    orientations the ledger holds it checked in."""
+    rows = CheckLedger(path).rows
     out: dict[str, PartHeader] = {}
-    for row in CheckLedger(path).rows.values():
-        if "root" in row and row["sha256"] not in out:
-            out[row["sha256"]] = PartHeader(
-                row["game"], row["variant"], row["root"], row["winner"], row["sha256"], "",
-                sorted({sha for _, (sha, _) in row["refs"]}))
+    for row in rows.values():
+        sha = row["sha256"]
+        if "root" in row and sha not in out:
+            out[sha] = PartHeader(
+                row["game"], row["variant"], row["root"], row["winner"], sha, "",
+                sorted({ref for _, (ref, _) in row["refs"]}),
+                tuple(m for m in (False, True) if (sha, m) in rows))
     return list(out.values())
 
 

@@ -666,6 +666,37 @@ def test_a_ledger_rolled_up_into_archives_reads_as_before(tmp_path):
         CheckLedger(ledger)
 
 
+def test_a_part_known_by_its_ledger_alone_is_met_only_the_ways_it_was_checked(
+        tmp_path, proven_checkpoint):
+    """A part whose file is gone can no longer be checked: a walk stops at it only at its
+    root, or at its root's lane mirror, as the ledger holds it checked; met another way,
+    the walk goes on below it (and makes a part there, checked as any)."""
+    from niwa.solver.certificate import (
+        _part_roots,
+        certificate_from_checkpoint,
+        ledger_parts,
+        parse_reference_position,
+    )
+
+    def mirror_hash(root):
+        return parse_position(parse_reference_position(root).mirrored().to_notation()).hash()
+
+    cp, parts, ledger = proven_checkpoint, tmp_path / "parts", tmp_path / "ledger.jsonl"
+    certificate_from_checkpoint(cp, tt_mb=16, tables=None, split=2, parts_dir=parts)
+    made = [load_certificate(p) for p in sorted(parts.glob("part-*.npz"))]
+    part = next(p for p in made if parse_position(p.root).hash() != mirror_hash(p.root))
+    check_certificate(part, parts=certificate_folder(parts), ledger=ledger)
+    (header,) = [h for h in ledger_parts(ledger) if h.sha256 == part.sha256]
+    assert header.orientations == (False,)
+    root = parse_position(part.root)
+    assert set(_part_roots([header], root, part.winner)) == {root.hash()}
+    check_certificate(part, parts=certificate_folder(parts), ledger=ledger, mirror=True)
+    (header,) = [h for h in ledger_parts(ledger) if h.sha256 == part.sha256]
+    assert header.orientations == (False, True)
+    assert set(_part_roots([header], root, part.winner)) == \
+        {root.hash(), mirror_hash(part.root)}
+
+
 def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
         tmp_path, proven_checkpoint):
     """A split certification checked part by part into a ledger, then its part files lost
