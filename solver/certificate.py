@@ -380,6 +380,12 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             part_index.setdefault(winner, {}).update(roots)
 
     used: dict[tuple, int] = {}                   # (sha256, mirrored) -> header index
+    used_roots: dict[str, str] = {}               # sha256 -> root, of the parts used
+
+    def use(part, mirrored) -> int:
+        """The edge mark of a move reaching `part` (its root, or its mirror)."""
+        used_roots[part.sha256] = part.root
+        return PART_BASE - used.setdefault((part.sha256, mirrored), len(used))
 
     # walk: a position's temporary id is its place in `walked` (the order positions are
     # first met); its edges go into flat typed arrays, not Python tuples (a 16.7M-position
@@ -463,8 +469,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                 edge_marks.append(0)
             elif h in part_at:
                 part, mirrored = part_at[h]
-                edge_marks.append(PART_BASE - used.setdefault((part.sha256, mirrored),
-                                                              len(used)))
+                edge_marks.append(use(part, mirrored))
             elif in_table:
                 if _table_value_for(tables, child, winner) != 1:
                     raise CertificateError(f"the endgame table says {child.to_notation()} "
@@ -486,7 +491,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
             if h not in part_at:
                 raise CertificateError(f"no part was made for {waiting[h].to_notation()}")
             part, mirrored = part_at[h]
-            edge_marks[e] = PART_BASE - used.setdefault((part.sha256, mirrored), len(used))
+            edge_marks[e] = use(part, mirrored)
     edge_start.append(len(edge_actions))
     offsets_by_id = np.frombuffer(edge_start, dtype=np.int64)
     targets = np.frombuffer(edge_marks, dtype=np.int32).astype(np.int64)
@@ -509,8 +514,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     flat_children = np.where(flat_children >= 0, number[np.maximum(flat_children, 0)],
                              flat_children)
     wide = int(flat_actions.max(initial=0)) > 255
-    by_sha = {p.sha256: p for p, _ in part_at.values()}
-    header = [{"root": by_sha[sha].root, "winner": winner, "sha256": sha,
+    # (of the parts used only: part_at holds every part known, 90,000 roots on full
+    # pro/mandatory, a third of a small part's walk when gone through for each)
+    header = [{"root": used_roots[sha], "winner": winner, "sha256": sha,
                **({"mirror": True} if mirrored else {})}
               for sha, mirrored in sorted(used, key=used.get)]
     info = {"extract_nodes": int(search.nodes - nodes0),
