@@ -463,7 +463,8 @@ def test_progress_sums_a_whole_certification_and_estimates_a_part_not_made(tmp_p
     whole = prog.progress(d, parts, cuts)
     assert whole["positions_placed_by_plans"] == whole["positions_saved"] == \
         sum(c.nodes for c in made.values())
-    assert whole["estimated_total_positions"] == top.nodes + whole["positions_saved"]
+    assert whole["estimated_total_positions"] == top.nodes + whole["positions_saved"] == \
+        whole["estimated_total_with_planned_in_top_fill"]       # (nothing left to fill)
     assert whole["positions_saved_no_plan_reaches"] == 0
     from niwa.ext.registry import parse_position
 

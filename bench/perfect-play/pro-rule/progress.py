@@ -29,6 +29,11 @@ parts below its top; its first 39 saved were scattered over the list (positions 
 from 0.7 to 17 billion positions within the hour that cut was made. Hence the sample
 of the parts made since the plan (plans keep when they were made since then).
 
+At the top, the parts made whole first are the small ones (a big one is cut, and whole
+only when all its parts are), so the fill of its unknown parts from its saved ones alone
+leans low: the JSON line also gives the estimate with the planned parts' own estimates in
+the top's fill (`estimated_total_with_planned_in_top_fill`), which may lean high.
+
 Saved parts that no plan reaches (made before the plans were kept, under winner's moves
 chosen again since, or by a helper's walk) are counted apart.
 
@@ -157,6 +162,16 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
     estimate = size[root.symmetric_hash()]
     rows = []
     top_children, top_fill = top.children, fill[root.symmetric_hash()]
+    # the same at the top with the planned parts' estimates in its fill: the parts made
+    # whole first are the small ones (a big one is cut, and whole only once all its parts
+    # are), so a fill of the saved ones alone leans low; one with the planned ones' own
+    # estimates, mostly fill themselves, may lean high. The two bracket the top's guess.
+    mine = [c for c in top_children if nodes[c][1] == 1]
+    planned_sizes = [size[c] for c in mine if nodes[c][0] == "planned"]
+    with_planned = in_order(root.symmetric_hash(), mine) + planned_sizes
+    fill_planned = statistics.fmean(with_planned) if with_planned else None
+    unknown_top = sum(1 for c in mine if nodes[c][0] == "unknown")
+    estimate_planned = estimate + unknown_top * ((fill_planned or 0.0) - (top_fill or 0.0))
     for c in top_children:
         state = nodes[c][0]
         rows.append({"key": f"{c:016x}", "state": state,
@@ -169,6 +184,7 @@ def progress(checkpoint, parts_dir, cuts, ledger=None, csv=None) -> dict:
             "positions_placed_by_plans": placed_positions,
             "positions_saved_no_plan_reaches": saved_positions - placed_positions,
             "estimated_total_positions": round(estimate),
+            "estimated_total_with_planned_in_top_fill": round(estimate_planned),
             "made_share": round(placed_positions / estimate, 4) if estimate else None,
             "top_parts": len(top_children),
             "top_parts_by_state": {s: sum(1 for c in top_children if nodes[c][0] == s)
