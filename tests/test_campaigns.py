@@ -434,9 +434,10 @@ def test_count_parts_foresees_the_parts_a_split_extraction_makes(tmp_path, capsy
     from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
     ledger = tmp_path / "ledger.jsonl"
-    for path in parts.glob("part-*.npz"):
-        check_certificate(load_certificate(path), parts=certificate_folder(parts),
-                          ledger=ledger)
+    for path in parts.glob("part-*.npz"):     # (both ways: a part known by its ledger alone
+        for mirror in (False, True):          # is met only the ways it was checked)
+            check_certificate(load_certificate(path), parts=certificate_folder(parts),
+                              ledger=ledger, mirror=mirror)
     shutil.rmtree(parts)
     assert count.count_parts(d, parts, 2)["parts_to_make"] == before["parts_to_make"]
     assert count.count_parts(d, parts, 2, ledger) == after
