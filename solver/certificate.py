@@ -281,7 +281,7 @@ def certificate_folder(folder):
     headers are read until a part is asked for (then it is loaded and its checksum
     verified); a file that is not a certificate is passed over. Its `refresh()` indexes
     the files saved since."""
-    index, looked = {}, set()
+    looked = set()
 
     def refresh():
         """Index the files saved since the last look (a long-lived checker's folder,
@@ -296,14 +296,11 @@ def certificate_folder(folder):
                 continue        # (being renamed into place, or not a certificate)
             looked.add(path.name)
             if isinstance(meta, dict) and meta.get("format") == FORMAT:
-                sha = str(meta.get("sha256"))
-                if sha not in index:
-                    index[sha] = path
-                    find.paths[sha] = str(path)
+                find.paths.setdefault(str(meta.get("sha256")), str(path))
         return find
 
     def find(sha256: str):
-        path = index.get(sha256)
+        path = find.paths.get(sha256)
         return None if path is None else load_certificate(path)
 
     find.folder = str(folder)
@@ -961,28 +958,17 @@ class PartCuts:
 
     def rows(self, key: str) -> list[dict]:
         """The lines kept for the part `key`, in the file's order. The file is read on from
-        where the last look stopped (other processes append to it): read whole each time,
-        its 6.3 MB of plans on full pro/mandatory cost 0.1 s a part made."""
-        try:
-            if self.path.stat().st_size < self._read:       # (replaced: read it anew)
-                self._read, self._by_key = 0, {}
-            with open(self.path, "rb") as f:
-                f.seek(self._read)
-                new = f.read()
-        except FileNotFoundError:
-            return []
-        except OSError as e:
-            raise CertificateError(f"cannot read the part cuts {self.path}: "
-                                   f"{e.strerror}") from None
-        end = new.rfind(b"\n") + 1      # (a last line not ended yet: read next time)
-        for line in new[:end].decode(errors="replace").splitlines():
+        where the last look stopped (other processes append to it: appended_lines)."""
+        lines, self._read, anew = appended_lines(self.path, self._read, "the part cuts")
+        if anew:
+            self._by_key = {}
+        for line in lines:
             try:
                 row = json.loads(line)
             except ValueError:
                 continue
             if isinstance(row, dict) and isinstance(row.get("key"), str):
                 self._by_key.setdefault(row["key"], []).append(row)
-        self._read += end
         return self._by_key.get(key, [])
 
     def add(self, position, bound: int, depth: int) -> None:
@@ -992,6 +978,25 @@ class PartCuts:
     def _append(self, row: dict) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_json_line(self.path, row, "the part cuts")
+
+
+def appended_lines(path: Path, read: int, what: str) -> tuple[list[str], int, bool]:
+    """The whole lines of the append-only file `path` past its first `read` bytes (a last
+    line not ended yet is left for the next look), the bytes read in all now, and whether
+    the file was replaced (shorter than `read`: read from its start). A missing file has
+    no lines. `what`: the file, as an error names it. (Read whole at each look, the 6.3 MB
+    of cut plans cost 0.1 s a part made, and a 4.5 MB ledger 0.1 s a part checked.)"""
+    try:
+        anew = path.stat().st_size < read
+        with open(path, "rb") as f:
+            f.seek(0 if anew else read)
+            new = f.read()
+    except FileNotFoundError:
+        return [], read, False
+    except OSError as e:
+        raise CertificateError(f"cannot read {what} {path}: {e.strerror}") from None
+    end = new.rfind(b"\n") + 1
+    return new[:end].decode(errors="replace").splitlines(), (0 if anew else read) + end, anew
 
 
 def append_json_line(path: Path, row: dict, what: str) -> None:
@@ -1826,24 +1831,16 @@ class CheckLedger:
 
     def refresh(self) -> CheckLedger:
         """Take in the lines appended since the last look (by another checker: a
-        long-lived one that read the whole file before each part, as certify.py's did,
-        spent 0.1 s a part on a 4.5 MB ledger, more than a small part's check)."""
-        try:
-            if self.path.stat().st_size < self._read or \
-                    len(self.archives()) != self._archived:     # (rolled up, replaced)
-                self._read, self.rows = 0, {}
-                self._take_archives()
-            with open(self.path, "rb") as f:
-                f.seek(self._read)
-                new = f.read()
-        except FileNotFoundError:
-            return self
-        except OSError as e:
-            raise CertificateError(f"cannot read the check ledger {self.path}: "
-                                   f"{e.strerror}") from None
-        end = new.rfind(b"\n") + 1      # (a last line not ended yet: taken next time)
-        self._take(new[:end].decode(errors="replace").splitlines())
-        self._read += end
+        long-lived one read the whole file before each part, as certify.py's did;
+        appended_lines), all anew if the file was rolled up or replaced since."""
+        rolled = len(self.archives()) != self._archived     # (rolled up elsewhere)
+        lines, read, replaced = appended_lines(self.path, 0 if rolled else self._read,
+                                               "the check ledger")
+        if rolled or replaced:
+            self.rows = {}
+            self._take_archives()
+        self._read = read
+        self._take(lines)
         return self
 
     @staticmethod

@@ -294,6 +294,7 @@ class PartChecker(threading.Thread):
         # thousands of parts waiting took 3 s a check, ten times the check of a small part
         self.headers: dict[str, tuple] = {}
         self.ledger_rows = None         # a CheckLedger, refreshed at each look
+        self.folder = None              # the parts' certificate_folder, for book pieces
         self.failed: str | None = None
         self.stream: CheckStream | None = None
         self.finish = threading.Event()
@@ -328,7 +329,7 @@ class PartChecker(threading.Thread):
         if self.ledger_rows is None:
             self.ledger_rows = CheckLedger(self.ledger)
         checked = self.ledger_rows.refresh().rows
-        out, found = [], None
+        out, refreshed = [], False
         files = []
         for path in self.parts.glob("part-*.npz"):
             try:
@@ -353,10 +354,14 @@ class PartChecker(threading.Thread):
             left = [] if (sha, False) in checked else [(path, False)]
             if not left:
                 if self.pieces is not None and not deep:
-                    if found is None:       # (the folder's headers read once a look)
-                        found = certificate_folder(self.parts)
+                    # (the folder's index kept, and taken up to date once a look: read
+                    # whole, its 40,000 headers took 9 s)
+                    if self.folder is None:
+                        self.folder, refreshed = certificate_folder(self.parts), True
+                    elif not refreshed:
+                        self.folder, refreshed = self.folder.refresh(), True
                     with self.queue.pieces_lock:
-                        book_piece(path, sha, found, self.pieces, self.piece_plies,
+                        book_piece(path, sha, self.folder, self.pieces, self.piece_plies,
                                    orientations)
                 self.done.add(path.name)
             out.extend(left)
