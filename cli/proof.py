@@ -122,8 +122,7 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
     parts = ex = None
     if cert.parts:
         where = str(parts_dir or Path(certificate).parent)
-        parts = folders[where].refresh() if where in folders else \
-            folders.setdefault(where, certificate_folder(where))
+        parts = folders.get(where) or folders.setdefault(where, certificate_folder(where))
         if (executor or "local").strip() != "local" or (workers or 1) > 1:
             ex = make_executor(executor, workers)
     try:

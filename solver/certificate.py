@@ -280,27 +280,31 @@ def certificate_folder(folder):
     if none there has it): where check_certificate finds a certificate's parts. Only the
     headers are read until a part is asked for (then it is loaded and its checksum
     verified); a file that is not a certificate is passed over. Its `refresh()` indexes
-    the files saved since."""
+    the files saved since; a sha256 not indexed yet makes it look again first."""
     looked = set()
 
     def refresh():
         """Index the files saved since the last look (a long-lived checker's folder,
         which the extraction fills as it checks: reading every header again for each part
         cost seconds a part with thousands of parts)."""
-        for path in sorted(Path(folder).glob("*.npz")):
-            if path.name in looked:
-                continue
+        with os.scandir(folder) as entries:     # names only: sorting 40,000 Paths each
+            new = sorted(e.name for e in entries  # look took a third of a checker's time
+                         if e.name.endswith(".npz") and e.name not in looked)
+        for name in new:
+            path = Path(folder) / name
             try:
                 meta = _header_meta(path)
             except CertificateError:
                 continue        # (being renamed into place, or not a certificate)
-            looked.add(path.name)
+            looked.add(name)
             if isinstance(meta, dict) and meta.get("format") == FORMAT:
                 find.paths.setdefault(str(meta.get("sha256")), str(path))
         return find
 
     def find(sha256: str):
         path = find.paths.get(sha256)
+        if path is None:        # saved since the last look?
+            path = refresh().paths.get(sha256)
         return None if path is None else load_certificate(path)
 
     find.folder = str(folder)
@@ -1899,6 +1903,8 @@ def _check_parts(todo: dict, leaf_budget: int, progress: bool, parts, executor, 
         return
     from tqdm import tqdm
 
+    if hasattr(parts, "refresh") and any(sha not in parts.paths for sha, _ in todo):
+        parts.refresh()                             # (saved since the folder's last look)
     jobs = [CheckPartJob(parts.paths.get(sha), ref, (sha, mirrored), leaf_budget,
                          _not_found_where(parts), None if tables is None else str(tables))
             for (sha, mirrored), ref in todo.items()]
