@@ -676,6 +676,53 @@ def test_certify_winds_down_on_sigusr1_and_checks_only_what_is_made(
     assert e.value.code == 2
 
 
+def test_certify_winding_down_checks_the_mirrors_below_cuts_left_open(tmp_path,
+                                                                      monkeypatch):
+    """certify.py's last look also checks, mirrored, each saved part below a cut top not
+    saved yet (the run stopped before the cut was whole), so that on another machine, its
+    files gone, a walk of that top again makes only the top: every part below it is in
+    the ledger both ways, whichever way the plan meets it."""
+    import shutil
+
+    from niwa.solver.certificate import (
+        CheckLedger,
+        PartCuts,
+        certificate_from_checkpoint,
+        load_certificate,
+        parse_reference_position,
+    )
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out, cuts = tmp_path / "cert", tmp_path / "cuts.jsonl"
+    parts = out / "parts"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=1, parts_dir=parts,
+                                max_part_positions=40, cuts=cuts)
+    made = {p: load_certificate(p) for p in parts.glob("part-*.npz")}
+    cut = [p for p, c in made.items() if "cut_depth" in c.info]
+    assert cut
+    for path in cut:        # cut tops not made yet: their plans are kept, their parts saved
+        path.unlink()
+    plans = PartCuts(cuts).plans()      # (the root's top is never a part file: open too)
+    below = {f"part-{k:016x}.npz" for key, plan in plans.items()
+             if not (parts / f"part-{key:016x}.npz").exists() for k in plan.children}
+    ledger = tmp_path / "ledger.jsonl"
+    certify.main([str(d), "--name", "tiny", "--out", str(out), "--no-tables", "--split", "1",
+                  "--check-as-made", "--checkers", "1", "--ledger", str(ledger),
+                  "--cuts", str(cuts), "--check-only"])
+    checked = CheckLedger(ledger).rows
+    two_way = [c for p, c in made.items() if p.name in below and p.exists() and
+               parse_reference_position(c.root).mirrored().to_notation() != c.root]
+    assert two_way and all((c.sha256, True) in checked for c in two_way)
+    shutil.rmtree(parts)
+    again = tmp_path / "again"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=1, parts_dir=again,
+                                max_part_positions=40, cuts=cuts, ledger=ledger)
+    remade = {load_certificate(p).root for p in again.glob("part-*.npz")}
+    assert remade == {made[p].root for p in cut}
+
+
 def test_certify_stopped_at_any_moment_leaves_no_check_running(tmp_path):
     """certify.py killed (SIGTERM) while its checkers look for parts or check them: no
     `niwa proof check` outlives it (one did, started while the checker was looking)."""

@@ -273,7 +273,7 @@ class PartChecker(threading.Thread):
     def __init__(self, name: str, niwa: str, parts: Path, ledger: Path, options: list[str],
                  queue: CheckQueue, pieces: Path | None = None, piece_plies: int = 4,
                  second=False, book_plies: int | None = None,
-                 part_rows: Path | None = None):
+                 part_rows: Path | None = None, cuts: Path | None = None):
         super().__init__(daemon=True)
         self.queue = queue
         # the second of two checkers takes the queue's other end (newest part first)
@@ -287,6 +287,9 @@ class PartChecker(threading.Thread):
         # a row a check in `part_rows` (the run's folder), their sums in the campaign's CSV
         # (summary()): a row a part there, 2 KB each, would grow it 4 KB a part
         self.part_rows = part_rows
+        # the cut plans: at the last look, the mirrors of the parts of cuts left unfinished
+        # are checked too (open_cut_mirrors)
+        self.cuts = cuts
         self.totals = {"checks": 0, "positions": 0, "leaf_positions": 0, "time_s": 0.0,
                        "peak_rss_mb": 0.0}
         self.done: set[str] = set()     # part files checked here or found in the ledger
@@ -371,6 +374,36 @@ class PartChecker(threading.Thread):
                                    orientations)
                 self.done.add(path.name)
             out.extend(left)
+        if self.finish.is_set() and self.cuts is not None:
+            out.extend(self.open_cut_mirrors(checked))
+        return out
+
+    def open_cut_mirrors(self, checked) -> list[tuple[Path, bool]]:
+        """The (part file, True) checks of the saved parts below the cut tops not saved
+        yet (a run stopped before the cut was whole), not in the ledger mirrored, each root
+        not its own mirror. Such a part is checked at its root as made; its mirror only
+        inside the check of the top that meets it so, once the top is made. On another
+        machine the files are gone and a part is known by its ledger lines alone, so where
+        a plan meets one mirrored, its walk would make it again (20% of the parts of full
+        pro/mandatory's largest cut). Which of them a plan meets mirrored is not kept, so
+        all are checked: a few hundred small checks at a wind-down."""
+        from niwa.solver.certificate import CertificateError, PartCuts
+
+        out = []
+        try:
+            plans = PartCuts(self.cuts).plans() if self.cuts.exists() else {}
+        except CertificateError:
+            return out          # (a damaged cuts file: the extraction says so itself)
+        for key, plan in plans.items():
+            if (self.parts / f"part-{key:016x}.npz").exists():
+                continue        # (whole: its check met its parts each way it needed)
+            for child in plan.children:
+                name = f"part-{child:016x}.npz"
+                entry = self.headers.get(name)
+                if entry is None or len(entry[2]) < 2:
+                    continue    # (not saved and read here, or its root its own mirror)
+                if (entry[1], True) not in checked and (entry[1], False) in checked:
+                    out.append((self.parts / name, True))
         return out
 
     def run(self) -> None:
@@ -593,7 +626,8 @@ def main(argv=None) -> None:
                                  *order], queue, pieces, a.piece_plies, second=k == 1,
                                 book_plies=None if a.move else int(a.plies),
                                 part_rows=Path(a.part_rows) if a.part_rows
-                                else out / "part-checks.csv")
+                                else out / "part-checks.csv",
+                                cuts=cuts if a.move is None else None)
                     for k in range(a.checkers)]
         for checker in checkers:
             checker.start()
