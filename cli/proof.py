@@ -208,11 +208,19 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
               help="With --max-part-positions: where the parts found too big and their "
                    "cut depths are kept (default: DIR/cuts.jsonl of --parts), so that a "
                    "run again cuts each at once instead of walking it to the bound first.")
+@click.option("--keep-proofs", "keep_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR",
+              help="Keep the costliest proofs of the df-pn table in DIR every "
+                   "--keep-every seconds as parts are made, and load them at the start: a "
+                   "certification stopped and run again proves little again.")
+@click.option("--keep-every", "keep_every_s", type=Number(float, 0, 10**6),
+              default=600, show_default=True,
+              help="With --keep-proofs: how often the proofs are kept.")
 @huge_pages_option
 @user_errors
 def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir, no_tables,
                 as_json, progress, workers, ledger_file, max_part_positions, cuts_file,
-                huge_pages):
+                keep_dir, keep_every_s, huge_pages):
     """Write the certificate of the two-level proof in CHECKPOINT (niwa solve --checkpoint),
     or with --move of one position it has decided, reading the checkpoint only (so also
     beside the run that writes it). Check it with `niwa proof check`.
@@ -245,6 +253,9 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     if split is not None:       # (the folder is made if it is missing)
         check_writable(os.path.join(parts_dir, "part.npz") if os.path.isdir(parts_dir)
                        else parts_dir, "--parts")
+    if keep_dir is not None:
+        check_writable(os.path.join(keep_dir, "proven.npy") if os.path.isdir(keep_dir)
+                       else keep_dir, "--keep-proofs")
     if ledger_file is not None and not os.path.isfile(ledger_file):
         raise UserError(f"--ledger: no file {ledger_file}")
     parts = () if parts_dir is None or split else _certificates_in(parts_dir)
@@ -253,7 +264,8 @@ def extract_cmd(checkpoint, out_file, move, parts_dir, split, tt_mb, tables_dir,
     cert = certificate_from_checkpoint(
         checkpoint, tt_mb=tt_mb, tables=tables, move=move, parts=parts, split=split or 0,
         parts_dir=parts_dir, huge_pages=huge_pages, workers=workers, ledger=ledger_file,
-        max_part_positions=max_part_positions, cuts=cuts_file,
+        max_part_positions=max_part_positions, cuts=cuts_file, keep_proofs=keep_dir,
+        keep_every_s=keep_every_s,
         parts_out=parts_dir or os.path.dirname(os.path.abspath(out_file)),
         progress=sys.stderr.isatty() if progress is None else progress)
     cert.save(out_file)

@@ -1025,7 +1025,9 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
                                 parts_dir=None, huge_pages: bool = False,
                                 workers: int = 1, parts_out=None,
                                 shared_table=None, ledger=None,
-                                max_part_positions: int = 0, cuts=None) -> Certificate:
+                                max_part_positions: int = 0, cuts=None,
+                                keep_proofs=None, keep_every_s: float = 600.0,
+                                keep_rows: int = 20_000_000) -> Certificate:
     """The certificate of a finished two-level proof (niwa.solver.proof_tree) kept in the
     checkpoint folder `directory`. The winner's moves in the top tree come from its jobs'
     proofs (proof_tree.proven_jobs); below them the jobs' positions the solution tree goes
@@ -1055,7 +1057,10 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
     picks from that walk (saved as each is made, and cut again if need be), so that no
     part takes longer than a machine may live (0: no bound). `cuts`: the file where those
     cuts are kept (PartCuts; default `parts_dir`/cuts.jsonl), so that a run again cuts
-    such a part at once instead of walking it to the bound first."""
+    such a part at once instead of walking it to the bound first. `keep_proofs`: a folder
+    where the costliest proofs of the df-pn table are kept (up to `keep_rows`, every
+    `keep_every_s` seconds as parts are made) and from which they are loaded at the start
+    (_KeptProofs): a certification stopped and run again re-proves little."""
     from niwa.solver.proof_tree import LineError, line_actions, look_at_checkpoint, proven_jobs
 
     if ledger is not None:
@@ -1109,7 +1114,8 @@ def certificate_from_checkpoint(directory, tt_mb: float = 1024, tables="checkpoi
         return _from_checkpoint(directory, result, root, state, expected, jobs, text, tt_mb,
                                 tables, time_limit, progress, parts, split, parts_dir,
                                 huge_pages, parts_out, shared_table, max_part_positions,
-                                cuts)
+                                cuts, None if keep_proofs is None else
+                                (keep_proofs, keep_every_s, keep_rows))
     finally:
         _stop(helpers)
 
@@ -1157,9 +1163,11 @@ def _stop(helpers) -> None:
 def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb, tables,
                      time_limit, progress, parts, split, parts_dir, huge_pages,
                      parts_out=None, shared_table=None,
-                     max_part_positions: int = 0, cuts=None) -> Certificate:
+                     max_part_positions: int = 0, cuts=None, keep=None) -> Certificate:
     """certificate_from_checkpoint's certification itself, in this process (`jobs`: the
-    jobs' proofs if already read; `line`: the --move line's text, or None for the root)."""
+    jobs' proofs if already read; `line`: the --move line's text, or None for the root;
+    `keep`: (folder, seconds, rows) of _KeptProofs, or None: the helpers keep none, as
+    they share this process's table)."""
     from niwa.solver.proof import ProofSearch
     from niwa.solver.proof_tree import JOB_PARTS, proven_jobs, read_proven
     from niwa.solver.tables import resolve_tables
@@ -1170,6 +1178,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     kept = read_proven(directory, search, root)
     if kept is not None:
         search.load_proven(kept)
+    keeper = None if keep is None else _KeptProofs(search, root, *keep)
     t0 = time.perf_counter()
     if jobs is None:
         jobs = proven_jobs(directory, root)
@@ -1215,6 +1224,8 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 part.info["plies_from_top"] = at_plies
             part.info.update(proof="two-level", proof_root=root.to_notation())
             bring(part)
+            if keeper is not None:
+                keeper.tick()
             return part
 
         def cut_or_whole(position):
@@ -1268,7 +1279,54 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                             proof_nodes=int(result.nodes), proof_cpu_s=round(result.cpu_s, 1),
                             kept_proofs=0 if kept is None else len(kept), tt_mb=float(tt_mb),
                             extract_s=round(time.perf_counter() - t0, 2))
+    if keeper is not None:
+        certificate.info.update(kept_proofs_loaded=keeper.loaded, kept_proofs_saves=keeper.saves)
     return certificate
+
+
+class _KeptProofs:
+    """The costliest proofs of a certification's df-pn table, kept in a folder
+    (proven.npy and proven.json, as a proof checkpoint keeps its own: write_proven) every
+    `every_s` seconds as parts are made, and loaded into the table at the start. The table
+    lives only as long as its process, and a certification stopped and run again (a
+    restart, the next session on the same machine) proved again from an empty table the
+    winner's moves of the parts it was making: many minutes a restart on full
+    pro/mandatory. Kept while the helpers write the table: a slot caught mid-write reads
+    back as a scrambled key, a wrong proof only by a 64-bit coincidence (the risk of every
+    table key), and every certificate is checked by the reference rules anyway. Rows kept
+    for another root are not loaded (read_proven)."""
+
+    min_work = 1000         # (proof_tree.KEEP_MIN_WORK) the expansions a proof kept cost
+
+    def __init__(self, search, root, folder, every_s: float, rows: int):
+        from niwa.solver.proof_tree import CheckpointError, read_proven
+
+        self.search, self.root, self.folder = search, root, Path(folder)
+        self.every_s, self.rows = float(every_s), int(rows)
+        self.saves = self.loaded = 0
+        try:
+            found = read_proven(self.folder, search, root) if self.folder.is_dir() else None
+            if found is not None:
+                self.loaded = int(search.load_proven(found))
+        except (CheckpointError, ValueError) as e:
+            raise CertificateError(f"the kept proofs in {self.folder} do not read ({e})") \
+                from None
+        self.last = time.monotonic()
+
+    def tick(self) -> None:
+        """Keep the table's proofs if the last were kept `every_s` seconds ago or more."""
+        if time.monotonic() - self.last >= self.every_s:
+            self.save()
+
+    def save(self) -> None:
+        from niwa.solver.proof_tree import write_proven
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        rows = self.search.proven_entries(self.min_work, self.rows)
+        write_proven(self.folder, rows, self.search.table_key(self.root),
+                     self.root.to_notation(), self.min_work)
+        self.saves += 1
+        self.last = time.monotonic()
 
 
 class _JobPartsCopier:

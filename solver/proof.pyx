@@ -1162,14 +1162,16 @@ cdef class ProofSearch:
     def proven_entries(self, long long min_work=0, long long max_entries=0):
         """The table's proven entries whose subtree cost at least `min_work` expansions, as
         an (n, 3) uint64 array of (key, numbers, extra) rows, the largest work first (at
-        most `max_entries` of them; 0: all). Meant for a quiet table (its workers ended). A
-        slot two processes wrote at once still gives no wrong proof: its key, recovered from
-        the check word, is then a scramble of two entries' words, which names a real position
+        most `max_entries` of them; 0: all). Safe on a table other processes still write (a
+        certification's shared table, kept as it runs): each slot's three words are read
+        once and tested as read, and the rows stop at the room counted first. A slot two
+        processes wrote at once still gives no wrong proof: its key, recovered from the
+        check word, is then a scramble of two entries' words, which names a real position
         only by a 64-bit coincidence (the risk every table key already carries)."""
         import numpy as np
 
-        cdef size_t i, n = 0, total = self.capacity
-        cdef uint64_t check, nums, extra
+        cdef size_t i, room, n = 0, total = self.capacity
+        cdef uint64_t check, nums, extra, key
         cdef uint32_t pn, dn
         cdef uint64_t[:, ::1] out
         for i in range(total):
@@ -1177,16 +1179,26 @@ cdef class ProofSearch:
                 n += 1
         rows = np.zeros((n, 3), dtype=np.uint64)
         out = rows
-        n = 0
+        room, n = n, 0
         for i in range(total):
-            if _is_kept(&self.tt[i], min_work):
-                check = niwa_load64(&self.tt[i].check)
-                nums = niwa_load64(&self.tt[i].nums)
-                extra = niwa_load64(&self.tt[i].extra)
-                out[n, 0] = check ^ niwa_check_hash(nums, extra)
-                out[n, 1] = nums
-                out[n, 2] = extra
-                n += 1
+            if n >= room:
+                break           # (proved since the count, by a process still writing)
+            check = niwa_load64(&self.tt[i].check)
+            nums = niwa_load64(&self.tt[i].nums)
+            extra = niwa_load64(&self.tt[i].extra)
+            pn = <uint32_t>nums
+            dn = <uint32_t>(nums >> 32)
+            if check == 0 or <long long>(<uint32_t>extra) < min_work or \
+                    not ((pn == 0 and dn == INF) or (pn == INF and dn == 0)):
+                continue        # (as load_proven takes them: an entry changed since the count)
+            key = check ^ niwa_check_hash(nums, extra)
+            if key == 0:
+                continue
+            out[n, 0] = key
+            out[n, 1] = nums
+            out[n, 2] = extra
+            n += 1
+        rows = rows[:n]
         order = np.argsort(-(rows[:, 2] & np.uint64(0xFFFFFFFF)).astype(np.int64), kind="stable")
         rows = rows[order]
         if max_entries > 0:

@@ -918,3 +918,36 @@ def test_each_cut_top_is_planned_first_and_walked_by_its_plan(tmp_path, proven_c
                for a in ("offsets", "actions", "children"))
     with pytest.raises(CertificateError, match="a plan needs split"):
         extract_certificate(search, state, plan=True)
+
+
+def test_a_certification_keeps_its_costliest_proofs_and_a_run_again_loads_them(
+        tmp_path, proven_checkpoint, monkeypatch):
+    """`niwa proof extract --keep-proofs DIR`: the df-pn table's proofs are kept in DIR as
+    parts are made (as a proof checkpoint keeps its own), a run again loads them and its
+    certificate still checks; kept files that do not read are a one-line error (exit 2)."""
+    from niwa.solver import certificate as cert_module
+    from niwa.solver.proof_tree import KEEP_MIN_WORK, kept_header
+
+    assert cert_module._KeptProofs.min_work == KEEP_MIN_WORK
+    monkeypatch.setattr(cert_module._KeptProofs, "min_work", 1)     # (tiny proofs)
+    keep = tmp_path / "kept"
+    args = ["proof", "extract", str(proven_checkpoint), "--no-tables", "--tt-mb", "16",
+            "--split", "2", "--json", "--keep-proofs", str(keep)]
+    r = CliRunner().invoke(main, [*args, "--parts", str(tmp_path / "p1"), "--keep-every", "0",
+                                  "--out", str(tmp_path / "first.npz")])
+    assert r.exit_code == 0, r.output
+    first = load_certificate(tmp_path / "first.npz")
+    rows = kept_header(keep)["rows"]
+    assert first.info["kept_proofs_saves"] >= 1 and first.info["kept_proofs_loaded"] == 0
+    assert rows > 0
+    r = CliRunner().invoke(main, [*args, "--parts", str(tmp_path / "p2"),
+                                  "--out", str(tmp_path / "again.npz")])
+    assert r.exit_code == 0, r.output
+    again = load_certificate(tmp_path / "again.npz")
+    assert again.info["kept_proofs_loaded"] == rows and again.info["kept_proofs_saves"] == 0
+    assert check_certificate(again, parts=certificate_folder(tmp_path / "p2")).nodes > 0
+    (keep / "proven.npy").write_bytes(b"not a table")
+    r = CliRunner().invoke(main, [*args, "--parts", str(tmp_path / "p3"),
+                                  "--out", str(tmp_path / "third.npz")])
+    assert r.exit_code == 2 and "kept proofs" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1

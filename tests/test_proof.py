@@ -343,6 +343,29 @@ def test_a_slot_mixed_from_two_writes_reads_as_a_miss_or_one_whole_entry(ka, kb,
                     assert got is None or got in writes[key], (check, nums, extra, key)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**64 - 1), NUMBERS, NUMBERS, NUMBERS,
+                          st.integers(-1, 300), st.booleans()), min_size=1, max_size=12))
+def test_the_proofs_kept_of_a_table_being_written_always_load_again(slots):
+    """proven_entries on a table other processes write (a certification keeps its shared
+    table's proofs as it runs): whatever its slots hold, whole entries or words of
+    several, every row it gives is a proof load_proven takes, and a whole proof of enough
+    work is among them."""
+    table = SharedProofTable(1e-3)
+    ps = ProofSearch(shared=table)
+    whole = set()
+    for i, (key, pn, dn, work, best, torn) in enumerate(slots):
+        nums, extra = entry(pn, dn, work, best)
+        check = _check_word(key, nums, extra) ^ (1 if torn else 0)
+        table._write_raw(i, check, nums, extra)
+        proven = (pn, dn) in ((0, INF32), (INF32, 0))
+        if not torn and key and check and proven and work >= 2:
+            whole.add((key, nums, extra))
+    rows = ps.proven_entries(2)
+    assert ProofSearch(tt_mb=1).load_proven(rows) == len(rows)
+    assert whole <= {tuple(int(w) for w in row) for row in rows}
+
+
 def test_a_shared_table_is_read_and_written_by_every_process_that_maps_it():
     table = SharedProofTable(1)
     one, two = ProofSearch(shared=table), ProofSearch(shared=table)

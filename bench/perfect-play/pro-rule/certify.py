@@ -11,7 +11,9 @@ resident memory), in this order; a step that fails stops the script with its err
 1. `niwa proof extract CHECKPOINT --parts OUT/parts --split N --out OUT/NAME.npz`: every
    position N plies down is certified as a part of its own (saved as it is made, so a
    stopped run resumes), then the top certificate over them; with --processes P, it runs
-   with `--workers P`: P processes fill the parts folder at once (each part made once);
+   with `--workers P`: P processes fill the parts folder at once (each part made once),
+   keeping the costliest proofs of their df-pn table in OUT/kept-proofs every
+   --keep-every seconds (a run again loads them: a restart re-proves little);
 2. `niwa proof check OUT/NAME.npz --parts OUT/parts --workers P`: the whole, parts
    included, with the plain-Python reference rules (table leaves solved again within
    --leaf-budget, the table ordering the moves tried), P parts at once, each part
@@ -287,9 +289,10 @@ class PartChecker(threading.Thread):
         # a row a check in `part_rows` (the run's folder), their sums in the campaign's CSV
         # (summary()): a row a part there, 2 KB each, would grow it 4 KB a part
         self.part_rows = part_rows
-        # the cut plans: at the last look, the mirrors of the parts of cuts left unfinished
-        # are checked too (open_cut_mirrors)
+        # the cut plans: at the last look of a wind-down, the mirrors of the parts of cuts
+        # left unfinished are checked too (open_cut_mirrors)
         self.cuts = cuts
+        self.winding_down = False
         self.totals = {"checks": 0, "positions": 0, "leaf_positions": 0, "time_s": 0.0,
                        "peak_rss_mb": 0.0}
         self.done: set[str] = set()     # part files checked here or found in the ledger
@@ -374,7 +377,7 @@ class PartChecker(threading.Thread):
                                    orientations)
                 self.done.add(path.name)
             out.extend(left)
-        if self.finish.is_set() and self.cuts is not None:
+        if self.finish.is_set() and self.winding_down and self.cuts is not None:
             out.extend(self.open_cut_mirrors(checked))
         return out
 
@@ -578,6 +581,9 @@ def main(argv=None) -> None:
                    help="where the parts' pieces of book are kept (default: beside the "
                         "ledger, LEDGER-book-pieces/)")
     p.add_argument("--piece-plies", type=int, default=4)
+    p.add_argument("--keep-every", default="600",
+                   help="seconds between two keeps of the extraction's costliest proofs "
+                        "(OUT/kept-proofs, loaded by the next run)")
     p.add_argument("--roll-ledger-mb", type=float, default=8.0,
                    help="at the end, move the ledger's lines into a gzip archive beside it "
                         "if it has grown to so many MB (CheckLedger.roll)")
@@ -619,6 +625,9 @@ def main(argv=None) -> None:
     extract += ["--no-tables"] if a.no_tables else (["--tables", a.tables] if a.tables else [])
     extract += ["--huge-pages"] if a.huge_pages else []
     extract += ["--workers", str(a.processes)]
+    # the df-pn table's costliest proofs, kept beside the parts: a run again (a restart,
+    # the next session on this machine) re-proves little of the parts it was making
+    extract += ["--keep-proofs", str(out / "kept-proofs"), "--keep-every", a.keep_every]
     checkers, queue = [], CheckQueue()
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
@@ -656,6 +665,8 @@ def main(argv=None) -> None:
                 if not wind_down.is_set():
                     raise
         for checker in checkers:
+            # (a run that ends whole checks the mirrors the whole's check needs there)
+            checker.winding_down = wind_down.is_set()
             checker.stop()
         for checker in checkers:
             checker.ended.wait()
