@@ -2082,7 +2082,9 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
     children = memoryview(np.ascontiguousarray(cert.children))
     n = cert.nodes
     pending = {0: root}         # node -> its position, set by the first edge reaching it
-    keys = {0: _position_key(root)}
+    # node -> its position's key, made only when a second edge reaches it (a key for every
+    # child took a tenth of a check; most nodes have one parent)
+    keys: dict[int, bytes] = {}
     solver = _LeafSolver(leaf_budget, _leaf_guide(tables, cert.root) if
                          (cert.children == TABLE_LEAF).any() else None, cert.winner,
                          None if leaf_memo is None else leaf_memo.for_variant(root.variant))
@@ -2093,7 +2095,7 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
         o = pending.pop(i, None)
         if o is None:
             raise CertificateError(f"node {i} is not reached from the root")
-        del keys[i]
+        keys.pop(i, None)
         bar.update()
 
         def where(i=i, o=o) -> str:     # the position's notation, only for an error
@@ -2151,16 +2153,15 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
             elif not i < target < n:
                 raise CertificateError(f"{where()}: move {a} leads to node {target}, which is "
                                        f"not a later node (0..{n - 1})")
+            elif target in pending:     # (reached before: by the same position?)
+                if target not in keys:
+                    keys[target] = _position_key(pending[target])
+                if keys[target] != _position_key(child):
+                    raise CertificateError(
+                        f"{where()}: move {a} leads to node {target}, which another "
+                        f"move reaches as a different position")
             else:
-                key = _position_key(child)
-                if target in keys:
-                    if keys[target] != key:
-                        raise CertificateError(
-                            f"{where()}: move {a} leads to node {target}, which another "
-                            f"move reaches as a different position")
-                else:
-                    pending[target] = child
-                    keys[target] = key
+                pending[target] = child
     bar.close()
     # a part of a mirrored certificate is met mirrored too (and a mirrored part of it the
     # right way round)

@@ -60,18 +60,21 @@ def with_edges(cert, actions, children, offsets=None):
                        children=np.array(children, dtype=np.int32), info=dict(cert.info))
 
 
-def node_kinds(cert):
-    """For each node, whether the winner moves there (walking the reference positions)."""
-    out, positions = {}, {0: parse_reference_position(cert.root)}
+def node_positions(cert):
+    """Each node's reference position (walking the certificate from its root)."""
+    positions = {0: parse_reference_position(cert.root)}
     for i in range(cert.nodes):
-        o = positions[i]
-        out[i] = o.current_player() == cert.winner
         for j in range(cert.offsets[i], cert.offsets[i + 1]):
             if cert.children[j] >= 0 and cert.children[j] not in positions:
-                child = o.clone()
+                child = positions[i].clone()
                 child.apply(int(cert.actions[j]))
                 positions[int(cert.children[j])] = child
-    return out
+    return positions
+
+
+def node_kinds(cert):
+    """For each node, whether the winner moves there (walking the reference positions)."""
+    return {i: o.current_player() == cert.winner for i, o in node_positions(cert).items()}
 
 
 # ---- a valid certificate ------------------------------------------------------------------
@@ -191,6 +194,19 @@ def test_two_edges_to_one_node_must_reach_one_position(small):
                  and children[k] > children[j])
     children[j] = other
     with pytest.raises(CertificateError):
+        check_certificate(with_edges(small, small.actions, children))
+    # one of two edges to a node (so it stays reached) pointed at another node, reached
+    # from a different position: refused for the position, whichever edge comes first
+    children = small.children.copy()
+    parent = np.searchsorted(small.offsets, np.arange(len(children)), side="right") - 1
+    notation = {i: o.to_notation() for i, o in node_positions(small).items()}
+    twice = [int(v) for v, n in zip(*np.unique(children[inner], return_counts=True),
+                                     strict=True) if n >= 2]
+    j = next(int(k) for k in inner if int(children[k]) in twice)
+    other = next(int(children[k]) for k in inner if children[k] > parent[j]
+                 and notation[int(children[k])] != notation[int(children[j])])
+    children[j] = other
+    with pytest.raises(CertificateError, match="different position"):
         check_certificate(with_edges(small, small.actions, children))
 
 
