@@ -355,8 +355,11 @@ class PartChecker(threading.Thread):
                 try:
                     meta = _header_meta(path)
                     sha, root = meta["sha256"], meta["root"]
+                    # (a part made before parts recorded their depth is taken as deep:
+                    # the pieces of the shallow ones were kept when the deep ones were
+                    # removed, and 11,309 removed pieces came back in a session)
                     deep = self.book_plies is not None and \
-                        int(meta.get("plies_from_top", 0)) >= self.book_plies
+                        int(meta.get("plies_from_top", self.book_plies)) >= self.book_plies
                 except (CertificateError, KeyError, ValueError, TypeError):
                     continue            # being renamed into place, or not a certificate
                 symmetric = parse_reference_position(root).mirrored().to_notation() == root
