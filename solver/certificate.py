@@ -84,6 +84,7 @@ from pathlib import Path
 import numpy as np
 
 from niwa.ext.errors import NiwaError, file_error_reason
+from niwa.solver.proof_tree import KEEP_MIN_WORK
 
 FORMAT = "niwa-certificate-1"
 GAME_OVER = -1      # the edge's move ends the game (the winner must have won)
@@ -1296,7 +1297,7 @@ class _KeptProofs:
     table key), and every certificate is checked by the reference rules anyway. Rows kept
     for another root are not loaded (read_proven)."""
 
-    min_work = 1000         # (proof_tree.KEEP_MIN_WORK) the expansions a proof kept cost
+    min_work = KEEP_MIN_WORK        # the expansions a proof kept cost at least
 
     def __init__(self, search, root, folder, every_s: float, rows: int):
         from niwa.solver.proof_tree import CheckpointError, read_proven

@@ -431,15 +431,16 @@ def _known_symmetry(state):
     return SpreadKeys() if isinstance(state, PythonGameState) else SymmetricKeys()
 
 
-cdef inline bint _is_kept(PNSlot* slot, long long min_work) noexcept:
-    """Whether a slot of a quiet table holds a proof of at least `min_work` expansions."""
-    cdef uint64_t check = niwa_load64(&slot.check)
-    cdef uint64_t nums = niwa_load64(&slot.nums)
-    cdef uint64_t extra = niwa_load64(&slot.extra)
+cdef inline bint _is_kept(uint64_t check, uint64_t nums, uint64_t extra,
+                          long long min_work) noexcept:
+    """Whether one read of a slot's three words is a row proven_entries keeps: a proof (as
+    load_proven takes it) of at least `min_work` expansions, under a key that is not 0."""
     cdef uint32_t pn = <uint32_t>nums, dn = <uint32_t>(nums >> 32)
-    if check == 0:
-        return False        # an empty slot, or one being written
-    return (pn == 0) != (dn == 0) and <long long>(<uint32_t>extra) >= min_work
+    if check == 0 or <long long>(<uint32_t>extra) < min_work:
+        return False        # an empty slot, one being written, or a cheap proof
+    if not ((pn == 0 and dn == INF) or (pn == INF and dn == 0)):
+        return False
+    return (check ^ niwa_check_hash(nums, extra)) != 0
 
 
 cdef class ProofSearch:
@@ -1171,11 +1172,11 @@ cdef class ProofSearch:
         import numpy as np
 
         cdef size_t i, room, n = 0, total = self.capacity
-        cdef uint64_t check, nums, extra, key
-        cdef uint32_t pn, dn
+        cdef uint64_t check, nums, extra
         cdef uint64_t[:, ::1] out
         for i in range(total):
-            if _is_kept(&self.tt[i], min_work):
+            if _is_kept(niwa_load64(&self.tt[i].check), niwa_load64(&self.tt[i].nums),
+                        niwa_load64(&self.tt[i].extra), min_work):
                 n += 1
         rows = np.zeros((n, 3), dtype=np.uint64)
         out = rows
@@ -1186,15 +1187,9 @@ cdef class ProofSearch:
             check = niwa_load64(&self.tt[i].check)
             nums = niwa_load64(&self.tt[i].nums)
             extra = niwa_load64(&self.tt[i].extra)
-            pn = <uint32_t>nums
-            dn = <uint32_t>(nums >> 32)
-            if check == 0 or <long long>(<uint32_t>extra) < min_work or \
-                    not ((pn == 0 and dn == INF) or (pn == INF and dn == 0)):
-                continue        # (as load_proven takes them: an entry changed since the count)
-            key = check ^ niwa_check_hash(nums, extra)
-            if key == 0:
-                continue
-            out[n, 0] = key
+            if not _is_kept(check, nums, extra, min_work):
+                continue        # (an entry changed since the count)
+            out[n, 0] = check ^ niwa_check_hash(nums, extra)
             out[n, 1] = nums
             out[n, 2] = extra
             n += 1

@@ -55,6 +55,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "certificates.csv"
@@ -264,6 +265,16 @@ class CheckQueue:
                 self.done.add((check[0].name, check[1]))
 
 
+class PartHeader(NamedTuple):
+    """What PartChecker.waiting() needs of a part file, read from its header once."""
+
+    mtime: int                  # the file's st_mtime_ns when read (a new one: read again)
+    sha: str                    # the part's sha256, its name in the ledger
+    orientations: tuple         # (False,), or (False, True) if its root is not its mirror
+    deep: bool                  # too deep for the book: it leaves no piece
+    cut: bool                   # it stops at parts of its own
+
+
 class PartChecker(threading.Thread):
     """Checks each part saved in `parts` into `ledger` while the extraction runs, one at a
     time, each a row "check part", by one long-lived `niwa proof check -` (CheckStream),
@@ -296,10 +307,10 @@ class PartChecker(threading.Thread):
         self.totals = {"checks": 0, "positions": 0, "leaf_positions": 0, "time_s": 0.0,
                        "peak_rss_mb": 0.0}
         self.done: set[str] = set()     # part files checked here or found in the ledger
-        # what waiting() needs of each part file, read once: (its mtime, sha256, its
-        # orientations, too deep for the book); read again at each look, the headers of
-        # thousands of parts waiting took 3 s a check, ten times the check of a small part
-        self.headers: dict[str, tuple] = {}
+        # what waiting() needs of each part file, read once; read again at each look, the
+        # headers of thousands of parts waiting took 3 s a check, ten times the check of a
+        # small part
+        self.headers: dict[str, PartHeader] = {}
         self.ledger_rows = None         # a CheckLedger, refreshed at each look
         self.folder = None              # the parts' certificate_folder, for book pieces
         self.failed: str | None = None
@@ -351,7 +362,8 @@ class PartChecker(threading.Thread):
         for mtime, path in sorted(files, reverse=self.second):
             if path.name in self.done:
                 continue
-            if self.headers.get(path.name, (None,))[0] != mtime:      # (new, or replaced)
+            known = self.headers.get(path.name)
+            if known is None or known.mtime != mtime:                 # (new, or replaced)
                 try:
                     meta = _header_meta(path)
                     sha, root = meta["sha256"], meta["root"]
@@ -363,13 +375,13 @@ class PartChecker(threading.Thread):
                 except (CertificateError, KeyError, ValueError, TypeError):
                     continue            # being renamed into place, or not a certificate
                 symmetric = parse_reference_position(root).mirrored().to_notation() == root
-                self.headers[path.name] = (mtime, sha,
-                                           (False,) if symmetric else (False, True), deep,
-                                           bool(meta.get("parts")))
-            _, sha, orientations, deep, _ = self.headers[path.name]
-            left = [] if (sha, False) in checked else [(path, False)]
+                self.headers[path.name] = PartHeader(
+                    mtime, sha, (False,) if symmetric else (False, True), deep,
+                    bool(meta.get("parts")))
+            header = self.headers[path.name]
+            left = [] if (header.sha, False) in checked else [(path, False)]
             if not left:
-                if self.pieces is not None and not deep:
+                if self.pieces is not None and not header.deep:
                     # (the folder's index kept, and taken up to date once a look: read
                     # whole, its 40,000 headers took 9 s)
                     if self.folder is None:
@@ -377,8 +389,8 @@ class PartChecker(threading.Thread):
                     elif not refreshed:
                         self.folder, refreshed = self.folder.refresh(), True
                     with self.queue.pieces_lock:
-                        book_piece(path, sha, self.folder, self.pieces, self.piece_plies,
-                                   orientations)
+                        book_piece(path, header.sha, self.folder, self.pieces,
+                                   self.piece_plies, header.orientations)
                 self.done.add(path.name)
             out.extend(left)
         if self.finish.is_set() and self.winding_down and self.cuts is not None:
@@ -409,10 +421,10 @@ class PartChecker(threading.Thread):
                 continue        # (whole: its check met its parts each way it needed)
             for child in plan.children:
                 name = f"part-{child:016x}.npz"
-                entry = self.headers.get(name)
-                if entry is None or len(entry[2]) < 2 or entry[4]:
+                header = self.headers.get(name)
+                if header is None or len(header.orientations) < 2 or header.cut:
                     continue    # (not saved and read here, its root its own mirror, or cut)
-                if (entry[1], True) not in checked and (entry[1], False) in checked:
+                if (header.sha, True) not in checked and (header.sha, False) in checked:
                     out.append((self.parts / name, True))
         return out
 
