@@ -1586,8 +1586,9 @@ _ORACLE_FIELDS = {"players", "pro", "mandatory", "lane", "shared", "route", "tra
 def _clone(o):
     c = object.__new__(type(o))         # (copy.copy's generic protocol took 40% longer)
     c.__dict__.update(o.__dict__)
-    c.stacks = {sp: st[:] for sp, st in o.stacks.items()}
-    c.start = [towers[:] for towers in o.start]
+    stacks = o.stacks                   # (map and zip: 1.2x a dict comprehension)
+    c.stacks = dict(zip(stacks, map(list.copy, stacks.values()), strict=True))
+    c.start = list(map(list.copy, o.start))
     c.goal = o.goal[:]
     return c
 
@@ -2127,8 +2128,16 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
                         f"the moves {extra} are not legal" if extra else
                         "a reply is listed twice" if dup else "the replies differ")
                 raise CertificateError(f"{where()}: {what}")
+        last = offsets[i + 1] - 1
         for j in range(offsets[i], offsets[i + 1]):
             a, target = actions[j], children[j]
+            if j == last and i < target < n and target not in pending:
+                # the position's last move, to a node first reached here: the position
+                # itself becomes the child, no error can follow (a clone a move was a
+                # quarter of a check, and half the nodes are the winner's, with one move)
+                o.apply(a, check=False)
+                pending[target] = o
+                continue
             child = _clone(o)
             child.apply(a, check=False)
             if target == GAME_OVER:

@@ -119,3 +119,4 @@ cdef class ProofSearch:
     cdef int _resolve(self, State s, int pov)
     cdef int _known(self, State s, int pov)
     cdef long long _work(self, State s)
+    cdef bint _won_in_pass(self, State s, int winner, long long* work)

@@ -1256,6 +1256,70 @@ cdef class ProofSearch:
                     best, best_work = acts[i], work
         return best
 
+    def prove_below(self, State state, int winner, double time_limit=0.0,
+                    long long max_nodes=0):
+        """Prove `state` (non-terminal, `winner` to move, a win for it) again from its
+        children, its own table entry not consulted, and return a move of `winner` that the
+        search then shows to win; -1 if the budget ran out first.
+
+        What winning_move does when the table has the position proven but none of its
+        children: an entry loaded without its subtree (kept proofs) or left after its
+        children's were overwritten. Trying each move in turn with budgets growing 4x a
+        round costs up to the number of moves times the winning proof, and a losing move's
+        disproof can be far dearer than the win; a df-pn from the position spends its
+        effort where the proof numbers say, as the first proof did. Of the moves the table
+        then shows to win, the one with the smallest recorded proof."""
+        self._prepare(state)
+        if state.c_current_player() != winner:
+            raise NiwaError(f"prove_below: seat {winner} is not to move")
+        self.cpu_clock = False
+        self._budget(time_limit, max_nodes)
+        cdef uint32_t pn, dn
+        # the pass where a drawn end is a loss for the winner (pass 1 unless seat 1 wins
+        # in a table that has met draws: pass 1 there answers "at least a draw" for it)
+        cdef int draw_pass = 0 if (winner == 1 and self.draws_anywhere()) else 1
+        self.set_pass(draw_pass)
+        (<State>self.states[0]).c_copy_from(state)
+        self.mid(0, self.key_of(state, winner), INF, INF, &pn, &dn)
+        if pn == 0 and draw_pass == 1 and winner == 1 and self.draws_anywhere():
+            # draws met on the way: pass 1 showed only "at least a draw" for seat 1
+            draw_pass = 0
+            self.set_pass(0)
+            (<State>self.states[0]).c_copy_from(state)
+            self.mid(0, self.key_of(state, winner), INF, INF, &pn, &dn)
+        # the winning child, read in the pass just searched (cheapest_known_win reads pass
+        # 1 first, which a search in pass 0 need not have filled)
+        cdef int acts[MAX_ACTIONS]
+        cdef int n = state.c_legal_actions(acts) if pn == 0 else 0, i, best = -1
+        cdef long long work, best_work = 0
+        cdef State child = state.c_clone()
+        for i in range(n):
+            child.c_copy_from(state)
+            child.c_apply(acts[i])
+            if self._won_in_pass(child, winner, &work) and (best < 0 or work < best_work):
+                best, best_work = acts[i], work
+        self.set_pass(1)
+        self._raise_error()
+        return best
+
+    cdef bint _won_in_pass(self, State s, int winner, long long* work):
+        """Whether `s` is won for `winner` by the rules, the table (in the current pass;
+        its recorded work in `work`) or the endgame tables."""
+        cdef PNEntry e
+        cdef int m, v
+        work[0] = 0
+        if s.c_is_terminal():
+            return self._terminal_halves(s, winner) == 2
+        m = s.c_current_player()
+        if self.probe(self.key_of(s, m), &e) and (e.pn == 0 or e.dn == 0):
+            work[0] = e.work
+            return (e.pn == 0) == (m == winner)
+        if self.exact_on:
+            v = self.exact.c_value(s)
+            if v >= 0:
+                return (v == 1) == (m == winner)
+        return False
+
     def subtree_work(self, State state):
         """Expansions the table records below `state` (0 if it has no entry): how much it
         costs to prove again once the entry is lost."""

@@ -27,7 +27,16 @@ def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
                         f"{state.to_notation()}")
     # The table now has this position's proof (or its mirror's), normally with its winning
     # child's; an entry loaded without its subtree (a checkpoint's kept proofs) has none.
-    # The moves are then tried with budgets growing 4x a round, so that no losing move's
+    # The position is then proved again from its children (prove_below).
+    best = search.cheapest_known_win(state, winner)
+    if best < 0:
+        left = time_limit - (time.monotonic() - t0) if time_limit > 0 else 0.0
+        if time_limit <= 0 or left > 0:
+            best = search.prove_below(state, winner, left)
+    if best >= 0:
+        return best
+    # Failing that (the budget ran out, or the children's proofs were overwritten at
+    # once), the moves are tried with budgets growing 4x a round, so that no losing move's
     # disproof runs to its end while a cheap win waits behind it.
     budget, open_moves = 1 << 12, list(legal)
     while open_moves:

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from test_proof_tree import BOARDS, CASES, tag
 
 from niwa.cli.main import main
+from niwa.ext.errors import NiwaError
 from niwa.ext.lotus import LotusState
 from niwa.solver.certificate import (
     CertificateError,
@@ -80,9 +81,9 @@ def test_the_jobs_proofs_decide_the_root_and_its_moves(tmp_path):
     assert {(h, player) for h, player, _ in jobs.memo} <= tree
 
 
-def test_winning_move_finds_a_win_below_an_entry_loaded_without_its_subtree():
-    """A kept proof answers for its position alone; the winner's move is then found with
-    growing budgets (a losing move is not disproved to its end first)."""
+def _won_alone():
+    """A won position, its winner, and a table that holds its proof alone (as a kept
+    proof is loaded: no child known)."""
     state = LotusState(**dict(BOARDS[1], rule="basic", trampoline="optional"))
     full = ProofSearch(tt_mb=16)
     value = full.prove_value(state, 0)
@@ -94,8 +95,39 @@ def test_winning_move_finds_a_win_below_an_entry_loaded_without_its_subtree():
     key = only.table_key(s)
     assert only.load_proven(rows[rows[:, 0] == key]) == 1
     assert only.known_value(s, winner) == 1
+    assert only.cheapest_known_win(s, winner) == -1
+    return s, winner, only
+
+
+def test_winning_move_finds_a_win_below_an_entry_loaded_without_its_subtree():
+    """A kept proof answers for its position alone; the position is then proved again from
+    its children (prove_below)."""
+    s, winner, only = _won_alone()
     a = winning_move(only, s, winner)
     assert ProofSearch(tt_mb=16).prove_value(s.child(a), winner) == 1
+
+
+def test_prove_below_stops_at_its_budget_and_winning_move_then_tries_each_move():
+    """prove_below out of budget says so (-1); winning_move then tries the moves with
+    growing budgets, and still finds a win."""
+    s, winner, only = _won_alone()
+    assert only.prove_below(s, winner, 0.0, 2) == -1
+
+    class Spent:            # a search whose prove_below always runs out
+        def __init__(self, search):
+            self.search = search
+
+        def prove_below(self, *args):
+            return -1
+
+        def __getattr__(self, name):
+            return getattr(self.search, name)
+
+    _, _, fresh = _won_alone()
+    a = winning_move(Spent(fresh), s, winner)
+    assert ProofSearch(tt_mb=16).prove_value(s.child(a), winner) == 1
+    with pytest.raises(NiwaError, match="is not to move"):
+        only.prove_below(s, 1 - winner)
 
 
 def test_an_unfinished_proof_writes_no_certificate(tmp_path):

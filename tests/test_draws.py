@@ -188,3 +188,19 @@ def test_certify_jobs_is_refused_for_a_game_without_a_checker(tmp_path):
     r = run("solve", "tictactoe", "--checkpoint", tmp_path / "c", "--certify-jobs")
     assert r.exit_code == 2 and "--certify-jobs" in r.output and "tictactoe" in r.output
     assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "c").exists()
+
+
+def test_prove_below_finds_an_outright_win_for_either_seat(ttt, positions):
+    """prove_below proves a won position again from its children (its own entry ignored)
+    and returns a winning move: a win, not a draw, for seat 1 too, in a fresh table and in
+    one that has met draws (where pass 1 answers only "at least a draw" for seat 1)."""
+    won = [(s, s.current_player()) for s, v in positions if v == 1.0]
+    assert {mover for _, mover in won} == {0, 1}
+    seasoned = ProofSearch(tt_mb=8)
+    seasoned.solve(ttt.new())
+    assert seasoned.draws_seen
+    for state, mover in won[::7]:
+        for search in (ProofSearch(tt_mb=1), seasoned):
+            a = search.prove_below(state, mover)
+            assert a in state.legal_actions()
+            assert minimax(state.child(a), mover) == 1.0, state.to_notation()
