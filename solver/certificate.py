@@ -205,14 +205,26 @@ class Certificate:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tmp.open("wb") as f:
-                np.savez_compressed(f, offsets=self.offsets, actions=self.actions,
-                                    children=self.children,
-                                    meta=np.array(json.dumps(meta, sort_keys=True)))
+                _write_npz(f, {"offsets": self.offsets, "actions": self.actions,
+                               "children": self.children,
+                               "meta": np.array(json.dumps(meta, sort_keys=True))})
             tmp.replace(path)
         except OSError as e:
             raise CertificateError(f"cannot write the certificate {path}: "
                                    f"{e.strerror or e}") from None
         return path
+
+
+def _write_npz(f, arrays: dict) -> None:
+    """np.savez_compressed's file (a zip of .npy files, read by np.load), deflated at level
+    1: on full pro/mandatory's 3M-position parts, 6.5x faster than savez_compressed's
+    default level and no larger (0.8 s against 5.2 s, both 12.8 MB); writing the parts was
+    an eighth of an extraction's time."""
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1,
+                         allowZip64=True) as zf:
+        for name, value in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, np.asanyarray(value), allow_pickle=False)
 
 
 def _checksum(offsets, actions, children, meta: dict) -> str:
@@ -1436,9 +1448,14 @@ def _table_value_for(tables, state, pov) -> int:
 
 def _ids_of(walked: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     """The temporary ids of `hashes`, every one in `walked` (the position hashes in id
-    order), looked up by sorting."""
+    order), looked up by sorting. The hashes are looked up in sorted order: a binary search
+    then starts where the last one ended, and the lookups of a 3M-position part took 2.5x
+    less time than in edge order (cache misses), sort included."""
     by_key = np.argsort(walked)
-    return by_key[np.searchsorted(walked[by_key], hashes)]
+    order = np.argsort(hashes)
+    ids = np.empty(len(hashes), dtype=by_key.dtype)
+    ids[order] = by_key[np.searchsorted(walked[by_key], hashes[order])]
+    return ids
 
 
 def _topological_order(offsets, targets) -> np.ndarray:
