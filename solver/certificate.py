@@ -331,7 +331,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         progress: bool = False, jobs=None, parts=(), split: int = 0,
                         make_part=None, max_positions: int = 0,
                         part_index=None, deadline: float = 0.0, moves=None,
-                        plan: bool = False) -> Certificate:
+                        plan: bool = False, tick=None) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -358,7 +358,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     `moves`: the winner's moves to play where they are legal, by the position's engine hash
     (a PartPlan's), before any the proofs would choose. `plan` (with `split`): make no part
     and build no certificate; return the PartPlan of the walk (its top positions, the
-    winner's moves it chose, the parts it would stop at or make)."""
+    winner's moves it chose, the parts it would stop at or make). `tick`: called every
+    1,024 positions walked (a certification keeps its table's proofs from it)."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -434,6 +435,8 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
         if deadline and len(walked) & 1023 == 1 and time.perf_counter() > deadline:
             raise TreeTooBig(f"the solution tree was not walked in time ({len(walked):,} "
                              f"positions so far)", loser_depths)
+        if tick is not None and len(walked) & 1023 == 1:
+            tick()
         edge_start.append(len(edge_actions))
         bar.update()
         if s.current_player() != winner:
@@ -1243,9 +1246,13 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
 
         def cut_or_whole(position):
             def walk(**cut):
+                # (the keeper ticks inside the walk too: the walk of one big part, made
+                # whole or cut, ran 20 minutes and more between two parts' ends)
                 return extract_certificate(search, position, tables=table,
                                            time_limit=time_limit, progress=progress,
-                                           jobs=jobs, part_index=known.index, **cut)
+                                           jobs=jobs, part_index=known.index,
+                                           tick=None if keeper is None else keeper.tick,
+                                           **cut)
             part = depths = None
             at = known_cuts.depth(position, max_part_positions) if max_part_positions \
                 else None

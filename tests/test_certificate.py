@@ -46,6 +46,15 @@ def pro():
     return make(PRO)
 
 
+def test_the_walk_ticks_every_1024_positions():
+    """`tick` (a certification's keeper of its table's proofs) is called as the walk goes,
+    at the 1st, 1,025th, ... position, not only when a part ends."""
+    calls = []
+    cert = make(dict(PRO, towers=3), tick=lambda: calls.append(1))
+    assert cert.nodes > 1024
+    assert len(calls) == (cert.nodes - 1) // 1024 + 1
+
+
 def run(*args, input=None):
     return CliRunner().invoke(main, list(args), input=input)
 
