@@ -16,11 +16,12 @@ class NoProvenMove(NiwaError):
 def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
     """A move of `winner` (to move in `state`, a proven win for it) that the proof search
     shows wins: of the moves the table already knows to win, the one with the smallest
-    recorded proof; else `state` is proved again and its moves tried in turn."""
+    recorded proof; else `state` is proved, then (no child known to win: a kept proof's
+    entry has none) proved again from its children by prove_below, and, that failing, its
+    moves tried in turn (moves_in_turn)."""
     best = search.cheapest_known_win(state, winner)
     if best >= 0:
         return best
-    legal = state.legal_actions()
     t0 = time.monotonic()
     if search.prove_value(state, winner, time_limit) != 1:
         raise NoProvenMove(f"the proof does not show a win for seat {winner} at "
@@ -36,9 +37,23 @@ def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
     if best >= 0:
         return best
     # Failing that (the budget ran out, or the children's proofs were overwritten at
-    # once), the moves are tried with budgets growing 4x a round, so that no losing move's
-    # disproof runs to its end while a cheap win waits behind it.
-    budget, open_moves = 1 << 12, list(legal)
+    # once), the moves are tried in turn.
+    best = moves_in_turn(search, state, winner, time_limit, t0)
+    if best >= 0:
+        return best
+    raise NoProvenMove(f"no proven winning move found for seat {winner} at {state.to_notation()}")
+
+
+def moves_in_turn(search, state, winner: int, time_limit: float = 0.0,
+                  t0: float | None = None) -> int:
+    """A move of `winner` that the proof search shows wins, found by trying the moves in
+    turn with budgets growing 4x a round, so that no losing move's disproof runs to its end
+    while a cheap win waits behind it; -1 if none was found when a round ended more than
+    `time_limit` seconds (0: no limit) after `t0` (time.monotonic(); default: now).
+    winning_move's fallback, and how it found every move under a kept proof before
+    prove_below (bench/perfect-play/pro-rule/prove_below.py compares the two)."""
+    t0 = time.monotonic() if t0 is None else t0
+    budget, open_moves = 1 << 12, list(state.legal_actions())
     while open_moves:
         for a in list(open_moves):
             child = state.child(a)
@@ -52,4 +67,4 @@ def winning_move(search, state, winner: int, time_limit: float = 0.0) -> int:
         if time_limit > 0 and time.monotonic() - t0 > time_limit:
             break
         budget *= 4
-    raise NoProvenMove(f"no proven winning move found for seat {winner} at {state.to_notation()}")
+    return -1

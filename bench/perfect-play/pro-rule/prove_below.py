@@ -7,8 +7,8 @@ Positions: a random sample of the winner-to-move children of saved parts' roots 
 root is the loser's), of `--lo`..`--hi` positions. For each: one fresh table proves it (the
 time of a proof from nothing), its own row is read out, and two fresh tables holding only
 that row find the move, the old way and prove_below, in random order. The move found is
-checked by a third fresh proof. The old way stops after `--cap` seconds (checked between
-rounds; counted at what it took). One row a position, appended to
+checked by a third fresh proof. The old way (proof_moves.moves_in_turn) stops after
+`--cap` seconds (checked between rounds; counted at what it took). One row a position, appended to
 results/prove-below.csv as it ends; the ratio of the sums is printed.
 
     python prove_below.py --parts /work/proof-run/cert-pm/parts \\
@@ -31,25 +31,6 @@ from campaign import append_row  # noqa: E402
 OUT = HERE / "results" / "prove-below.csv"
 COLUMNS = ["part_positions", "position", "proof_work", "fresh_s", "old_s", "old_capped",
            "prove_below_s", "utc"]
-
-
-def budget_loop(search, state, winner: int, cap: float) -> int:
-    """The old way (winning_move before prove_below): -2 if stopped at `cap`."""
-    budget, open_moves, t0 = 1 << 12, list(state.legal_actions()), time.perf_counter()
-    while open_moves:
-        if time.perf_counter() - t0 > cap:
-            return -2
-        for a in list(open_moves):
-            child = state.child(a)
-            v = search.known_value(child, winner)
-            if v is None:
-                v = search.prove_value(child, winner, 0.0, budget)
-            if v == 1:
-                return a
-            if v is not None:
-                open_moves.remove(a)
-        budget *= 4
-    return -1
 
 
 def sample_positions(parts: str, n: int, lo: int, hi: int, seed: int):
@@ -77,6 +58,7 @@ def main() -> None:
     import numpy as np
 
     from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_moves import moves_in_turn
     from niwa.solver.tables import resolve_tables
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -108,10 +90,10 @@ def main() -> None:
             search.load_proven(row)
             assert search.cheapest_known_win(state, winner) < 0
             t0 = time.perf_counter()
-            move = budget_loop(search, state, winner, args.cap) if way == "old" else \
+            move = moves_in_turn(search, state, winner, args.cap) if way == "old" else \
                 search.prove_below(state, winner)
             took[way] = time.perf_counter() - t0
-            if move == -2:
+            if move < 0 and way == "old":
                 capped = True
                 continue
             check = ProofSearch(tt_mb=args.tt_mb, tables=table)
