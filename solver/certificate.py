@@ -1658,10 +1658,15 @@ class _LeafSolver:
         self.favoured = favoured
 
     def winner(self, o, engine=None) -> int:
-        """The seat that wins `o` with perfect play. `engine`: the engine's copy of `o`,
-        carried down beside it for the guide (which reads the table with it), so that
-        only a leaf's root goes through notation (a round trip per position was half of
-        a check's time on full pro/mandatory)."""
+        """The seat that wins `o` with perfect play (`o` is left as it is)."""
+        return self.winner_consuming(_clone(o), engine)
+
+    def winner_consuming(self, o, engine=None) -> int:
+        """winner(), `o` left changed: the last move tried at each position is played on
+        the position itself, no longer needed (a clone a move was a quarter of a check).
+        `engine`: the engine's copy of `o`, carried down beside it for the guide (which
+        reads the table with it), so that only a leaf's root goes through notation (a
+        round trip per position was half of a check's time on full pro/mandatory)."""
         key = _position_key(o)
         w = self.memo.get(key)
         if w is not None:
@@ -1679,10 +1684,12 @@ class _LeafSolver:
                 engine = self.guide.engine_state(o)
             if self.favoured in (None, mover):
                 moves = self.guide.order(o, moves, engine)
-        for a in moves:
-            child = _clone(o)
+        last = len(moves) - 1
+        for i, a in enumerate(moves):
+            child = o if i == last else _clone(o)
             child.apply(a, check=False)
-            if self.winner(child, None if engine is None else engine.child(a)) == mover:
+            if self.winner_consuming(child, None if engine is None else engine.child(a)) \
+                    == mover:
                 w = mover
                 break
         self.memo[key] = w
@@ -2172,7 +2179,7 @@ def _check_alone(cert: Certificate, leaf_budget: int, progress: bool,
                                            f"win of seat {cert.winner}")
                 over += 1
             elif target == TABLE_LEAF:
-                if child.is_terminal() or solver.winner(child) != cert.winner:
+                if child.is_terminal() or solver.winner_consuming(child) != cert.winner:
                     raise CertificateError(f"{where()}: the table leaf after move {a} is not "
                                            f"a win of seat {cert.winner}")
                 table += 1
