@@ -120,3 +120,4 @@ cdef class ProofSearch:
     cdef int _known(self, State s, int pov)
     cdef long long _work(self, State s)
     cdef bint _won_in_pass(self, State s, int winner, long long* work)
+    cdef int _cheapest_win(self, State state, int winner, bint current_pass)

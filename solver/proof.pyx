@@ -1243,18 +1243,7 @@ cdef class ProofSearch:
         instead of three Python calls a move (a certificate's walk spent most of its time
         there)."""
         self._prepare_keys(state)
-        cdef int acts[MAX_ACTIONS]
-        cdef int n = state.c_legal_actions(acts), i, best = -1
-        cdef long long work, best_work = 0
-        cdef State child = state.c_clone()
-        for i in range(n):
-            child.c_copy_from(state)
-            child.c_apply(acts[i])
-            if self._known(child, winner) == 2:
-                work = self._work(child)
-                if best < 0 or work < best_work:
-                    best, best_work = acts[i], work
-        return best
+        return self._cheapest_win(state, winner, False)
 
     def prove_below(self, State state, int winner, double time_limit=0.0,
                     long long max_nodes=0):
@@ -1289,17 +1278,31 @@ cdef class ProofSearch:
             self.mid(0, self.key_of(state, winner), INF, INF, &pn, &dn)
         # the winning child, read in the pass just searched (cheapest_known_win reads pass
         # 1 first, which a search in pass 0 need not have filled)
+        cdef int best = self._cheapest_win(state, winner, True) if pn == 0 else -1
+        self.set_pass(1)
+        self._raise_error()
+        return best
+
+    cdef int _cheapest_win(self, State state, int winner, bint current_pass):
+        """The move of `winner` (to move in `state`) to a child known won for it with the
+        smallest recorded proof, the first of equals; -1 if none. `current_pass` reads the
+        table in the pass set now (after a search in it), else as `_known` does."""
         cdef int acts[MAX_ACTIONS]
-        cdef int n = state.c_legal_actions(acts) if pn == 0 else 0, i, best = -1
-        cdef long long work, best_work = 0
+        cdef int n = state.c_legal_actions(acts), i, best = -1
+        cdef long long work = 0, best_work = 0
+        cdef bint won
         cdef State child = state.c_clone()
         for i in range(n):
             child.c_copy_from(state)
             child.c_apply(acts[i])
-            if self._won_in_pass(child, winner, &work) and (best < 0 or work < best_work):
+            if current_pass:
+                won = self._won_in_pass(child, winner, &work)
+            else:
+                won = self._known(child, winner) == 2
+                if won:
+                    work = self._work(child)
+            if won and (best < 0 or work < best_work):
                 best, best_work = acts[i], work
-        self.set_pass(1)
-        self._raise_error()
         return best
 
     cdef bint _won_in_pass(self, State s, int winner, long long* work):
