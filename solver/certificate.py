@@ -331,7 +331,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
                         progress: bool = False, jobs=None, parts=(), split: int = 0,
                         make_part=None, max_positions: int = 0,
                         part_index=None, deadline: float = 0.0, moves=None,
-                        plan: bool = False, tick=None) -> Certificate:
+                        plan: bool = False, tick=None, part_ways=None) -> Certificate:
     """The solution tree of `state` read off `search` (a ProofSearch; the root is proved
     first if its table does not know it yet). `tables`: an endgame table whose positions
     become table leaves (the checker solves them itself). `time_limit` bounds the root's
@@ -359,7 +359,9 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
     (a PartPlan's), before any the proofs would choose. `plan` (with `split`): make no part
     and build no certificate; return the PartPlan of the walk (its top positions, the
     winner's moves it chose, the parts it would stop at or make). `tick`: called every
-    1,024 positions walked (a certification keeps its table's proofs from it)."""
+    1,024 positions walked (a certification keeps its table's proofs from it).
+    `part_ways`: the orientations known usable for each part (usable_ways), kept with
+    `part_index` (a new record if None)."""
     from tqdm import tqdm
 
     from niwa.solver.proof_moves import NoProvenMove, winning_move
@@ -386,13 +388,14 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
     # engine hash -> (part, mirrored): the index itself when no other part is given (a copy
     # of it for each walk grows with the parts: 2.7 ms at 100,000 roots)
-    own = _part_roots(parts, state, winner)
+    ways = {} if part_ways is None else part_ways
+    own = _part_roots(parts, state, winner, ways)
     shared = None if part_index is None else part_index.setdefault(winner, {})
     part_at = shared if shared is not None and not own else {**(shared or {}), **own}
 
     def take_part(part, position) -> None:
         _claims(part, winner, position)
-        roots = _part_roots([part], state, winner)
+        roots = _part_roots([part], state, winner, ways)
         part_at.update(roots)
         if shared is not None and shared is not part_at:
             shared.update(roots)
@@ -563,26 +566,82 @@ def _claims(part, winner, position) -> None:
                                f"the proof is wrong")
 
 
-def _part_roots(parts, state, winner) -> dict:
+def _refs(part) -> tuple:
+    """(sha256, mirrored) of each part that `part` (a header or a certificate) stops at."""
+    if isinstance(part, PartHeader):
+        return tuple(part.refs)
+    return tuple((str(p["sha256"]), bool(p.get("mirror", False))) for p in part.parts)
+
+
+def _in_order(parts) -> list:
+    """`parts`, each after the parts among them that it stops at (they form a DAG); the
+    headers of one sha256 together, in their order."""
+    by_sha: dict = {}
+    for part in parts:
+        by_sha.setdefault(part.sha256, []).append(part)
+    out, placed = [], set()
+    for part in parts:
+        stack = [(part.sha256, False)]
+        while stack:
+            sha, expanded = stack.pop()
+            if sha in placed:
+                continue
+            if expanded:
+                placed.add(sha)
+                out.extend(by_sha[sha])
+                continue
+            stack.append((sha, True))
+            stack.extend((ref, False) for p in by_sha[sha] for ref, _ in _refs(p)
+                         if ref in by_sha and ref not in placed)
+    return out
+
+
+BOTH_WAYS = frozenset((False, True))
+
+
+def usable_ways(part, ways: dict) -> tuple:
+    """The orientations a walk may stop at `part` in (False: at its root, True: at its
+    root's lane mirror), recorded in `ways` (sha256 -> set; the parts it stops at must be
+    there first). A part known by its ledger lines alone: those the ledger holds it checked
+    in. A part with a file, or made here: each orientation in which every part it stops at
+    is usable turned the same way, since a check of its mirror goes down through its parts
+    mirrored, and a part known by one ledger line has no file to check the other way (on a
+    new machine, the checks of 26,918 parts made in 18 minutes stopped at the first such
+    part). Plus any the ledger holds it checked in. A part it stops at that is not in
+    `ways` (given to a walk without its own parts) is taken as a file: both ways."""
+    if getattr(part, "from_ledger", False):
+        got = set(part.orientations)
+    else:
+        got = {o for o in (False, True)
+               if all((o != m) in ways.get(ref, BOTH_WAYS) for ref, m in _refs(part))}
+    got |= ways.get(part.sha256, set())
+    ways[part.sha256] = got
+    return tuple(sorted(got))
+
+
+def _part_roots(parts, state, winner, ways: dict | None = None) -> dict:
     """{engine hash of a part's root: (the part, False), of its root's lane mirror: (the
     part, True)} for the `parts` that claim `winner` wins, of `state`'s game and variant
-    (a part of anything else is refused: it cannot be meant)."""
+    (a part of anything else is refused: it cannot be meant), in the orientations
+    usable_ways allows (`ways`: what is known of the parts they stop at; a new record if
+    None)."""
     from niwa.ext.registry import parse_position
 
+    ways = {} if ways is None else ways
     out = {}
-    for part in parts:
+    for part in _in_order(parts):
         if part.sha256 is None:
             raise CertificateError("a part certificate must be saved (its sha256 names it)")
         if part.game != state.game_name or \
                 dict(sorted(part.variant.items())) != dict(sorted(state.variant.items())):
             raise CertificateError(f"the part {part.sha256[:16]}... is of another game or "
                                    f"variant ({part.game} {part.variant})")
-        ways = getattr(part, "orientations", (False, True))
+        ways_here = usable_ways(part, ways)
         if part.winner == winner:
-            if True in ways:
+            if True in ways_here:
                 mirror = parse_reference_position(part.root).mirrored().to_notation()
                 out.setdefault(parse_position(mirror).hash(), (part, True))
-            if False in ways:
+            if False in ways_here:
                 out[parse_position(part.root).hash()] = (part, False)
     return out
 
@@ -651,7 +710,8 @@ class JobCertifier:
             return extract_certificate(search, state, tables=search.exact,
                                        time_limit=self.time_limit,
                                        max_positions=self.max_positions,
-                                       part_index=known.index, deadline=deadline, **cut)
+                                       part_index=known.index, part_ways=known.ways,
+                                       deadline=deadline, **cut)
 
         def make_part(position, plies=0):
             # a part whose mover is not the root's is the one position below the winner's
@@ -676,7 +736,8 @@ class JobCertifier:
         if cert is None:
             cert = extract(split=1, make_part=make_part)
         known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
-                             "", [p["sha256"] for p in cert.parts]), state)
+                             "", [p["sha256"] for p in cert.parts], refs=_refs(cert)),
+                  state)
         return cert
 
 
@@ -689,12 +750,18 @@ class _KnownParts:
         self.index: dict = {}
         self.shas: set = set()
         self.files: set = set()
+        self.ways: dict = {}        # sha256 -> the orientations usable (usable_ways)
 
     def add(self, header, state) -> None:
-        if header.sha256 not in self.shas:
-            self.shas.add(header.sha256)
-            self.index.setdefault(header.winner, {}).update(
-                _part_roots([header], state, header.winner))
+        """Index `header` (the parts it stops at first); a part met again (its file, then
+        its ledger lines) is indexed again with the orientations either allows."""
+        known = self.ways.get(header.sha256)
+        if known is not None and not (getattr(header, "from_ledger", False) and
+                                      set(header.orientations) - known):
+            return
+        self.shas.add(header.sha256)
+        self.index.setdefault(header.winner, {}).update(
+            _part_roots([header], state, header.winner, self.ways))
 
     def take_in(self, folder, state) -> None:
         """Add the certificates saved in `folder` since the last look (one whose own parts
@@ -735,8 +802,10 @@ class PartHeader:
     parts: list = field(default_factory=list)   # the sha256 of the parts it stops at
     # the ways a walk may stop at it: at its root (False), at its root's lane mirror (True).
     # A part known by its ledger lines alone (its file gone) only in those checked, since
-    # no check can take it from a file any more
+    # no check can take it from a file any more; one with a file as usable_ways allows
     orientations: tuple = (False, True)
+    refs: tuple = ()            # (sha256, mirrored) of the parts it stops at
+    from_ledger: bool = False   # known by its ledger lines alone
 
 
 def part_headers(folder) -> list[PartHeader]:
@@ -765,9 +834,12 @@ def _header_meta(path):
 def _part_header(path) -> PartHeader:
     meta = _header_meta(path)
     try:
+        parts = meta.get("parts", [])
         return PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
                           int(meta["winner"]), str(meta["sha256"]), str(path),
-                          [str(p["sha256"]) for p in meta.get("parts", [])])
+                          [str(p["sha256"]) for p in parts],
+                          refs=tuple((str(p["sha256"]), bool(p.get("mirror", False)))
+                                     for p in parts))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise CertificateError(f"{path} is not a readable certificate "
                                f"({file_error_reason(e)})") from None
@@ -1213,7 +1285,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         parts = [*part_headers(folder), *parts]
     # every part indexed once for all the walks (each walk adds those it is given)
     known = _KnownParts()
-    for part in [*parts, *job_parts]:
+    for part in _in_order([*parts, *job_parts]):
         known.add(part, state)
     if split:
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
@@ -1251,6 +1323,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
                 return extract_certificate(search, position, tables=table,
                                            time_limit=time_limit, progress=progress,
                                            jobs=jobs, part_index=known.index,
+                                           part_ways=known.ways,
                                            tick=None if keeper is None else keeper.tick,
                                            **cut)
             part = depths = None
@@ -1283,7 +1356,7 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     def walk_top(**how):
         return extract_certificate(search, state, tables=table, time_limit=time_limit,
                                    progress=progress, part_index=known.index, jobs=jobs,
-                                   **how)
+                                   part_ways=known.ways, **how)
 
     # the top too is walked by its plan: where no job decides the winner's move, every
     # process (and every run again) then makes the same parts
@@ -1975,7 +2048,7 @@ def ledger_parts(path) -> list[PartHeader]:
             out[sha] = PartHeader(
                 row["game"], row["variant"], row["root"], row["winner"], sha, "",
                 sorted({ref for _, (ref, _) in row["refs"]}),
-                tuple(m for m in (False, True) if (sha, m) in rows))
+                tuple(m for m in (False, True) if (sha, m) in rows), from_ledger=True)
     return list(out.values())
 
 

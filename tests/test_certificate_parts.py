@@ -700,6 +700,50 @@ def test_a_part_known_by_its_ledger_alone_is_met_only_the_ways_it_was_checked(
         {root.hash(), mirror_hash(part.root)}
 
 
+def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
+        tmp_path, proven_checkpoint):
+    """A check of a part's mirror goes down through its parts mirrored. A part it stops at
+    that is known by a ledger line of one orientation alone (its file gone) cannot be
+    checked the other way, so neither can the part above it: a walk stops at that part only
+    the way it was made (on a new machine, every check stopped at the first such part)."""
+    from dataclasses import replace
+
+    from niwa.solver.certificate import (
+        PartHeader,
+        _part_roots,
+        certificate_from_checkpoint,
+        parse_reference_position,
+        usable_ways,
+    )
+
+    def mirror_hash(root):
+        return parse_position(parse_reference_position(root).mirrored().to_notation()).hash()
+
+    parts = tmp_path / "parts"
+    certificate_from_checkpoint(proven_checkpoint, tt_mb=16, tables=None, split=2,
+                                parts_dir=parts)
+    made = [load_certificate(p) for p in sorted(parts.glob("part-*.npz"))]
+    upper, lower = [p for p in made
+                    if parse_position(p.root).hash() != mirror_hash(p.root)][:2]
+    header = PartHeader(upper.game, upper.variant, upper.root, upper.winner, upper.sha256,
+                        "upper.npz")
+    below = PartHeader(lower.game, lower.variant, lower.root, lower.winner, lower.sha256,
+                       "", orientations=(False,), from_ledger=True)
+    root, mirror = parse_position(upper.root).hash(), mirror_hash(upper.root)
+    for used, ways in ((False, (False,)), (True, (True,))):
+        above = replace(header, parts=[lower.sha256], refs=((lower.sha256, used),))
+        index = _part_roots([above, below], parse_position(upper.root), upper.winner)
+        assert {h for h, (p, _) in index.items() if p is above} == \
+            {root if ways == (False,) else mirror}
+        assert usable_ways(above, {lower.sha256: {False}}) == ways
+    # with the part below checked both ways, or no part below, both ways
+    both = replace(header, parts=[lower.sha256], refs=((lower.sha256, True),))
+    assert usable_ways(both, {lower.sha256: {False, True}}) == (False, True)
+    assert usable_ways(header, {}) == (False, True)
+    # a part below not known at all is taken as a file (a walk given a part, not its parts)
+    assert usable_ways(both, {}) == (False, True)
+
+
 def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
         tmp_path, proven_checkpoint):
     """A split certification checked part by part into a ledger, then its part files lost

@@ -288,6 +288,10 @@ class PartChecker(threading.Thread):
                  second=False, book_plies: int | None = None,
                  part_rows: Path | None = None, cuts: Path | None = None):
         super().__init__(daemon=True)
+        # called with the failure as this checker stops on it: the extraction would go on
+        # making parts no checker takes (26,950 parts in 18 minutes, once) and the failure
+        # was told only at its end
+        self.on_fail = None
         self.queue = queue
         # the second of two checkers takes the queue's other end (newest part first)
         self.second = second
@@ -434,6 +438,8 @@ class PartChecker(threading.Thread):
         except Exception as e:      # noqa: BLE001 (reported by the main thread)
             self.failed = f"checking the parts as made failed: {type(e).__name__}: {e}"
         finally:
+            if self.failed and self.on_fail is not None:
+                self.on_fail(self.failed)
             if self.stream is not None:
                 if self.quit:
                     kill_group(self.stream.proc)
@@ -648,6 +654,17 @@ def main(argv=None) -> None:
     # the next session on this machine) re-proves little of the parts it was making
     extract += ["--keep-proofs", str(out / "kept-proofs"), "--keep-every", a.keep_every]
     checkers, queue = [], CheckQueue()
+    # SIGUSR1 winds the run down before a machine goes: the extraction is stopped (the
+    # part it is making is lost) and the checkers go through every part already made
+    extraction, wind_down = [], threading.Event()
+
+    def checker_failed(message: str) -> None:
+        print(f"certify.py: {message}; the extraction is stopped", file=sys.stderr,
+              flush=True)
+        for proc in extraction:
+            if proc.poll() is None:
+                kill_group(proc)
+
     if a.check_as_made:
         checkers = [PartChecker(a.name, niwa, parts, ledger,
                                 ["--leaf-budget", a.leaf_budget, "--leaf-memo", a.leaf_memo,
@@ -658,10 +675,8 @@ def main(argv=None) -> None:
                                 cuts=cuts if a.move is None else None)
                     for k in range(a.checkers)]
         for checker in checkers:
+            checker.on_fail = checker_failed
             checker.start()
-    # SIGUSR1 winds the run down before a machine goes: the extraction is stopped (the
-    # part it is making is lost) and the checkers go through every part already made
-    extraction, wind_down = [], threading.Event()
 
     def stop_extraction(*_) -> None:
         wind_down.set()
@@ -681,7 +696,7 @@ def main(argv=None) -> None:
                             extract, files_in(parts, "part-*.npz"),
                             expected_parts(a, parts, ledger), started=extraction.append)
             except SystemExit:
-                if not wind_down.is_set():
+                if not wind_down.is_set() and not any(c.failed for c in checkers):
                     raise
         for checker in checkers:
             # (a run that ends whole checks the mirrors the whole's check needs there)
