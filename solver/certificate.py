@@ -388,7 +388,7 @@ def extract_certificate(search, state, tables=None, time_limit: float = 0.0,
 
     # engine hash -> (part, mirrored): the index itself when no other part is given (a copy
     # of it for each walk grows with the parts: 2.7 ms at 100,000 roots)
-    ways = {} if part_ways is None else part_ways
+    ways = PartWays() if part_ways is None else part_ways
     own = _part_roots(parts, state, winner, ways)
     shared = None if part_index is None else part_index.setdefault(winner, {})
     part_at = shared if shared is not None and not own else {**(shared or {}), **own}
@@ -575,10 +575,12 @@ def _refs(part) -> tuple:
 
 def _in_order(parts) -> list:
     """`parts`, each after the parts among them that it stops at (they form a DAG); the
-    headers of one sha256 together, in their order."""
+    headers of one sha256 together, those from its ledger lines first."""
     by_sha: dict = {}
     for part in parts:
         by_sha.setdefault(part.sha256, []).append(part)
+    for group in by_sha.values():
+        group.sort(key=lambda p: not getattr(p, "from_ledger", False))
     out, placed = [], set()
     for part in parts:
         stack = [(part.sha256, False)]
@@ -599,22 +601,51 @@ def _in_order(parts) -> list:
 BOTH_WAYS = frozenset((False, True))
 
 
-def usable_ways(part, ways: dict) -> tuple:
+class PartWays(dict):
+    """sha256 -> the orientations a walk may stop at that part in (usable_ways), with the
+    parts each orientation's ledger line goes on to (`checked`: sha256 -> {orientation:
+    ((sha256, mirrored), ...)}). `strict`: a part not recorded is usable no way (a
+    certification knows all its parts); else it is taken as a file, both ways (a walk given
+    a part without the parts it stops at)."""
+
+    def __init__(self, strict: bool = False):
+        super().__init__()
+        self.strict = strict
+        self.checked: dict = {}
+
+
+def usable_ways(part, ways: PartWays) -> tuple:
     """The orientations a walk may stop at `part` in (False: at its root, True: at its
-    root's lane mirror), recorded in `ways` (sha256 -> set; the parts it stops at must be
-    there first). A part known by its ledger lines alone: those the ledger holds it checked
-    in. A part with a file, or made here: each orientation in which every part it stops at
-    is usable turned the same way, since a check of its mirror goes down through its parts
-    mirrored, and a part known by one ledger line has no file to check the other way (on a
-    new machine, the checks of 26,918 parts made in 18 minutes stopped at the first such
-    part). Plus any the ledger holds it checked in. A part it stops at that is not in
-    `ways` (given to a walk without its own parts) is taken as a file: both ways."""
-    if getattr(part, "from_ledger", False):
-        got = set(part.orientations)
-    else:
-        got = {o for o in (False, True)
-               if all((o != m) in ways.get(ref, BOTH_WAYS) for ref, m in _refs(part))}
-    got |= ways.get(part.sha256, set())
+    root's lane mirror), recorded in `ways` (the parts it stops at must be there first).
+
+    A check takes a part from the ledger when the ledger holds it checked that way, and
+    then goes on to the parts that line names (a line is written as the part's own tree
+    passes, before its parts are checked); else from its file, going down its parts turned
+    the way it is (mirrored for its mirror). So an orientation is usable if the ledger holds
+    it and every part its line names is usable as named, or, not in the ledger, if the part
+    has a file (or is made here) and every part it stops at is usable turned the same way.
+    A part known by one ledger line has no file to check the other way: on a new machine,
+    the checks of 26,918 parts made in 18 minutes stopped at the first part above one met
+    that other way."""
+    checked = ways.checked.setdefault(part.sha256, {})
+    checked.update({o: tuple(refs) for o, refs in getattr(part, "ledger_refs", ())})
+    default = () if ways.strict else BOTH_WAYS
+
+    def usable(refs) -> bool:
+        return all(m in ways.get(ref, default) for ref, m in refs)
+
+    got = set(ways.get(part.sha256, ()))
+    for o in (False, True):
+        if o in checked:
+            verdict = usable(checked[o])
+        elif getattr(part, "from_ledger", False):
+            continue        # (no file here: what a file's header said, if any, stands)
+        else:
+            verdict = usable((ref, o != m) for ref, m in _refs(part))
+        if verdict:
+            got.add(o)
+        else:
+            got.discard(o)
     ways[part.sha256] = got
     return tuple(sorted(got))
 
@@ -627,7 +658,7 @@ def _part_roots(parts, state, winner, ways: dict | None = None) -> dict:
     None)."""
     from niwa.ext.registry import parse_position
 
-    ways = {} if ways is None else ways
+    ways = PartWays() if ways is None else ways
     out = {}
     for part in _in_order(parts):
         if part.sha256 is None:
@@ -750,15 +781,16 @@ class _KnownParts:
         self.index: dict = {}
         self.shas: set = set()
         self.files: set = set()
-        self.ways: dict = {}        # sha256 -> the orientations usable (usable_ways)
+        self.ways = PartWays(strict=True)   # the orientations usable (usable_ways)
+        self.seen: set = set()      # (sha256, from its ledger lines) of the headers added
 
     def add(self, header, state) -> None:
-        """Index `header` (the parts it stops at first); a part met again (its file, then
-        its ledger lines) is indexed again with the orientations either allows."""
-        known = self.ways.get(header.sha256)
-        if known is not None and not (getattr(header, "from_ledger", False) and
-                                      set(header.orientations) - known):
+        """Index `header` (the parts it stops at first); a part known both by its ledger
+        lines and by its file is indexed for each (the ledger's first: _in_order)."""
+        key = (header.sha256, getattr(header, "from_ledger", False))
+        if key in self.seen:
             return
+        self.seen.add(key)
         self.shas.add(header.sha256)
         self.index.setdefault(header.winner, {}).update(
             _part_roots([header], state, header.winner, self.ways))
@@ -806,6 +838,9 @@ class PartHeader:
     orientations: tuple = (False, True)
     refs: tuple = ()            # (sha256, mirrored) of the parts it stops at
     from_ledger: bool = False   # known by its ledger lines alone
+    # ((orientation, ((sha256, mirrored), ...)), ...): the parts each of its ledger lines
+    # names, as the check of that orientation met them
+    ledger_refs: tuple = ()
 
 
 def part_headers(folder) -> list[PartHeader]:
@@ -2045,10 +2080,15 @@ def ledger_parts(path) -> list[PartHeader]:
     for row in rows.values():
         sha = row["sha256"]
         if "root" in row and sha not in out:
+            ways = tuple(m for m in (False, True) if (sha, m) in rows)
+            named = tuple((m, tuple((str(ref), bool(mirrored))
+                                    for _, (ref, mirrored) in rows[(sha, m)]["refs"]))
+                          for m in ways)
             out[sha] = PartHeader(
                 row["game"], row["variant"], row["root"], row["winner"], sha, "",
-                sorted({ref for _, (ref, _) in row["refs"]}),
-                tuple(m for m in (False, True) if (sha, m) in rows), from_ledger=True)
+                sorted({ref for _, (ref, _) in row["refs"]}), ways,
+                refs=tuple(sorted({r for _, refs in named for r in refs})),
+                from_ledger=True, ledger_refs=named)
     return list(out.values())
 
 

@@ -710,11 +710,17 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
 
     from niwa.solver.certificate import (
         PartHeader,
+        PartWays,
         _part_roots,
         certificate_from_checkpoint,
         parse_reference_position,
         usable_ways,
     )
+
+    def ways_of(known: dict, strict=False) -> PartWays:
+        out = PartWays(strict)
+        out.update(known)
+        return out
 
     def mirror_hash(root):
         return parse_position(parse_reference_position(root).mirrored().to_notation()).hash()
@@ -728,20 +734,28 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
     header = PartHeader(upper.game, upper.variant, upper.root, upper.winner, upper.sha256,
                         "upper.npz")
     below = PartHeader(lower.game, lower.variant, lower.root, lower.winner, lower.sha256,
-                       "", orientations=(False,), from_ledger=True)
+                       "", orientations=(False,), from_ledger=True,
+                       ledger_refs=((False, ()),))
     root, mirror = parse_position(upper.root).hash(), mirror_hash(upper.root)
     for used, ways in ((False, (False,)), (True, (True,))):
         above = replace(header, parts=[lower.sha256], refs=((lower.sha256, used),))
         index = _part_roots([above, below], parse_position(upper.root), upper.winner)
         assert {h for h, (p, _) in index.items() if p is above} == \
             {root if ways == (False,) else mirror}
-        assert usable_ways(above, {lower.sha256: {False}}) == ways
+        assert usable_ways(above, ways_of({lower.sha256: {False}})) == ways
     # with the part below checked both ways, or no part below, both ways
     both = replace(header, parts=[lower.sha256], refs=((lower.sha256, True),))
-    assert usable_ways(both, {lower.sha256: {False, True}}) == (False, True)
-    assert usable_ways(header, {}) == (False, True)
-    # a part below not known at all is taken as a file (a walk given a part, not its parts)
-    assert usable_ways(both, {}) == (False, True)
+    assert usable_ways(both, ways_of({lower.sha256: {False, True}})) == (False, True)
+    assert usable_ways(header, ways_of({})) == (False, True)
+    # a part below not known at all is taken as a file (a walk given a part, not its
+    # parts), unless the record knows all the parts (a certification's)
+    assert usable_ways(both, ways_of({})) == (False, True)
+    assert usable_ways(both, ways_of({}, strict=True)) == ()
+    # a ledger line stands for the part's own tree: its check goes on to the parts the
+    # line names, as named, so the part is usable that way only if they are
+    for named, ways in (((lower.sha256, False),), (False,)), (((lower.sha256, True),), ()):
+        line = replace(below, sha256="a" * 64, ledger_refs=((False, named),))
+        assert usable_ways(line, ways_of({lower.sha256: {False}}, strict=True)) == ways
 
 
 def test_a_certification_carried_by_its_ledger_alone_needs_no_part_files(
