@@ -729,6 +729,38 @@ def test_certify_winding_down_checks_the_mirrors_below_cuts_left_open(tmp_path,
     assert not remade & {c.root for c in two_way if not c.parts}
 
 
+def test_certify_stops_the_extraction_when_a_part_is_refused(tmp_path, monkeypatch, capsys):
+    """A part the checker refuses stops the certification at once, with the reason: the
+    extraction no longer goes on making parts no checker takes."""
+    import numpy as np
+
+    from niwa.solver.certificate import certificate_from_checkpoint, load_certificate
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out = tmp_path / "cert"
+    parts = out / "parts"
+    certificate_from_checkpoint(d, tt_mb=16, tables=None, split=1, parts_dir=parts)
+    # one part with a loser's reply cut out, saved under its own name
+    path = next(p for p in sorted(parts.glob("part-*.npz"))
+                if (c := load_certificate(p)) and np.any(np.diff(c.offsets) > 1))
+    cert = load_certificate(path)
+    loser = next(i for i in range(cert.nodes) if cert.offsets[i + 1] - cert.offsets[i] > 1)
+    keep = np.ones(cert.edges, dtype=bool)
+    keep[int(cert.offsets[loser + 1]) - 1] = False
+    cert.actions, cert.children = cert.actions[keep], cert.children[keep]
+    cert.offsets = cert.offsets.copy()
+    cert.offsets[loser + 1:] -= 1
+    cert.save(path)
+    with pytest.raises(SystemExit) as stop:
+        certify.main([str(d), "--name", "tiny", "--out", str(out), "--no-tables",
+                      "--split", "1", "--check-as-made", "--checkers", "1",
+                      "--ledger", str(tmp_path / "ledger.jsonl")])
+    assert f"check part {path} failed" in str(stop.value)
+    assert "the extraction is stopped" in capsys.readouterr().err
+
+
 def test_certify_stopped_at_any_moment_leaves_no_check_running(tmp_path):
     """certify.py killed (SIGTERM) while its checkers look for parts or check them: no
     `niwa proof check` outlives it (one did, started while the checker was looking)."""
