@@ -606,12 +606,15 @@ class PartWays(dict):
     parts each orientation's ledger line goes on to (`checked`: sha256 -> {orientation:
     ((sha256, mirrored), ...)}). `strict`: a part not recorded is usable no way (a
     certification knows all its parts); else it is taken as a file, both ways (a walk given
-    a part without the parts it stops at)."""
+    a part without the parts it stops at). `resolve`: called once when a part stops at
+    parts not recorded, to record them (a certification's folder, which other processes
+    fill too: a part one of them made may stop at parts this one has not met)."""
 
     def __init__(self, strict: bool = False):
         super().__init__()
         self.strict = strict
         self.checked: dict = {}
+        self.resolve = None
 
 
 def usable_ways(part, ways: PartWays) -> tuple:
@@ -630,6 +633,16 @@ def usable_ways(part, ways: PartWays) -> tuple:
     checked = ways.checked.setdefault(part.sha256, {})
     checked.update({o: tuple(refs) for o, refs in getattr(part, "ledger_refs", ())})
     default = () if ways.strict else BOTH_WAYS
+    if ways.strict and ways.resolve is not None:
+        named = [ref for refs in checked.values() for ref, _ in refs]
+        if not getattr(part, "from_ledger", False):
+            named += [ref for ref, _ in _refs(part)]
+        if any(ref not in ways for ref in named):
+            resolve, ways.resolve = ways.resolve, None      # (not again from inside it)
+            try:
+                resolve()
+            finally:
+                ways.resolve = resolve
 
     def usable(refs) -> bool:
         return all(m in ways.get(ref, default) for ref, m in refs)
@@ -1322,6 +1335,12 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
     known = _KnownParts()
     for part in _in_order([*parts, *job_parts]):
         known.add(part, state)
+    if split:
+        # a part another process made may stop at parts this one has not met: read them
+        # from the folder then (the files read above are not read again)
+        known.files |= {Path(p.path).name for p in parts
+                        if p.path and Path(p.path).parent == folder}
+        known.ways.resolve = lambda: known.take_in(folder, state)
     if split:
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
         # the plies from the top to the root of each walk in progress (they nest: a part

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from damaged_certificates import cut_one_reply
 
 from niwa.cli.main import main
 from niwa.ext.lotus import LotusState
@@ -150,7 +151,7 @@ def test_a_bad_part_or_a_wrong_part_edge_is_refused(tmp_path):
     with pytest.raises(CertificateError, match="part 0 claims seat 0 wins"):
         check_certificate(turned, parts=certificate_folder(folder))
     # a part with one loser reply removed: refused when the parts are checked
-    part = _cut_one_reply(parts[0])
+    part = cut_one_reply(parts[0])
     bad = tmp_path / "bad"
     part.save(bad / "part.npz")
     top2 = extract_certificate(search, state, parts=[load_certificate(bad / "part.npz")])
@@ -458,17 +459,6 @@ def _parent_of(pid: str) -> int:
 
 
 # ---- checking the parts on workers (niwa proof check --workers / --executor) ------------
-def _cut_one_reply(cert):
-    """`cert` with one loser reply removed (a certificate the checker must refuse)."""
-    loser = next(i for i in range(cert.nodes) if cert.offsets[i + 1] - cert.offsets[i] > 1)
-    keep = np.ones(cert.edges, dtype=bool)
-    keep[int(cert.offsets[loser + 1]) - 1] = False
-    cert.actions, cert.children = cert.actions[keep], cert.children[keep]
-    cert.offsets = cert.offsets.copy()
-    cert.offsets[loser + 1:] -= 1
-    return cert
-
-
 def _nested(tmp_path, damaged=False):
     """A top certificate of PRO over one part per two-stone position, the first of which
     stops in turn at parts two plies below it (`damaged`: the first of those with a loser
@@ -482,7 +472,7 @@ def _nested(tmp_path, damaged=False):
     for k, s in enumerate(deeper):
         cert = extract_certificate(search, s)
         if damaged and k == 0:
-            cert = _cut_one_reply(cert)
+            cert = cut_one_reply(cert)
         cert.save(folder / f"below{k}.npz")
         below.append(load_certificate(folder / f"below{k}.npz"))
     parts = [extract_certificate(search, first, parts=below)]
@@ -751,6 +741,10 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
     # parts), unless the record knows all the parts (a certification's)
     assert usable_ways(both, ways_of({})) == (False, True)
     assert usable_ways(both, ways_of({}, strict=True)) == ()
+    # ... which first asks to learn the parts it does not know (made by another process)
+    learned = ways_of({}, strict=True)
+    learned.resolve = lambda: learned.update({lower.sha256: {True}})
+    assert usable_ways(both, learned) == (False,) and learned.resolve is not None
     # a ledger line stands for the part's own tree: its check goes on to the parts the
     # line names, as named, so the part is usable that way only if they are
     for named, ways in (((lower.sha256, False),), (False,)), (((lower.sha256, True),), ()):
