@@ -1341,7 +1341,6 @@ def _from_checkpoint(directory, result, root, state, expected, jobs, line, tt_mb
         known.files |= {Path(p.path).name for p in parts
                         if p.path and Path(p.path).parent == folder}
         known.ways.resolve = lambda: known.take_in(folder, state)
-    if split:
         known_cuts = PartCuts(folder / "cuts.jsonl" if cuts is None else cuts)
         # the plies from the top to the root of each walk in progress (they nest: a part
         # is made inside the walk that met it), None where not known

@@ -1,8 +1,7 @@
 """A session's figures of a split certification, for its entry in sessions.md: the parts
 made since START (their headers' "made", "extract_s" and sizes), the checks since START
 (the run's part-checks.csv), made per window, the ledger's totals and the parts not in it
-yet. Only reads, so it
-is safe beside a running certification.
+yet. Only reads, so it is safe beside a running certification.
 
     python session_figs.py START --parts OUT/parts --checks OUT/part-checks.csv \
         --ledger LEDGER [--window START/END ...]
@@ -22,18 +21,17 @@ from pathlib import Path
 from niwa.solver.certificate import CheckLedger, _header_meta
 
 
-def made_since(parts: Path, start: str) -> list[dict]:
-    """The headers of the parts in `parts` made at or after `start`, oldest first (a part
-    being renamed into place is skipped: it is counted at the next look)."""
+def part_metas(parts: Path) -> list[dict]:
+    """The headers of the parts in `parts`, oldest first (a part being renamed into place
+    is skipped: it is counted at the next look)."""
     out = []
     for path in parts.glob("*.npz"):
         try:
             meta = _header_meta(path)
         except Exception:   # noqa: BLE001 - a file being written is not a finding
             continue
-        if str(meta.get("made", "")) >= start:
-            out.append(meta)
-    return sorted(out, key=lambda m: m["made"])
+        out.append(meta)
+    return sorted(out, key=lambda m: str(m.get("made", "")))
 
 
 def checks_since(rows: Path, start: str) -> list[dict]:
@@ -79,13 +77,13 @@ def describe_checks(checks: list[dict]) -> dict:
                                default=0)}
 
 
-def describe_ledger(path: Path, parts_dir: Path) -> dict:
+def describe_ledger(path: Path, metas: list[dict]) -> dict:
     """The ledger's totals, and the parts in the folder it does not have yet (at their
     root): the checkers' backlog."""
     rows = CheckLedger(path).rows
     parts = {sha: int(row.get("nodes", 0)) for (sha, mirror), row in rows.items()
              if not mirror}
-    waiting = [m for m in made_since(parts_dir, "") if m["sha256"] not in parts]
+    waiting = [m for m in metas if m["sha256"] not in parts]
     return {"lines": len(rows), "parts": len(parts), "positions": sum(parts.values()),
             "mirror_lines": sum(1 for (_, mirror) in rows if mirror),
             "unchecked_parts": len(waiting),
@@ -100,11 +98,12 @@ def main(argv=None) -> None:
     ap.add_argument("--ledger", type=Path, required=True)
     ap.add_argument("--window", action="append", default=[])
     args = ap.parse_args(argv)
-    made = made_since(args.parts, args.start)
+    metas = part_metas(args.parts)      # (read once: the ledger's backlog needs them all)
+    made = [m for m in metas if str(m.get("made", "")) >= args.start]
     out = {"made": describe_made(made),
            "windows": [window(made, span) for span in args.window],
            "checked": describe_checks(checks_since(args.checks, args.start)),
-           "ledger": describe_ledger(args.ledger, args.parts)}
+           "ledger": describe_ledger(args.ledger, metas)}
     print(json.dumps(out, indent=1))
 
 
