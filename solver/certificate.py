@@ -78,6 +78,7 @@ import time
 import zipfile
 import zlib
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -601,20 +602,35 @@ def _in_order(parts) -> list:
 BOTH_WAYS = frozenset((False, True))
 
 
-class PartWays(dict):
-    """sha256 -> the orientations a walk may stop at that part in (usable_ways), with the
-    parts each orientation's ledger line goes on to (`checked`: sha256 -> {orientation:
-    ((sha256, mirrored), ...)}). `strict`: a part not recorded is usable no way (a
-    certification knows all its parts); else it is taken as a file, both ways (a walk given
-    a part without the parts it stops at). `resolve`: called once when a part stops at
-    parts not recorded, to record them (a certification's folder, which other processes
-    fill too: a part one of them made may stop at parts this one has not met)."""
+@dataclass
+class PartWays:
+    """What a walk knows of the parts it may stop at: `usable`, sha256 -> the orientations
+    a walk may stop at that part in (usable_ways); `checked`, sha256 -> {orientation: the
+    (sha256, mirrored) parts that orientation's ledger line goes on to}. `strict`: a part
+    not recorded is usable no way (a certification knows all its parts); else it is taken
+    as a file, both ways (a walk given a part without the parts it stops at). `resolve`:
+    called once when a part stops at parts not recorded, to record them (a certification's
+    folder, which other processes fill too: a part one of them made may stop at parts this
+    one has not met)."""
 
-    def __init__(self, strict: bool = False):
-        super().__init__()
-        self.strict = strict
-        self.checked: dict = {}
-        self.resolve = None
+    strict: bool = False
+    usable: dict = field(default_factory=dict)
+    checked: dict = field(default_factory=dict)
+    resolve: Callable | None = None
+
+    def of(self, sha: str):
+        """The orientations the part `sha` is usable in (as `strict` says if unknown)."""
+        return self.usable.get(sha, () if self.strict else BOTH_WAYS)
+
+    def learn(self, shas) -> None:
+        """Let `resolve` record the parts `shas` if any is unknown (not from inside it)."""
+        if self.strict and self.resolve is not None and \
+                any(sha not in self.usable for sha in shas):
+            resolve, self.resolve = self.resolve, None
+            try:
+                resolve()
+            finally:
+                self.resolve = resolve
 
 
 def usable_ways(part, ways: PartWays) -> tuple:
@@ -632,26 +648,18 @@ def usable_ways(part, ways: PartWays) -> tuple:
     that other way."""
     checked = ways.checked.setdefault(part.sha256, {})
     checked.update({o: tuple(refs) for o, refs in getattr(part, "ledger_refs", ())})
-    default = () if ways.strict else BOTH_WAYS
-    if ways.strict and ways.resolve is not None:
-        named = [ref for refs in checked.values() for ref, _ in refs]
-        if not getattr(part, "from_ledger", False):
-            named += [ref for ref, _ in _refs(part)]
-        if any(ref not in ways for ref in named):
-            resolve, ways.resolve = ways.resolve, None      # (not again from inside it)
-            try:
-                resolve()
-            finally:
-                ways.resolve = resolve
+    from_ledger = getattr(part, "from_ledger", False)
+    ways.learn(itertools.chain((ref for refs in checked.values() for ref, _ in refs),
+                               () if from_ledger else (ref for ref, _ in _refs(part))))
 
     def usable(refs) -> bool:
-        return all(m in ways.get(ref, default) for ref, m in refs)
+        return all(m in ways.of(ref) for ref, m in refs)
 
-    got = set(ways.get(part.sha256, ()))
+    got = set(ways.usable.get(part.sha256, ()))
     for o in (False, True):
         if o in checked:
             verdict = usable(checked[o])
-        elif getattr(part, "from_ledger", False):
+        elif from_ledger:
             continue        # (no file here: what a file's header said, if any, stands)
         else:
             verdict = usable((ref, o != m) for ref, m in _refs(part))
@@ -659,11 +667,11 @@ def usable_ways(part, ways: PartWays) -> tuple:
             got.add(o)
         else:
             got.discard(o)
-    ways[part.sha256] = got
+    ways.usable[part.sha256] = got
     return tuple(sorted(got))
 
 
-def _part_roots(parts, state, winner, ways: dict | None = None) -> dict:
+def _part_roots(parts, state, winner, ways: PartWays | None = None) -> dict:
     """{engine hash of a part's root: (the part, False), of its root's lane mirror: (the
     part, True)} for the `parts` that claim `winner` wins, of `state`'s game and variant
     (a part of anything else is refused: it cannot be meant), in the orientations
@@ -780,8 +788,7 @@ class JobCertifier:
         if cert is None:
             cert = extract(split=1, make_part=make_part)
         known.add(PartHeader(cert.game, cert.variant, cert.root, cert.winner, cert.seal(),
-                             "", [p["sha256"] for p in cert.parts], refs=_refs(cert)),
-                  state)
+                             "", refs=_refs(cert)), state)
         return cert
 
 
@@ -844,16 +851,24 @@ class PartHeader:
     winner: int
     sha256: str
     path: str
-    parts: list = field(default_factory=list)   # the sha256 of the parts it stops at
-    # the ways a walk may stop at it: at its root (False), at its root's lane mirror (True).
-    # A part known by its ledger lines alone (its file gone) only in those checked, since
-    # no check can take it from a file any more; one with a file as usable_ways allows
-    orientations: tuple = (False, True)
     refs: tuple = ()            # (sha256, mirrored) of the parts it stops at
-    from_ledger: bool = False   # known by its ledger lines alone
+    from_ledger: bool = False   # known by its ledger lines alone (its file gone)
     # ((orientation, ((sha256, mirrored), ...)), ...): the parts each of its ledger lines
     # names, as the check of that orientation met them
     ledger_refs: tuple = ()
+
+    @property
+    def parts(self) -> list:
+        """The sha256 of the parts it stops at, each once."""
+        return list(dict.fromkeys(sha for sha, _ in self.refs))
+
+    @property
+    def orientations(self) -> tuple:
+        """The ways its own record lets a walk stop at it: at its root (False), at its
+        root's lane mirror (True); one known by its ledger lines alone only in those
+        checked, since no check can take it from a file any more (usable_ways then asks
+        whether the parts below allow it)."""
+        return tuple(o for o, _ in self.ledger_refs) if self.from_ledger else (False, True)
 
 
 def part_headers(folder) -> list[PartHeader]:
@@ -885,7 +900,6 @@ def _part_header(path) -> PartHeader:
         parts = meta.get("parts", [])
         return PartHeader(str(meta["game"]), dict(meta["variant"]), str(meta["root"]),
                           int(meta["winner"]), str(meta["sha256"]), str(path),
-                          [str(p["sha256"]) for p in parts],
                           refs=tuple((str(p["sha256"]), bool(p.get("mirror", False)))
                                      for p in parts))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -2104,7 +2118,6 @@ def ledger_parts(path) -> list[PartHeader]:
                           for m in ways)
             out[sha] = PartHeader(
                 row["game"], row["variant"], row["root"], row["winner"], sha, "",
-                sorted({ref for _, (ref, _) in row["refs"]}), ways,
                 refs=tuple(sorted({r for _, refs in named for r in refs})),
                 from_ledger=True, ledger_refs=named)
     return list(out.values())

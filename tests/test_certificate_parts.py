@@ -708,9 +708,7 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
     )
 
     def ways_of(known: dict, strict=False) -> PartWays:
-        out = PartWays(strict)
-        out.update(known)
-        return out
+        return PartWays(strict, dict(known))
 
     def mirror_hash(root):
         return parse_position(parse_reference_position(root).mirrored().to_notation()).hash()
@@ -724,17 +722,17 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
     header = PartHeader(upper.game, upper.variant, upper.root, upper.winner, upper.sha256,
                         "upper.npz")
     below = PartHeader(lower.game, lower.variant, lower.root, lower.winner, lower.sha256,
-                       "", orientations=(False,), from_ledger=True,
+                       "", from_ledger=True,
                        ledger_refs=((False, ()),))
     root, mirror = parse_position(upper.root).hash(), mirror_hash(upper.root)
     for used, ways in ((False, (False,)), (True, (True,))):
-        above = replace(header, parts=[lower.sha256], refs=((lower.sha256, used),))
+        above = replace(header, refs=((lower.sha256, used),))
         index = _part_roots([above, below], parse_position(upper.root), upper.winner)
         assert {h for h, (p, _) in index.items() if p is above} == \
             {root if ways == (False,) else mirror}
         assert usable_ways(above, ways_of({lower.sha256: {False}})) == ways
     # with the part below checked both ways, or no part below, both ways
-    both = replace(header, parts=[lower.sha256], refs=((lower.sha256, True),))
+    both = replace(header, refs=((lower.sha256, True),))
     assert usable_ways(both, ways_of({lower.sha256: {False, True}})) == (False, True)
     assert usable_ways(header, ways_of({})) == (False, True)
     # a part below not known at all is taken as a file (a walk given a part, not its
@@ -743,7 +741,7 @@ def test_a_part_with_a_file_is_met_mirrored_only_if_its_own_parts_can_be(
     assert usable_ways(both, ways_of({}, strict=True)) == ()
     # ... which first asks to learn the parts it does not know (made by another process)
     learned = ways_of({}, strict=True)
-    learned.resolve = lambda: learned.update({lower.sha256: {True}})
+    learned.resolve = lambda: learned.usable.update({lower.sha256: {True}})
     assert usable_ways(both, learned) == (False,) and learned.resolve is not None
     # a ledger line stands for the part's own tree: its check goes on to the parts the
     # line names, as named, so the part is usable that way only if they are
