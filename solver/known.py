@@ -236,11 +236,12 @@ def known_result(state, folders=None):
         found = _from_certificates(state, dirs)
         algo = "certificate"
     actions = []
-    if found is None:
-        found = _from_proof_records(state)
+    recorded = _from_proof_records(state)
+    if found is None and recorded is not None:
+        *found, actions = recorded
         algo = "record"
-        if found is not None:
-            *found, actions = found
+    elif found is not None and recorded is not None and recorded[0] == found[0]:
+        actions = recorded[-1]      # (a book knows the winner's moves, not every first move)
     if found is None:
         return None
     value, move, source = found

@@ -241,6 +241,43 @@ def test_the_shipped_full_lotus_books_verify(variant, tt_mb):
     assert verify_book(book, tt_mb=tt_mb, progress=True) >= book.entries
 
 
+def test_the_shipped_pro_mandatory_book_is_read_off_its_certificate():
+    """Full pro/mandatory has no whole-game proof in one table to verify its book against:
+    the shipped book is the book of its checked certificate (the top's, merged with the
+    pieces of book each part left as it was checked), rebuilt here from the repository;
+    and along every line of the loser's replies for its 8 plies it has a legal move."""
+    from pathlib import Path
+
+    from niwa.solver.book import PACKAGE_BOOKS, book_from_certificate, merge_books
+    from niwa.solver.certificate import load_certificate
+
+    variant = {"rule": "pro", "trampoline": "mandatory"}
+    shipped = load_book(PACKAGE_BOOKS / book_name("lotus", variant))
+    home = Path(__file__).resolve().parents[1] / "bench/perfect-play/pro-rule/certification"
+    cert = load_certificate(home / "lotus-towers4-pro-mandatory.npz")
+    pieces = [load_book(p) for p in sorted((home / "pro-mandatory-ledger-book-pieces").glob(
+        "*.npz"))]
+    again = merge_books([book_from_certificate(cert, plies=8, missing_parts=True), *pieces])
+    assert shipped.winner == cert.winner == 1 and shipped.plies == 8
+    assert np.array_equal(again.keys, shipped.keys)
+    assert np.array_equal(again.actions, shipped.actions)
+    stack, seen, played = [(LotusState(**variant), 0)], set(), 0
+    while stack:
+        s, ply = stack.pop()
+        if ply >= shipped.plies or s.is_terminal() or s.hash() in seen:
+            continue
+        seen.add(s.hash())
+        moves = s.legal_actions()
+        if s.current_player() == shipped.winner:
+            assert shipped.lookup(s) in moves, s.to_notation()
+            moves, played = [shipped.lookup(s)], played + 1
+        for action in moves:
+            child = s.clone()
+            child.apply(action)
+            stack.append((child, ply + 1))
+    assert played > 400
+
+
 # ---- books of certificates (a proof too long for one table gives its book this way) ----
 PRO_CERT = "bench/perfect-play/certificates/lotus-towers3-pro-mandatory.npz"
 

@@ -673,6 +673,39 @@ def test_a_shipped_certificate_checks(name, variant):
     assert report["root"] == LotusState(**variant).to_notation()
 
 
+# full pro/mandatory: certified in parts (bench/perfect-play/pro-rule/certify.py), each part
+# checked with the reference rules as it was made and recorded in a check ledger; the parts'
+# files are gone, the top certificate and the ledger are in the repository
+CERTIFIED_IN_PARTS = SHIPPED.parent / "pro-rule" / "certification"
+
+
+def test_the_full_pro_mandatory_certificate_checks_with_its_ledger(tmp_path):
+    """The shipped top certificate of full pro/mandatory checks against a copy of the
+    repository's check ledger: its own 214 positions with the reference rules, every part
+    it stops at (and every part below) taken from the ledger in the orientation met. A
+    ledger without its newest archive lacks parts: refused in one line."""
+    cert = CERTIFIED_IN_PARTS / "lotus-towers4-pro-mandatory.npz"
+    ledger_files = sorted(CERTIFIED_IN_PARTS.glob("pro-mandatory-ledger.*"))
+    assert cert.exists() and len(ledger_files) >= 2
+    for path in (cert, *ledger_files):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    ledger = tmp_path / "pro-mandatory-ledger.jsonl"
+    before = ledger.read_bytes()
+    r = run("proof", "check", str(tmp_path / cert.name), "--ledger", str(ledger), "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["valid"] and report["winner"] == 1 and report["value"] == 0.0
+    assert report["root"] == LotusState(rule="pro", trampoline="mandatory").to_notation()
+    assert report["parts_from_ledger"] == report["parts"] > 100_000
+    assert report["nodes"] + report["part_nodes"] > 10**9
+    assert ledger.read_bytes() == before            # (a check from the ledger adds nothing)
+    newest = max(tmp_path.glob("pro-mandatory-ledger.*.jsonl.gz"))
+    newest.unlink()
+    r = run("proof", "check", str(tmp_path / cert.name), "--ledger", str(ledger))
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert "is not found" in r.output
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.npz")), ids=lambda p: p.name)
 def test_every_shipped_certificate_checks(path):

@@ -117,24 +117,29 @@ def test_a_shipped_certificate_answers_its_root(monkeypatch):
 PRO_MANDATORY = "lotus rule=pro trampoline=mandatory"
 
 
-def test_full_pro_mandatory_is_answered_from_the_shipped_proof_record(tmp_path, monkeypatch):
-    """The decided pro/mandatory game: its start and each first stone answered at once from
-    the record of the two-level proof, saying the certificate is not yet checked."""
+def test_full_pro_mandatory_is_answered_from_the_shipped_book_and_proof_record(
+        tmp_path, monkeypatch):
+    """The decided pro/mandatory game: its start answered at once from the book read off
+    its checked certificate, with every first stone's value from the record of the
+    two-level proof; each first stone (the same player moves again) from that record,
+    saying its certificate is checked."""
     monkeypatch.setenv("NIWA_CERTIFICATES", str(tmp_path))
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))         # only the package's books
     t0 = time.perf_counter()
     r = run("solve", PRO_MANDATORY, "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert time.perf_counter() - t0 < 5.0 and out["time_s"] < 1.0
     assert (out["source"], out["value"], out["proven"], out["best"]) == \
-        ("record", 0.0, True, None)
-    assert "proof record proofs.json" in out["status"] and "not yet checked" in out["status"]
+        ("book", 0.0, True, None)
+    assert "opening book lotus-" in out["status"]
     assert {a["name"]: (a["value"], a["proven"]) for a in out["actions"]} == {
         m: (0.0, True) for m in ("W1-a1", "W1-b1", "W2-a2", "W2-b2", "W3-a3", "W3-b3", "W4-4")}
     state = LotusState(rule="pro", trampoline="mandatory")
     for a in state.legal_actions():     # the pro rule's first stone: the same player moves
         known = known_result(state.child(a), folders=[])
         assert (known.algo, known.value, known.player) == ("record", 0.0, 0)
+        assert "certificate lotus-towers4-pro-mandatory.npz checked" in known.status
     assert known_result(LotusState(rule="pro"), folders=[]) is None     # not decided
 
 

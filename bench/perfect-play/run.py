@@ -83,7 +83,8 @@ whether it finished. Writes a CSV (--out) and prints a summary per depth."""
 COLUMNS = ["towers", "rule", "trampoline", "value_first_player", "winning_first_moves",
            "first_move_values", "nodes", "time_s", "tt_entries", "tt_capacity", "tt_mb", "status",
            "followup_nodes", "followup_time_s", "table_warning", "pv_plies", "pv",
-           "first_move_work"]
+           "first_move_work", "certificate", "certificate_positions", "certificate_bytes",
+           "certificate_check_s"]
 RULES = [(r, t) for r in ("basic", "pro") for t in ("optional", "mandatory")]
 
 
@@ -144,6 +145,43 @@ def solve_case(towers: int, rule: str, trampoline: str, tt_mb: float, time_limit
     }
 
 
+HERE = Path(__file__).resolve().parent
+# the shipped certificates' figures: whole certificates (certificates/run.py) and those in
+# parts carried by a check ledger (pro-rule/certify.py: its "check" step of the whole)
+WHOLE_CERTIFICATES = HERE / "certificates" / "results.csv"
+CERTIFIED_IN_PARTS = HERE / "pro-rule" / "results" / "certificates.csv"
+PARTS_CERTIFICATE_HOME = "bench/perfect-play/pro-rule/certification"
+
+
+def certificate_columns() -> dict[str, dict]:
+    """case key -> the certificate columns of the case's shipped certificate: its path in
+    the repository, the positions its check met (a part met twice counted twice), its
+    file's bytes (a certificate in parts: the top's, the parts being in its check ledger)
+    and the seconds of that check."""
+    out = {}
+    if WHOLE_CERTIFICATES.exists():
+        for row in csv.DictReader(WHOLE_CERTIFICATES.open(newline="")):
+            out[case_key(row["towers"], row["rule"], row["trampoline"])] = {
+                "certificate": f"bench/perfect-play/certificates/{row['name']}",
+                "certificate_positions": row["cert_nodes"],
+                "certificate_bytes": row["bytes"], "certificate_check_s": row["check_s"]}
+    if CERTIFIED_IN_PARTS.exists():
+        for row in csv.DictReader(CERTIFIED_IN_PARTS.open(newline="")):
+            if not row["step"].startswith("check (") and row["step"] != "check":
+                continue
+            figures = json.loads(row["figures"] or "{}")
+            variant = figures.get("variant", {})
+            if not figures.get("valid") or figures.get("line") or \
+                    figures.get("root") != LotusState(**variant).to_notation():
+                continue        # (a certificate of one line, not of the start)
+            out[case_key(variant["towers"], variant["rule"], variant["trampoline"])] = {
+                "certificate": f"{PARTS_CERTIFICATE_HOME}/{row['name']}.npz",
+                "certificate_positions": figures["nodes"] + figures.get("part_nodes", 0),
+                "certificate_bytes": figures["bytes"],
+                "certificate_check_s": row["wall_s"]}
+    return out
+
+
 def read_rows(path: Path) -> dict[str, dict]:
     if not path.exists():
         return {}
@@ -156,12 +194,13 @@ def write_rows(path: Path, rows: dict[str, dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     order = {case_key(t, r, tr): i for i, (t, (r, tr)) in
              enumerate((t, rt) for t in (2, 3, 4) for rt in RULES)}
+    certified = certificate_columns()
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
         for key in sorted(rows, key=lambda k: order.get(k, 99)):
-            w.writerow(rows[key])
+            w.writerow({**rows[key], **certified.get(key, {})})
     tmp.replace(path)
 
 
