@@ -61,7 +61,8 @@ expanded by the proof), time_s, table entries used / capacity, status (proven, o
 stopped and the root's proof/disproof numbers), the follow-up nodes that valued every first
 move and played out the principal variation, and that variation. An unproven case lists
 each first move's value as far as the table has it (? = open) and, in first_move_work, the
-expansions spent below it."""
+expansions spent below it. The certificate columns come from the shipped certificates'
+measurements (certificate_columns): its path, positions, bytes and check seconds."""
 SEAT_HELP = """`perfect` in one fixed seat against other agents: does the proven winner win every game?
 
 `niwa tournament` seats every agent in every seat equally often; here `perfect` keeps the
