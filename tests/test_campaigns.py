@@ -207,6 +207,25 @@ def test_perfect_play_proofs_agree_with_the_published_table(tmp_path):
         assert mine.loc[case, "value_first_player"] == published.loc[case, "value_first_player"]
 
 
+def test_the_published_table_names_each_shipped_certificate():
+    """docs/lotus-perfect-play.csv's certificate columns are the shipped certificates'
+    measured figures, and each certificate it names is in the repository."""
+    run = load("perfect-play")
+    published = pd.read_csv(BENCH.parent / "docs" / "lotus-perfect-play.csv", dtype=str,
+                            keep_default_na=False)
+    rows = {run.case_key(r.towers, r.rule, r.trampoline): r for r in published.itertuples()}
+    shipped = run.certificate_columns()
+    assert {"3:pro:optional", "4:basic:optional", "4:pro:mandatory"} <= set(shipped)
+    for key, columns in shipped.items():
+        row = rows[key]
+        assert row.status.startswith("proven") and row.value_first_player == "0"
+        assert (BENCH.parent / columns["certificate"]).is_file()
+        for name, value in columns.items():
+            assert str(getattr(row, name)) == str(value), (key, name)
+    assert int(rows["4:pro:mandatory"].certificate_positions) > 10**9
+    assert all(not r.certificate for k, r in rows.items() if k not in shipped)
+
+
 def test_perfect_play_commands_refuse_bad_input(capsys):
     run = load("perfect-play")
     with pytest.raises(SystemExit) as e:

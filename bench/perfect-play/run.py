@@ -49,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from campaign import command_line, guarded  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
 PROOFS_HELP = """Decide two-player Lotus with the df-pn proof search and write the perfect-play table.
 
 Every case is the standard board (lanes of 3, 11 shared spaces, trampoline at 8), two
@@ -146,7 +147,6 @@ def solve_case(towers: int, rule: str, trampoline: str, tt_mb: float, time_limit
     }
 
 
-HERE = Path(__file__).resolve().parent
 # the shipped certificates' figures: whole certificates (certificates/run.py) and those in
 # parts carried by a check ledger (pro-rule/certify.py: its "check" step of the whole)
 WHOLE_CERTIFICATES = HERE / "certificates" / "results.csv"
@@ -160,27 +160,31 @@ def certificate_columns() -> dict[str, dict]:
     file's bytes (a certificate in parts: the top's, the parts being in its check ledger)
     and the seconds of that check."""
     out = {}
-    if WHOLE_CERTIFICATES.exists():
-        for row in csv.DictReader(WHOLE_CERTIFICATES.open(newline="")):
-            out[case_key(row["towers"], row["rule"], row["trampoline"])] = {
-                "certificate": f"bench/perfect-play/certificates/{row['name']}",
-                "certificate_positions": row["cert_nodes"],
-                "certificate_bytes": row["bytes"], "certificate_check_s": row["check_s"]}
-    if CERTIFIED_IN_PARTS.exists():
-        for row in csv.DictReader(CERTIFIED_IN_PARTS.open(newline="")):
-            if not row["step"].startswith("check (") and row["step"] != "check":
-                continue
-            figures = json.loads(row["figures"] or "{}")
-            variant = figures.get("variant", {})
-            if not figures.get("valid") or figures.get("line") or \
-                    figures.get("root") != LotusState(**variant).to_notation():
-                continue        # (a certificate of one line, not of the start)
-            out[case_key(variant["towers"], variant["rule"], variant["trampoline"])] = {
-                "certificate": f"{PARTS_CERTIFICATE_HOME}/{row['name']}.npz",
-                "certificate_positions": figures["nodes"] + figures.get("part_nodes", 0),
-                "certificate_bytes": figures["bytes"],
-                "certificate_check_s": row["wall_s"]}
+    for row in _csv_rows(WHOLE_CERTIFICATES):
+        out[case_key(row["towers"], row["rule"], row["trampoline"])] = {
+            "certificate": f"bench/perfect-play/certificates/{row['name']}",
+            "certificate_positions": row["cert_nodes"],
+            "certificate_bytes": row["bytes"], "certificate_check_s": row["check_s"]}
+    for row in _csv_rows(CERTIFIED_IN_PARTS):
+        if not row["step"].startswith("check (") and row["step"] != "check":
+            continue
+        figures = json.loads(row["figures"] or "{}")
+        variant = figures.get("variant", {})
+        if not figures.get("valid") or figures.get("line") or \
+                figures.get("root") != LotusState(**variant).to_notation():
+            continue        # (a certificate of one line, not of the start)
+        out[case_key(variant["towers"], variant["rule"], variant["trampoline"])] = {
+            "certificate": f"{PARTS_CERTIFICATE_HOME}/{row['name']}.npz",
+            "certificate_positions": figures["nodes"] + figures.get("part_nodes", 0),
+            "certificate_bytes": figures["bytes"], "certificate_check_s": row["wall_s"]}
     return out
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def read_rows(path: Path) -> dict[str, dict]:
