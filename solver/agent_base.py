@@ -4,7 +4,10 @@ An agent is asked for one action at a time:
     agent.step(state, player) -> action
 `player` is the seat to act for; at a SIMULTANEOUS node it says whose choice is wanted
 (agents must not read the other players' pending choices). Agents that keep a tree may
-implement `observe(state, action)` / `reset()`; the defaults do nothing.
+implement `observe(state, action)` / `reset()`; the defaults do nothing. A game loop calls
+`prepare(state)` once a game, after `reset()` and before the first move, off the move
+clock: an agent loads there what it needs for the game (a book, an endgame table whose
+checksum alone takes seconds), so that its first timed move does not pay for it.
 
 Clocks: before each move a game loop with time controls sets `agent.clock` to the seat's
 `ClockReading` (seconds left, increment, moves to go; None without a clock). Agents may
@@ -53,6 +56,9 @@ class Agent:
 
     def reset(self) -> None:
         """A new game starts."""
+
+    def prepare(self, state) -> None:
+        """Load what the game of `state` (its start) needs, untimed; optional."""
 
     def analysis(self) -> SearchResult | None:
         """What the agent found at its last step (value, visits, line...), for logs; None

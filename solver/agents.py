@@ -189,6 +189,10 @@ class MCTSAgent(Agent):
         if self.exact is not None:
             self.exact.reset()
 
+    def prepare(self, state):
+        if self.exact is not None:
+            self.exact.prepare(state)
+
 
 class ISMCTSAgent(MCTSAgent):
     """Single-observer information-set MCTS: every iteration determinizes the position with
@@ -202,7 +206,8 @@ class BestAgent(Agent):
     """The strongest agent niwa knows for the game at hand: the spec the game's GameSpec
     publishes as `best_agent`, resolved on the first step (an agent learns its game from
     the state), with this agent's `time=`/`iters=` and overrides of that spec's parameters
-    on top. Everything else (clock, observe, reset, analysis) goes to the resolved agent."""
+    on top. Everything else (clock, observe, reset, prepare, analysis) goes to the resolved
+    agent."""
 
     name = "best"
 
@@ -212,12 +217,15 @@ class BestAgent(Agent):
         self.inner: Agent | None = None
         self.resolved: str | None = None    # the spec actually played, once known
 
-    def step(self, state, player):
+    def _resolve(self, state) -> Agent:
         if self.inner is None:
             resolved = best_agent_spec(state.game_name, self.params)
             self.resolved = str(resolved)
             self.inner = make_agent(resolved, seed=self.seed)
-        self.inner.clock = self.clock
+        return self.inner
+
+    def step(self, state, player):
+        self._resolve(state).clock = self.clock
         action = self.inner.step(state, player)
         self._last = self.inner.analysis()
         return action
@@ -229,6 +237,9 @@ class BestAgent(Agent):
     def reset(self):
         if self.inner is not None:
             self.inner.reset()
+
+    def prepare(self, state):
+        self._resolve(state).prepare(state)
 
 
 class AlphaBetaAgent(Agent):

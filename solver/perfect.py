@@ -90,6 +90,9 @@ class PerfectAgent(Agent):
             return self.fallback.analysis() or self._last
         return self._last
 
+    def prepare(self, state):
+        self.exact.prepare(state)
+
     def reset(self):
         # the shared table is kept: its entries are exact for every game of the variant
         if self.fallback is not None:

@@ -144,3 +144,29 @@ def test_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("spec", ["perfect:time=0.05,tt_mb=8", "best:iters=20"])
+def test_a_slow_table_load_is_paid_before_the_first_timed_move(spec, tmp_path, monkeypatch):
+    """An endgame table is loaded (its checksum read: seconds for a k = 5 table) when the
+    game loop prepares the agents, off the move clock: a first move under a per-move
+    limit shorter than the load does not forfeit, and the table is loaded once."""
+    from niwa.solver import tables as tables_mod
+
+    tables_mod.build_table(TINY, 1, tmp_path, progress=False)
+    monkeypatch.setenv("NIWA_TABLES", str(tmp_path))
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))
+    for cache in ("_LOADED", "_VERIFIED", "_LISTED"):      # (this test's loads only)
+        monkeypatch.setattr(tables_mod, cache, type(getattr(tables_mod, cache))())
+    loads, real_load = [], tables_mod.load_table
+
+    def slow_load(*args, **kwargs):
+        loads.append(time.perf_counter())
+        time.sleep(0.6)
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(tables_mod, "load_table", slow_load)
+    agents = [make_agent(spec, seed=1), make_agent("random", seed=2)]
+    r = play(LotusState(**TINY), agents, chance_rng=Rng(1), time_limits=[0.5, None])
+    assert r.error_seat is None, r
+    assert len(loads) == 1

@@ -177,6 +177,10 @@ class _Game:
         for seat, agent in enumerate(self.agents):
             try:
                 agent.reset()
+                # (off the move clock: a book or an endgame table loaded for the game)
+                prepare = getattr(agent, "prepare", None)
+                if prepare is not None:
+                    prepare(self.state.clone())
             except Exception as e:   # an agent that cannot even start loses
                 self.fail(seat, e, "start")
 
