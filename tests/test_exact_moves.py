@@ -130,11 +130,14 @@ def test_best_on_lotus_uses_the_exact_moves(monkeypatch, tmp_path):
     name, params = parse_spec(best_spec("lotus", {"time": 0.05, "cpu": True}))
     assert name == "mcts" and params["book"] == "auto" and params["tables"] is True
     assert 0 < params["proof"] < 1 and params["time"] == 0.05 and params["cpu"] is True
-    agent = make_agent("best:iters=50", seed=1)
-    s = LotusState()
-    s.apply(s.legal_actions()[3])
-    assert agent.step(s, 1) == load_book(PACKAGE_BOOKS / book_name("lotus", s.variant)).lookup(s)
-    assert agent.analysis().algo == "book"
+    for variant in ({}, {"rule": "pro", "trampoline": "mandatory"}):   # (pro: its certificate's book)
+        agent = make_agent("best:iters=50", seed=1)
+        s = LotusState(**variant)
+        while s.current_player() == 0:      # (the pro rule: seat 0 places two stones)
+            s.apply(s.legal_actions()[3])
+        book = load_book(PACKAGE_BOOKS / book_name("lotus", s.variant))
+        assert agent.step(s, 1) == book.lookup(s) is not None
+        assert agent.analysis().algo == "book"
 
 
 @pytest.mark.parametrize("module", ["niwa.solver.exact_moves", "niwa.solver.perfect"])
