@@ -180,10 +180,24 @@ class SharedMoveClock(Watcher):
         p[_USED] = used + size
 
 
+def own_bar_lock() -> None:
+    """Give this (forked) worker a progress-bar lock of its own. tqdm's default lock holds
+    a multiprocessing semaphore shared with the parent across the fork: a worker killed
+    while it held it (stopped mid-job while a certificate's bar was made) left the parent
+    waiting at its next bar forever (a CI run hung so in
+    test_workers_stop_at_the_job_certificates_in_the_folder)."""
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+
+
 def _worker_main(conn, clock_array, parent_pid: int, plies_array=None) -> None:
     """Play the batches the parent sends, one row back per game as it ends; die with the
     parent, even after its SIGKILL and inside a native search that never returns to
     Python (solver.lifetime: PR_SET_PDEATHSIG on Linux, a watcher thread elsewhere)."""
+    own_bar_lock()
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
     mirror_groups(clock_array, _GROUPS_AT)
     start_reaper(clock_array, _GROUPS_AT)   # ends our engines after our death, any death
