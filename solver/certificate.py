@@ -1288,8 +1288,9 @@ def _part_helpers(count: int, directory, settings: dict) -> list:
 def _part_helper(parent: int, directory, settings: dict) -> None:
     import signal
 
-    from niwa.solver.lifetime import die_with_parent
+    from niwa.solver.lifetime import die_with_parent, own_bar_lock
 
+    own_bar_lock()      # (stopped by the parent, maybe mid-bar: see own_bar_lock)
     die_with_parent(parent)
     # stopped by the parent: let go of the lock of the part in hand (the finally clauses)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -1,7 +1,8 @@
 """Processes that do not outlive the process that needs them.
 
-Two guarantees, used by tournament workers (analysis.arena.executors) and external
-engines (solver.protocol):
+Three guarantees, used by tournament workers (analysis.arena.executors) and external
+engines (solver.protocol); the first and the last also by the helpers of a certification
+(solver.certificate):
 
 - A child dies with its parent: `die_with_parent` asks Linux to SIGKILL the calling
   process when its parent dies (prctl PR_SET_PDEATHSIG), which works even while the
@@ -14,6 +15,9 @@ engines (solver.protocol):
   process and then its engines, and are all killed when the interpreter exits. A process
   that may die by SIGKILL (a worker) starts a `reaper` that ends the mirrored groups
   once it is gone, whoever killed it.
+- A forked child takes a progress-bar lock of its own (`own_bar_lock`): tqdm's default
+  lock holds a multiprocessing semaphore shared across the fork, so a child killed while
+  it held it would leave the parent waiting at its next bar forever.
 
 >>> mirrored_groups([3.0, 0.0, 4242.0, 0.0], offset=1)    # what a parent reads
 [4242]
@@ -60,6 +64,17 @@ def set_parent_death_signal(sig: int = KILL) -> bool:
     if _PRCTL is None:
         return False
     return _PRCTL(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+
+
+def own_bar_lock() -> None:
+    """Give this forked child a progress-bar lock of its own. tqdm's default lock holds a
+    multiprocessing semaphore shared with the parent across the fork: a child killed while
+    it held it (stopped mid-job while a certificate's bar was made) left the parent
+    waiting at its next bar forever (a CI run hung so in
+    test_workers_stop_at_the_job_certificates_in_the_folder)."""
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
 
 
 def die_with_parent(parent_pid: int, before_exit=None) -> str:

@@ -260,7 +260,8 @@ def test_a_forked_child_does_not_inherit_the_groups_to_kill():
 @pytest.mark.parametrize("own_lock", [True, False])
 def test_a_worker_killed_holding_the_bar_lock_does_not_block_the_parent(own_lock):
     """A forked worker that dies while it holds tqdm's lock (killed mid-job, making a bar):
-    with its own lock (executors.own_bar_lock, as every local worker takes at its start)
+    with its own lock (lifetime.own_bar_lock, as every local worker and certification
+    helper takes at its start)
     the parent's next bar goes on; with tqdm's default lock, shared across the fork, the
     parent would wait forever."""
     import multiprocessing as mp
@@ -269,7 +270,7 @@ def test_a_worker_killed_holding_the_bar_lock_does_not_block_the_parent(own_lock
 
     from tqdm import tqdm
 
-    from niwa.analysis.arena.executors import own_bar_lock
+    from niwa.solver.lifetime import own_bar_lock
 
     def die_holding_the_lock():
         if own_lock:

@@ -31,6 +31,7 @@ from niwa.solver.lifetime import (
     kill_groups,
     mirror_groups,
     mirrored_groups,
+    own_bar_lock,
     start_reaper,
 )
 
@@ -178,19 +179,6 @@ class SharedMoveClock(Watcher):
         else:
             p[at + 3] = action
         p[_USED] = used + size
-
-
-def own_bar_lock() -> None:
-    """Give this (forked) worker a progress-bar lock of its own. tqdm's default lock holds
-    a multiprocessing semaphore shared with the parent across the fork: a worker killed
-    while it held it (stopped mid-job while a certificate's bar was made) left the parent
-    waiting at its next bar forever (a CI run hung so in
-    test_workers_stop_at_the_job_certificates_in_the_folder)."""
-    import threading
-
-    from tqdm import tqdm
-
-    tqdm.set_lock(threading.RLock())
 
 
 def _worker_main(conn, clock_array, parent_pid: int, plies_array=None) -> None:
