@@ -43,6 +43,7 @@ from niwa.solver.results import SearchResult
 PROTOCOL_VERSION = 1
 GREETING = f"niwa-engine {PROTOCOL_VERSION}"
 ANY_GAME = "*"
+PREPARE = "prepare"          # the handshake feature: `isready GAME` before each game
 GRACE_SECONDS = 5.0          # how long past its movetime or clock an engine may take to answer
 LIMIT_SHARE = 0.8            # of a move's hard `limit`, what a served agent plans to think
 QUIT_WAIT_SECONDS = 0.5      # how long a polite `quit` may take before the group is killed
@@ -422,6 +423,7 @@ class EngineInfo:
     name: str = ""
     author: str = ""
     games: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()      # optional parts of the protocol it asks for
 
     def plays(self, game: str) -> bool:
         return ANY_GAME in self.games or game in self.games
@@ -495,6 +497,8 @@ class EngineAgent(Agent):
                     info.author = value
             elif words[0] == "games":
                 info.games = tuple(w.lower() for w in words[1:])
+            elif words[0] == "features":
+                info.features += tuple(w.lower() for w in words[1:])
         raise EngineError(f"engine {self.label} sent {HANDSHAKE_MAX_LINES} lines without "
                           "ending its handshake with ok")
 
@@ -519,16 +523,46 @@ class EngineAgent(Agent):
         with contextlib.suppress(Exception):
             self.kill()
 
-    # -- playing
-    def step(self, state, player):
-        if state.current_player() == PLAYER_CHANCE:
-            raise EngineError("an engine is never asked for a chance outcome", ERROR)
+    def prepare(self, state):
+        """Before a game, off the move clock: start the engine (launch and handshake)
+        and, if its handshake asked for `features prepare`, send `newgame` and
+        `isready GAME VARIANT...` and wait up to `timeout` for `readyok`, so that a book
+        or table the engine loads for that game is not paid for by its first move."""
+        self._started_for(state)
+        if PREPARE not in self.info.features:
+            return
+        header = state.to_notation().split(";")[0].strip()     # the game, no position
+        deadline = time.monotonic() + self.timeout
+        try:
+            self.engine.drain()
+            for line in (["newgame"] if self._new_game else []) + [f"isready {header}"]:
+                self.engine.send(line, deadline, self.timeout)
+            self._new_game = False
+            while True:
+                words = self.engine.read(deadline, "readyok", self.timeout).split()
+                if words and words[0] == "readyok":
+                    return
+                if words and words[0] == "error":
+                    raise EngineError(f"engine {self.label} could not prepare for "
+                                      f"{header!r}: {' '.join(words[1:])}")
+        except EngineError as e:
+            self.kill()
+            raise e.with_reason(START) from None
+
+    def _started_for(self, state):
+        """Start the engine if it is not running, and check that it plays the game."""
         if self.engine is None:     # first move, or the last engine was killed
             self.start()
         if not self.info.plays(state.game_name):
             self.kill()
             raise EngineError(f"engine {self.label} does not play {state.game_name} "
                               f"(it plays: {' '.join(self.info.games) or 'nothing'})", START)
+
+    # -- playing
+    def step(self, state, player):
+        if state.current_player() == PLAYER_CHANCE:
+            raise EngineError("an engine is never asked for a chance outcome", ERROR)
+        self._started_for(state)
         try:
             return self._ask(state, player)
         except EngineError:
@@ -742,9 +776,19 @@ class EngineServer:
         self.write(f"id name {self.name}")
         self.write(f"id author niwa {niwa_version}")
         self.write("games " + " ".join(self.games))
+        self.write(f"features {PREPARE}")
         self.write("ok")
 
     def isready(self, rest):
+        """`readyok`; after `isready GAME VARIANT...` the agent first loads what that
+        game needs (its book, its endgame table), which the client waits for off the
+        move clock."""
+        if rest:
+            from niwa.ext.registry import parse_position
+
+            if ";" in rest:
+                raise EngineError("isready takes a game and its variant, not a position")
+            self.agent.prepare(parse_position(rest))
         self.write("readyok")
 
     def newgame(self, rest):

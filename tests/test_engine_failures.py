@@ -65,6 +65,8 @@ for line in sys.stdin:
 {handshake}
     elif words[0] == "legal":
         legal = words[1:]
+    elif words[0] == "isready":
+{on_isready}
     elif words[0] == "go":
 {on_go}
     elif words[0] == "quit":
@@ -78,7 +80,7 @@ CHILD = ('child = subprocess.Popen([sys.executable, "-c", "import time; time.sle
 
 
 def engine(folder: Path, name: str = "fake", *, setup: str = "", handshake: str | None = None,
-           on_go: str = RANDOM_MOVE) -> str:
+           on_go: str = RANDOM_MOVE, on_isready: str = 'say("readyok")') -> str:
     """The command line of a scripted engine (see SCRIPT): it notes its pid (and those of
     any child its `setup` starts) in `folder`, shakes hands as `name`, answers `go` with
     `on_go` (a random legal move by default)."""
@@ -86,7 +88,7 @@ def engine(folder: Path, name: str = "fake", *, setup: str = "", handshake: str 
     script.write_text(SCRIPT.format(
         folder=str(folder), setup=setup,
         handshake=textwrap.indent(handshake or HELLO.format(name=name), " " * 8),
-        on_go=textwrap.indent(on_go, " " * 8)))
+        on_go=textwrap.indent(on_go, " " * 8), on_isready=textwrap.indent(on_isready, " " * 8)))
     return f"{PYTHON} {shlex.quote(str(script))}"
 
 
@@ -180,6 +182,68 @@ def test_an_engine_on_a_clock_may_think_longer_than_its_timeout(folder):
                   clocks=[TimeControl.parse("10"), None])
     agents[0].close()
     assert not result.forfeited and result.plies == 1
+
+
+# ---- 1b. preparing for a game, off the move clock ----------------------------------------
+# An engine that loads something for a game (a book, an endgame table) for 1 s: at
+# `isready GAME ...` when it asked for `features prepare`, else at its first `go`.
+LOADER = dict(
+    setup="loaded = False",
+    on_isready='note("isready.log", line)\n'
+               'if len(words) > 1: time.sleep(1.0); loaded = True\n'
+               'say("readyok")',
+    on_go=f"if not loaded: time.sleep(1.0); loaded = True\n{RANDOM_MOVE}")
+PREPARES = 'say("id name loader"); say("games *"); say("features prepare"); say("ok")'
+
+
+@pytest.mark.parametrize("asks", [True, False])
+def test_an_engine_that_asks_to_prepare_loads_before_its_first_timed_move(folder, asks):
+    """`features prepare` in the handshake: the game loop's prepare sends `isready` with the
+    game and its variant before the first move, untimed, and the engine's 1 s load does
+    not count against a 0.5 s move limit. Without it the engine is never sent `isready`,
+    loads at its first `go` and forfeits that move on time."""
+    cmd = engine(folder, "loader", handshake=PREPARES if asks else None, **LOADER)
+    agents = [EngineAgent(cmd), make_agent("random", seed=1)]
+    start = get_game("lotus").new(rule="pro", trampoline="mandatory")
+    result = play(start, agents, chance_rng=Rng(1), max_plies=4, time_limits=[0.5, None])
+    agents[0].close()
+    said = (folder / "isready.log").read_text() if (folder / "isready.log").exists() else ""
+    if asks:
+        assert not result.forfeited, result.error
+        assert said == "isready lotus players=2 rule=pro trampoline=mandatory\n"
+    else:
+        assert result.error_seat == 0 and "time" in result.error and said == ""
+
+
+def test_an_engine_that_cannot_prepare_forfeits_before_its_first_move(folder):
+    cmd = engine(folder, handshake=PREPARES, on_isready='say("error no table for rule=pro")')
+    agents = [EngineAgent(cmd, timeout=5), make_agent("random", seed=1)]
+    result = play(get_game("lotus").new(rule="pro"), agents, chance_rng=Rng(1))
+    agents[0].close()
+    assert result.error_seat == 0 and result.plies == 0
+    assert "could not prepare for 'lotus players=2 rule=pro trampoline=optional': " \
+           "no table for rule=pro" in result.error
+
+
+def test_a_served_agent_prepares_for_the_game_named_by_isready(monkeypatch):
+    """`niwa engine` asks for `features prepare` and, at `isready GAME VARIANT...`, calls
+    its agent's prepare with that variant's start before `readyok`; a position or an
+    unknown game there is an error line."""
+    random_agent = type(make_agent("random"))
+    seen = []
+    monkeypatch.setattr(random_agent, "prepare", lambda self, state: seen.append(
+        state.to_notation()), raising=False)
+    out = io.StringIO()
+    serve("random", io.StringIO(
+        "niwa-engine 1\nisready\nisready lotus rule=pro trampoline=mandatory\n"
+        "isready lotus; x\nisready chess\n"), out)
+    lines = out.getvalue().splitlines()
+    assert lines[lines.index("ok") - 1] == "features prepare"
+    after = lines[lines.index("ok") + 1:]
+    assert after[:2] == ["readyok", "readyok"]
+    assert after[2] == "error isready takes a game and its variant, not a position"
+    assert after[3].startswith("error position must begin with a game name")
+    assert seen == [get_game("lotus").new(rule="pro", trampoline="mandatory").to_notation()]
 
 
 # ---- 2, 6. forfeit reasons and labels through a tournament ---------------------------------

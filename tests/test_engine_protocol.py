@@ -269,8 +269,8 @@ def test_server_handshake_and_errors():
     assert lines[0] == "error say 'niwa-engine 1' first"
     assert lines[1].startswith("error unsupported protocol version '2'")
     assert lines[2:4] == ["id name niwa random", "id author niwa " + lines[3].split()[-1]]
-    assert lines[4].startswith("games lotus") and lines[5] == "ok"
-    assert lines[6:] == ["error unknown command 'fly'", "error go needs a position first"]
+    assert lines[4].startswith("games lotus") and lines[5:7] == ["features prepare", "ok"]
+    assert lines[7:] == ["error unknown command 'fly'", "error go needs a position first"]
 
 
 def test_server_applies_moves_and_answers_for_the_given_seat():
