@@ -161,6 +161,99 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
     click.echo("valid")
 
 
+@proof_group.command("audit")
+@click.argument("ledger", type=click.Path(dir_okay=False, exists=True))
+@click.option("--sample", type=Number(int, 1, 10**7), default=50, show_default=True,
+              help="How many of the ledger's parts to audit, drawn at random.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The draw's seed: the same seed draws the same parts on any machine.")
+@click.option("--nodes", "max_nodes", type=Number(int, 1, 10**13), default=20_000_000,
+              show_default=True,
+              help="df-pn nodes for each part's fresh proof (about 1M a second); one that "
+                   "does not finish is left undecided. A budget in nodes, not seconds: the "
+                   "same parts come out undecided on any machine.")
+@click.option("--max-positions", type=Number(int, 1, 10**10), default=2_000_000,
+              show_default=True,
+              help="The largest certificate of a part the audit checks (the reference "
+                   "checker takes about 30K positions a second); a larger one is left "
+                   "undecided.")
+@click.option("--tt-mb", type=Number(float, 1, 10**6), default=256, show_default=True,
+              metavar="MB", help="Each fresh proof's df-pn table.")
+@click.option("--tables", "tables_dir", default=None, metavar="DIR|auto",
+              help="Endgame tables for the fresh proofs (their positions become table "
+                   "leaves, which the checker solves again itself; default: none, every "
+                   "leaf a game's end).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
+              help="A CSV with a row for each part as it is audited; given again with the "
+                   "same ledger and seed, the audit resumes where it stopped (a larger "
+                   "--sample audits more: its draw begins with the smaller one's).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: only on a terminal).")
+@user_errors
+def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir, out_file,
+              progress):
+    """Derive again a random sample of what a check LEDGER records: each drawn part's root
+    is proved from nothing (a fresh df-pn table, no ledger, no parts), that proof's
+    certificate checked with the reference rules, and the winner compared with the
+    ledger's. Exit 0 if every part decided agrees, else one line naming the first that
+    does not and exit 2. With no part wrong, it reports the one-sided 95% upper bound on
+    the fraction of wrong parts among those small enough to audit (about 3 / decided).
+
+    Example: niwa proof audit bench/perfect-play/pro-rule/certification/pro-mandatory-ledger.jsonl --sample 20
+    """
+    import sys
+
+    from tqdm import tqdm
+
+    from niwa.cli.common import UserError, check_writable
+    from niwa.solver.audit import (
+        AGREES,
+        DISAGREES,
+        append_row,
+        audit_part,
+        draw_parts,
+        read_rows,
+        wrong_rate_bound,
+    )
+
+    parts = draw_parts(ledger, sample, seed)
+    done = {}
+    if out_file is not None:
+        check_writable(out_file, "--out")
+        done = {row.sha256: row for row in read_rows(out_file)}
+        strangers = set(done) - {p.sha256 for p in parts}
+        if strangers:
+            raise UserError(f"--out {out_file} holds {len(strangers)} part(s) this draw does "
+                            "not (another ledger or --seed, or a larger --sample): give "
+                            "another file")
+    rows = []
+    bar = tqdm(parts, desc="audit", unit="part",
+               disable=not (sys.stderr.isatty() if progress is None else progress))
+    for part in bar:
+        row = done.get(part.sha256)
+        if row is None:
+            row = audit_part(part, max_nodes=max_nodes, tt_mb=tt_mb, tables=tables_dir,
+                             max_positions=max_positions)
+            if out_file is not None:
+                append_row(out_file, row)
+        rows.append(row)
+        if row.verdict == DISAGREES:
+            bar.close()
+            raise UserError(f"part {row.sha256[:16]} disagrees: the ledger says seat "
+                            f"{row.ledger_winner} wins {row.root!r}, a fresh proof checked "
+                            f"with the reference rules says seat {row.winner}")
+    decided = sum(row.verdict == AGREES for row in rows)
+    nodes = sum(row.proof_nodes for row in rows)
+    positions = sum(row.certificate_positions for row in rows if row.verdict == AGREES)
+    click.echo(f"audited {len(rows)} of the ledger's parts (seed {seed}): {decided} agree, "
+               f"0 disagree, {len(rows) - decided} undecided; {nodes:,} df-pn nodes, "
+               f"{positions:,} positions checked with the reference rules, "
+               f"{sum(r.prove_s + r.check_s for r in rows):.1f} s")
+    if decided:
+        click.echo(f"wrong parts among those of this size: at most "
+                   f"{100 * wrong_rate_bound(0, decided):.2g}% (95%, one-sided)")
+
+
 @proof_group.command("extract")
 @click.argument("checkpoint", type=click.Path(file_okay=False))
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,

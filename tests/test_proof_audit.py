@@ -1,0 +1,118 @@
+"""`niwa proof audit`: a random sample of a check ledger's parts proved again from nothing,
+certified, checked with the reference rules and compared (niwa.solver.audit)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from niwa.cli.main import main
+from niwa.ext.lotus import LotusState
+from niwa.solver import audit
+from niwa.solver.certificate import (
+    CheckLedger,
+    certificate_folder,
+    check_certificate,
+    extract_certificate,
+)
+from niwa.solver.proof import ProofSearch
+
+PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory):
+    """The ledger of a certificate of PRO checked over one part per two-stone position."""
+    folder = tmp_path_factory.mktemp("audit")
+    state, search = LotusState(**PRO), ProofSearch(tt_mb=16)
+    parts = []
+    for a in state.legal_actions():
+        first = state.child(a)
+        for b in first.legal_actions():
+            s = first.child(b)
+            if not s.is_terminal() and s.current_player() == 1:
+                parts.append(extract_certificate(search, s))
+    for k, part in enumerate(parts):
+        part.save(folder / "parts" / f"part{k}.npz")
+    top = extract_certificate(search, state, parts=parts)
+    path = folder / "ledger.jsonl"
+    check_certificate(top, parts=certificate_folder(folder / "parts"), ledger=path)
+    assert len(CheckLedger(path).rows) > 4
+    return path
+
+
+def _audit(*args):
+    return CliRunner().invoke(main, ["proof", "audit", *map(str, args)])
+
+
+def test_every_part_of_a_true_ledger_agrees_and_the_draw_follows_the_seed(ledger, tmp_path):
+    result = _audit(ledger, "--sample", 3, "--seed", 5, "--out", tmp_path / "a.csv")
+    assert result.exit_code == 0, result.output
+    assert "3 agree, 0 disagree, 0 undecided" in result.output
+    assert "at most 63% (95%, one-sided)" in result.output      # 1 - 0.05 ** (1 / 3)
+    rows = audit.read_rows(tmp_path / "a.csv")
+    assert [r.verdict for r in rows] == ["agrees"] * 3
+    assert all(r.certificate_positions > 0 and r.proof_nodes > 0 for r in rows)
+    drawn = [p.sha256 for p in audit.draw_parts(ledger, 3, 5)]
+    assert [r.sha256 for r in rows] == drawn
+    assert drawn != [p.sha256 for p in audit.draw_parts(ledger, 3, 6)]
+
+
+def test_an_audit_resumes_from_its_csv_and_refuses_another_draws(ledger, tmp_path,
+                                                                  monkeypatch):
+    out = tmp_path / "a.csv"
+    assert _audit(ledger, "--sample", 2, "--out", out).exit_code == 0
+    audited = []
+    real = audit.audit_part
+    monkeypatch.setattr(audit, "audit_part", lambda part, **kw: audited.append(part) or
+                        real(part, **kw))
+    again = _audit(ledger, "--sample", 3, "--out", out)
+    assert again.exit_code == 0 and len(audited) == 1     # the two done are not proved again
+    assert len(audit.read_rows(out)) == 3
+    other = _audit(ledger, "--sample", 3, "--seed", 9, "--out", out)
+    assert other.exit_code == 2
+    assert "holds" in other.output and "another ledger or --seed" in other.output
+
+
+def test_a_ledger_line_with_a_false_winner_is_found_out(ledger, tmp_path):
+    """A ledger edited to claim the other winner for one part: the fresh proof disagrees,
+    one line, exit 2."""
+    lines = ledger.read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    k = next(i for i, row in enumerate(rows) if row.get("refs") == [] and "root" in row)
+    rows[k]["winner"] = 1 - rows[k]["winner"]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = _audit(forged, "--sample", len(rows))
+    assert result.exit_code == 2
+    assert f"disagrees: the ledger says seat {rows[k]['winner']} wins" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_part_beyond_the_audits_bounds_is_left_undecided(ledger):
+    result = _audit(ledger, "--sample", 2, "--max-positions", 1)
+    assert result.exit_code == 0, result.output
+    assert "0 agree, 0 disagree, 2 undecided" in result.output
+    assert "at most" not in result.output
+    part = audit.draw_parts(ledger, 1, 1)[0]
+    row = audit.audit_part(part, max_positions=1)
+    assert row.verdict == "undecided" and row.why == "certificate over 1 positions"
+    row = audit.audit_part(part, max_nodes=1)
+    assert row.verdict == "undecided" and row.why == "not proven in 1 nodes"
+
+
+def test_the_bound_on_wrong_parts_is_the_exact_binomial_one():
+    for wrong, n in [(0, 1), (0, 20), (0, 300), (2, 50)]:
+        assert audit.wrong_rate_bound(wrong, n) == pytest.approx(
+            stats.beta.ppf(0.95, wrong + 1, n - wrong))
+    assert audit.wrong_rate_bound(0, 0) != audit.wrong_rate_bound(0, 0)    # nan
+
+
+def test_a_ledger_without_roots_is_one_line(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = _audit(empty)
+    assert result.exit_code == 2 and "names no part with its root" in result.output
