@@ -255,38 +255,42 @@ def test_a_forked_child_does_not_inherit_the_groups_to_kill():
         lifetime.unregister_group(2**30)
 
 
+BAR_LOCK_SCENARIO = """
+import multiprocessing as mp, os, sys, threading
+from tqdm import tqdm
+from niwa.solver.lifetime import own_bar_lock
+
+def die_holding_the_lock():
+    if sys.argv[1] == "own":
+        own_bar_lock()
+    tqdm.get_lock().acquire()
+    os._exit(0)
+
+tqdm.get_lock()         # (the parent's default lock exists before the fork, as in a run)
+child = mp.get_context("fork").Process(target=die_holding_the_lock)
+child.start()
+child.join(10)
+bar = threading.Thread(target=lambda: tqdm(disable=True).close(), daemon=True)
+bar.start()
+bar.join(5)
+print("hung" if bar.is_alive() else "went on", flush=True)
+os._exit(0)
+"""
+
+
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
                     reason="the shared bar lock comes with fork")
 @pytest.mark.parametrize("own_lock", [True, False])
 def test_a_worker_killed_holding_the_bar_lock_does_not_block_the_parent(own_lock):
     """A forked worker that dies while it holds tqdm's lock (killed mid-job, making a bar):
     with its own lock (lifetime.own_bar_lock, as every local worker and certification
-    helper takes at its start)
-    the parent's next bar goes on; with tqdm's default lock, shared across the fork, the
-    parent would wait forever."""
-    import multiprocessing as mp
-    import os
-    import threading
+    helper takes at its start) the parent's next bar goes on; with tqdm's default lock,
+    shared across the fork, the parent would wait forever (shown in a process of its own,
+    whose stuck thread dies with it)."""
+    import subprocess
+    import sys
 
-    from tqdm import tqdm
-
-    from niwa.solver.lifetime import own_bar_lock
-
-    def die_holding_the_lock():
-        if own_lock:
-            own_bar_lock()
-        tqdm.get_lock().acquire()
-        os._exit(0)
-
-    tqdm.get_lock()         # (the parent's default lock exists before the fork, as in a run)
-    child = mp.get_context("fork").Process(target=die_holding_the_lock)
-    child.start()
-    child.join(10)
-    bar = threading.Thread(target=lambda: tqdm(disable=True).close(), daemon=True)
-    bar.start()
-    bar.join(5)
-    if own_lock:
-        assert not bar.is_alive()
-    else:
-        assert bar.is_alive()       # the hang the worker's own lock prevents
-        tqdm.set_lock(threading.RLock())    # (free the rest of this process's bars)
+    done = subprocess.run([sys.executable, "-c", BAR_LOCK_SCENARIO,
+                           "own" if own_lock else "default"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == ("went on" if own_lock else "hung"), done.stderr
