@@ -215,14 +215,22 @@ def test_an_engine_that_asks_to_prepare_loads_before_its_first_timed_move(folder
         assert result.error_seat == 0 and "time" in result.error and said == ""
 
 
-def test_an_engine_that_cannot_prepare_forfeits_before_its_first_move(folder):
-    cmd = engine(folder, handshake=PREPARES, on_isready='say("error no table for rule=pro")')
-    agents = [EngineAgent(cmd, timeout=5), make_agent("random", seed=1)]
+@pytest.mark.parametrize("answer, words", [
+    ('say("error no table for rule=pro")',
+     "could not prepare for 'lotus players=2 rule=pro trampoline=optional': "
+     "no table for rule=pro"),
+    ("pass", "sent no readyok in time (waited 1 s)"),
+])
+def test_an_engine_that_cannot_prepare_forfeits_before_its_first_move(folder, answer, words):
+    """An `error` answer to `isready GAME`, or silence past `timeout`: the seat forfeits
+    before the first move, reason `start`, and the engine is stopped."""
+    cmd = engine(folder, handshake=PREPARES, on_isready=answer)
+    agents = [EngineAgent(cmd, timeout=1), make_agent("random", seed=1)]
+    started = time.monotonic()
     result = play(get_game("lotus").new(rule="pro"), agents, chance_rng=Rng(1))
-    agents[0].close()
-    assert result.error_seat == 0 and result.plies == 0
-    assert "could not prepare for 'lotus players=2 rule=pro trampoline=optional': " \
-           "no table for rule=pro" in result.error
+    assert time.monotonic() - started < 5
+    assert result.error_seat == 0 and result.plies == 0 and words in result.error
+    assert agents[0].engine is None         # killed, not left waiting
 
 
 def test_a_served_agent_prepares_for_the_game_named_by_isready(monkeypatch):
