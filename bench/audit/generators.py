@@ -1012,7 +1012,8 @@ def file_cases(ctx, rng) -> list[Case]:
 # ---- class 4: misbehaving engines ------------------------------------------------------
 ENGINE_MODES = ("silent", "crash", "crash-on-go", "garbage", "illegal", "huge-line",
                 "id-flood", "sleep-on-go", "child-stdout", "child-stdout-exit", "bad-utf8",
-                "early-bestmove", "error-go", "stderr-flood", "close-stdout", "ok")
+                "early-bestmove", "error-go", "stderr-flood", "close-stdout",
+                "prepare-silent", "prepare-error", "ok")
 
 
 def engine_cases(ctx, rng) -> list[Case]:

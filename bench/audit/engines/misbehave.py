@@ -10,7 +10,9 @@ handshake), sleep-on-go (answers the handshake, then never a move), child-stdout
 `sleep` that inherits its stdout, then plays), child-stdout-exit (the same, then exits on
 the first `go`), bad-utf8 (invalid UTF-8 in its replies), early-bestmove (a `bestmove`
 before the handshake's `ok`), error-go (`error` instead of a move), stderr-flood (10 MB
-on stderr, then plays), close-stdout (closes stdout after the handshake). Otherwise it
+on stderr, then plays), close-stdout (closes stdout after the handshake), prepare-silent
+(asks for `features prepare`, then never answers the `isready` before a game),
+prepare-error (the same, answered `error`). Otherwise it
 plays a random legal move, like docs/examples/random_engine.py.
 """
 
@@ -57,11 +59,16 @@ def main() -> None:
                 out.flush()
             say("id name misbehave-" + mode)
             say("games *")
+            if mode.startswith("prepare-"):
+                say("features prepare")
             say("ok")
             if mode == "close-stdout":
                 os.close(1)
         elif command == "isready":
-            say("readyok")
+            if mode == "prepare-silent" and len(words) > 1:
+                continue
+            say("error cannot prepare" if mode == "prepare-error" and len(words) > 1
+                else "readyok")
         elif command in ("newgame", "position", "moves"):
             legal = []
         elif command == "legal":
