@@ -125,6 +125,32 @@ def from_certificate_cmd(certificate, plies, max_nodes, parts_dir, missing_parts
     _save(book, path)
 
 
+@book_group.command("add-won")
+@click.argument("book_file", metavar="BOOK", type=click.Path(dir_okay=False, exists=True))
+@click.option("--ledger", "ledger_file", type=click.Path(dir_okay=False, exists=True),
+              required=True,
+              help="The check ledger of the certification the book was read off.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Book file (default: BOOK itself).")
+@user_errors
+def add_won_cmd(book_file, ledger_file, out):
+    """Give BOOK the positions its winner is known to win below its plies: the roots of
+    every part its certification's check LEDGER holds checked (by symmetric hash). Past
+    the book's own moves, `perfect` and `best` then play a move whose every line reaches
+    one of them, or a won end, within 3 plies, before proving live.
+
+    \b
+    Example:
+      niwa book add-won lotus-906ba65df765640e.npz --ledger pro-mandatory-ledger.jsonl
+    """
+    from niwa.solver.book import add_won_positions, load_book
+
+    book = add_won_positions(load_book(book_file), ledger_file)
+    path = out or book_file
+    creatable_file(path)
+    _save(book, path)
+
+
 def _save(book, path) -> None:
     """Write the book and print its header as one JSON line."""
     try:

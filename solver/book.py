@@ -22,9 +22,14 @@ The file (.npz, written and read with numpy, no pickle), format niwa-book-2:
              Zobrist key: stones, towers, side to move, opening state), NOT the symmetric
              key the proof search uses, so the stored move belongs to this exact position
     actions  int32: the winning action in that position
+    won      (optional) uint64, sorted: State.symmetric_hash() of positions the winner is
+             known to win, whoever is to move (the roots of a certification's checked
+             parts, add_won_positions): below the book's plies, `won_move` finds the
+             winner a move whose every line reaches one of them within a few plies
     meta     a JSON string: format, game, variant (every option), plies, winner (seat),
-             entries, positions walked, the proof's and the walk's nodes and seconds, and
-             sha256, the checksum of keys, actions and the rest of meta (verified on load)
+             entries, won (how many won positions; 0 or absent: none), positions walked,
+             the proof's and the walk's nodes and seconds, and sha256, the checksum of
+             keys, actions, won (if any) and the rest of meta (verified on load)
     and, as the zip archive's comment, "niwa-sha256:" and the sha256 of every byte of the
     file before it, so that no byte of the file (zip bookkeeping included) can change
     unnoticed. A niwa-book-1 file (no such comment) is refused with how to convert it:
@@ -122,10 +127,18 @@ class Book:
     actions: np.ndarray         # int32
     info: dict = field(default_factory=dict)    # counts and costs of the build
     sha256: str | None = None   # the file's checksum, once saved or loaded
+    won: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))  # sorted
 
     @property
     def entries(self) -> int:
         return len(self.keys)
+
+    def is_won(self, state) -> bool:
+        """Whether `state` (or its lane mirror) is among the positions the winner is known
+        to win."""
+        key = np.uint64(state.symmetric_hash())
+        i = int(np.searchsorted(self.won, key))
+        return i < len(self.won) and self.won[i] == key
 
     def lookup(self, state) -> int | None:
         """The book's action for `state` (its full hash), or None. Not checked for legality:
@@ -142,17 +155,19 @@ class Book:
             dict(sorted(state.variant.items())) == self.variant
 
     def meta(self) -> dict:
+        won = {"won": len(self.won)} if len(self.won) else {}
         return {"format": FORMAT, "game": self.game, "variant": self.variant,
                 "plies": self.plies, "winner": self.winner, "entries": self.entries,
-                **self.info}
+                **won, **self.info}
 
     def save(self, path: Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = self.meta()
-        meta["sha256"] = self.sha256 = _checksum(self.keys, self.actions, meta)
+        meta["sha256"] = self.sha256 = _checksum(self.keys, self.actions, meta, self.won)
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, keys=self.keys, actions=self.actions,
+        won = {"won": self.won} if len(self.won) else {}
+        np.savez_compressed(buffer, keys=self.keys, actions=self.actions, **won,
                             meta=np.array(json.dumps(meta, sort_keys=True)))
         data = buffer.getvalue()
         # the archive ends with its 22-byte end record, whose last field is the comment's
@@ -167,10 +182,12 @@ class Book:
         return path
 
 
-def _checksum(keys, actions, meta: dict) -> str:
+def _checksum(keys, actions, meta: dict, won=None) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(keys, dtype="<u8").tobytes())
     h.update(np.ascontiguousarray(actions, dtype="<i4").tobytes())
+    if won is not None and len(won):      # (a book without won positions: as before them)
+        h.update(np.ascontiguousarray(won, dtype="<u8").tobytes())
     h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"},
                         sort_keys=True).encode())
     return h.hexdigest()
@@ -200,6 +217,7 @@ def load_book(path, *, old_format: bool = False) -> Book:
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             keys, actions, text = z["keys"], z["actions"], z["meta"]
+            won = z["won"] if "won" in z.files else np.zeros(0, np.uint64)
             text = str(text) if text.dtype.kind == "U" and text.ndim == 0 else None
             meta = json.loads(text) if text is not None else None
     except (OSError, ValueError, KeyError, EOFError, TypeError, MemoryError,
@@ -214,21 +232,23 @@ def load_book(path, *, old_format: bool = False) -> Book:
         raise BookError(f"{path}: not a {' or '.join(wanted)} file (or its header is damaged); "
                         f"{rebuild}")
     if keys.dtype != np.uint64 or actions.dtype != np.int32 or keys.ndim != 1 \
-            or actions.ndim != 1:
+            or actions.ndim != 1 or won.dtype != np.uint64 or won.ndim != 1:
         raise BookError(f"{path}: malformed book arrays; {rebuild}")
-    if meta.get("sha256") != _checksum(keys, actions, meta):
+    if meta.get("sha256") != _checksum(keys, actions, meta, won):
         raise BookError(f"{path}: checksum mismatch, the book is damaged or was edited; "
                         f"{rebuild}")
     if len(keys) != len(actions) or len(keys) != meta.get("entries") \
-            or np.any(keys[1:] <= keys[:-1]):
+            or np.any(keys[1:] <= keys[:-1]) or len(won) != meta.get("won", 0) \
+            or np.any(won[1:] <= won[:-1]):
         raise BookError(f"{path}: malformed book arrays")
     fields = {"game": str, "variant": dict, "plies": int, "winner": int}
     if any(not isinstance(meta.get(k), t) for k, t in fields.items()):
         raise BookError(f"{path}: malformed book header; {rebuild}")
-    fixed = ("format", "game", "variant", "plies", "winner", "entries", "sha256")
+    fixed = ("format", "game", "variant", "plies", "winner", "entries", "won", "sha256")
     return Book(game=meta["game"], variant=meta["variant"], plies=meta["plies"],
                 winner=meta["winner"], keys=keys, actions=actions,
-                info={k: v for k, v in meta.items() if k not in fixed}, sha256=meta["sha256"])
+                info={k: v for k, v in meta.items() if k not in fixed}, sha256=meta["sha256"],
+                won=won)
 
 
 def upgrade_book(path, out=None) -> Path:
@@ -499,6 +519,69 @@ def merge_books(books, plies: int | None = None) -> Book:
                 plies=first.plies if plies is None else plies, winner=first.winner,
                 keys=keys, actions=np.array([merged[int(k)] for k in keys], dtype=np.int32),
                 info=info)
+
+
+def add_won_positions(book: Book, ledger) -> Book:
+    """`book` with the roots of every part its certification's check `ledger`
+    (certificate.CheckLedger's file) holds checked for the book's winner, as its won
+    positions (`Book.won`): the book of a certification whose parts' files are gone then
+    still knows, below its own plies, the positions every line of the certificate passes
+    through every few plies (a part is cut each `--split` plies down a line)."""
+    from niwa.ext.registry import parse_position
+    from niwa.solver.certificate import ledger_parts
+
+    keys = set()
+    for part in ledger_parts(ledger):
+        if part.game != book.game or \
+                canonical_variant(part.game, part.variant) != book.variant:
+            raise BookError(f"the ledger's part {part.sha256[:16]}... is of {part.game} "
+                            f"{part.variant}, not the book's {book.game} {book.variant}")
+        if part.winner == book.winner:
+            keys.add(parse_position(part.root).symmetric_hash())
+    won = np.array(sorted(keys), dtype=np.uint64)
+    return Book(game=book.game, variant=book.variant, plies=book.plies, winner=book.winner,
+                keys=book.keys, actions=book.actions, won=won,
+                info={**book.info, "won_from": Path(ledger).name})
+
+
+WON_MOVE_PLIES = 3      # how far won_move looks: a part every 4 plies leaves 3 between
+
+
+def won_move(book: Book, state, plies: int = WON_MOVE_PLIES) -> int | None:
+    """A move for the book's winner, to move in `state`, whose every line reaches a
+    position of `book.won` or an end of the game the winner wins within `plies` plies (the
+    nearest such, found by iterative deepening); None if there is none that near, or the
+    book knows no won position. Each such move wins: every position it leads to is won.
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> s = LotusState(towers=1, lane=1, shared=3, trampoline_at=3)
+    >>> s.apply(s.legal_actions()[0])
+    >>> b = Book("lotus", s.variant, 0, 1, np.zeros(0, np.uint64), np.zeros(0, np.int32))
+    >>> won_move(b, s) is None                      # no won position known
+    True
+    """
+    winner = book.winner
+    if not len(book.won) or state.is_terminal() or state.current_player() != winner:
+        return None
+
+    def won_within(s, left: int) -> bool:
+        if s.is_terminal():
+            return s.returns()[winner] > 0.5
+        if book.is_won(s):
+            return True
+        if left == 0:
+            return False
+        children = (s.child(a) for a in s.legal_actions())
+        if s.current_player() == winner:
+            return any(won_within(c, left - 1) for c in children)
+        return all(won_within(c, left - 1) for c in children)
+
+    legal = state.legal_actions()
+    for left in range(plies):
+        for a in legal:
+            if won_within(state.child(a), left):
+                return a
+    return None
 
 
 def book_leaves(book: Book) -> list:

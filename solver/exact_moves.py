@@ -164,13 +164,18 @@ class ExactMoves:
         book = self._book(state)
         if book is None or book.winner != player:
             return None
-        move = book.lookup(state)
-        if move is None or move not in (actions or state.legal_actions(player)):
+        legal = actions or state.legal_actions(player)
+        move, status = book.lookup(state), f"book ({book.plies} plies)"
+        if move is None and len(book.won):
+            from niwa.solver.book import WON_MOVE_PLIES, won_move
+
+            move = won_move(book, state)
+            status = f"book (a won position within {WON_MOVE_PLIES} plies)"
+        if move is None or move not in legal:
             return None     # out of book (or a 64-bit collision)
         return SearchResult(algo="book", value=1.0, player=player, proven=True, best=move,
                             best_name=state.action_to_string(move),
-                            pv=[state.action_to_string(move)], depth=1,
-                            status=f"book ({book.plies} plies)")
+                            pv=[state.action_to_string(move)], depth=1, status=status)
 
     def table_move(self, state):
         """The endgame table's answer when the position is inside it, else None."""

@@ -2,7 +2,9 @@
 
 Each move, in order:
 1. its opening book (niwa.solver.book), if one exists for the game and variant and holds
-   the position: a move read off the proof of the whole game (legal-checked);
+   the position: a move read off the proof of the whole game (legal-checked); past the
+   book's plies, if the book knows won positions (a certification's part roots), a move
+   whose every line reaches one of them within 3 plies (book.won_move);
 2. a live proof of the position within `time` seconds, continuing in one table that is
    kept across the moves of a game and, within one process, across games of the same
    variant (a proven position is then answered at once). A proven win: a proving move. A

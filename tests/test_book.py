@@ -245,10 +245,16 @@ def test_the_shipped_pro_mandatory_book_is_read_off_its_certificate():
     """Full pro/mandatory has no whole-game proof in one table to verify its book against:
     the shipped book is the book of its checked certificate (the top's, merged with the
     pieces of book each part left as it was checked), rebuilt here from the repository;
-    and along every line of the loser's replies for its 8 plies it has a legal move."""
+    and along every line of the loser's replies for its 8 plies it has a legal move. Its
+    won positions are the roots of the parts in the certification's check ledger."""
     from pathlib import Path
 
-    from niwa.solver.book import PACKAGE_BOOKS, book_from_certificate, merge_books
+    from niwa.solver.book import (
+        PACKAGE_BOOKS,
+        add_won_positions,
+        book_from_certificate,
+        merge_books,
+    )
     from niwa.solver.certificate import load_certificate
 
     variant = {"rule": "pro", "trampoline": "mandatory"}
@@ -261,6 +267,9 @@ def test_the_shipped_pro_mandatory_book_is_read_off_its_certificate():
     assert shipped.winner == cert.winner == 1 and shipped.plies == 8
     assert np.array_equal(again.keys, shipped.keys)
     assert np.array_equal(again.actions, shipped.actions)
+    # its won positions: the roots of the parts its ledger holds checked (add_won_positions)
+    again = add_won_positions(again, home / "pro-mandatory-ledger.jsonl")
+    assert len(shipped.won) > 80_000 and np.array_equal(again.won, shipped.won)
     stack, seen, played = [(LotusState(**variant), 0)], set(), 0
     while stack:
         s, ply = stack.pop()

@@ -7,39 +7,18 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from part_ledgers import pro_certification
 from scipy import stats
 
 from niwa.cli.main import main
-from niwa.ext.lotus import LotusState
 from niwa.solver import audit
-from niwa.solver.certificate import (
-    CheckLedger,
-    certificate_folder,
-    check_certificate,
-    extract_certificate,
-)
-from niwa.solver.proof import ProofSearch
-
-PRO = dict(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+from niwa.solver.certificate import CheckLedger
 
 
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory):
-    """The ledger of a certificate of PRO checked over one part per two-stone position."""
-    folder = tmp_path_factory.mktemp("audit")
-    state, search = LotusState(**PRO), ProofSearch(tt_mb=16)
-    parts = []
-    for a in state.legal_actions():
-        first = state.child(a)
-        for b in first.legal_actions():
-            s = first.child(b)
-            if not s.is_terminal() and s.current_player() == 1:
-                parts.append(extract_certificate(search, s))
-    for k, part in enumerate(parts):
-        part.save(folder / "parts" / f"part{k}.npz")
-    top = extract_certificate(search, state, parts=parts)
-    path = folder / "ledger.jsonl"
-    check_certificate(top, parts=certificate_folder(folder / "parts"), ledger=path)
+    """The ledger of a certificate of a tiny pro-rule Lotus checked over its parts."""
+    _, _, path = pro_certification(tmp_path_factory.mktemp("audit"))
     assert len(CheckLedger(path).rows) > 4
     return path
 
