@@ -8,6 +8,9 @@ What counts as known, and why it is sound:
     the book's move legal there: the book stores only positions of the winner's solution
     tree, each a proven win (a 64-bit collision could confuse two positions; the legality
     test is the same guard the `perfect` agent uses);
+  * a position among a book's won positions (Book.won: the roots of the parts its
+    certification's check ledger holds checked), or one where the winner is to move and
+    book.won_move finds a move reaching them within a few plies;
   * a certificate's root (the certificate's checksum is verified; `niwa proof check`
     verifies the proof itself with the reference rules, which takes longer than an answer
     "at once" may);
@@ -74,13 +77,22 @@ def _from_book(state):
     legal = state.legal_actions()
     if move is not None and move not in legal:
         move = None
-    if not start and move is None:
+    source = (f"opening book {path.name} ({book.game} {_variant_words(book.variant)}), "
+              f"checksum ok")
+    if not start and move is None and len(book.won):
+        from niwa.solver.book import WON_MOVE_PLIES, won_move
+
+        won_move_here = won_move(book, state) if mover == book.winner else None
+        if won_move_here is None and not book.is_won(state):
+            return None
+        move = won_move_here
+        source = ("a won position of " + source if won_move_here is None else
+                  f"a won position within {WON_MOVE_PLIES} plies, {source}")
+    elif not start and move is None:
         return None
     if move is None and mover == book.winner and len(legal) == 1:
         move = legal[0]
     value = 1.0 if mover == book.winner else 0.0
-    source = (f"opening book {path.name} ({book.game} {_variant_words(book.variant)}), "
-              f"checksum ok")
     return value, move, source
 
 

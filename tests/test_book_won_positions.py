@@ -106,3 +106,34 @@ def test_add_won_from_the_cli_and_a_ledger_of_another_variant(certified, tmp_pat
     refused = runner.invoke(main, ["book", "add-won", str(path), "--ledger", str(other),
                                    "-o", str(tmp_path / "x.npz")])
     assert refused.exit_code == 2 and "not the book's lotus" in refused.output
+
+
+def test_niwa_solve_knows_the_won_positions_of_a_book(certified, tmp_path, monkeypatch):
+    """A part root of the ledger outside the book's own plies is answered from the book at
+    once: won for its mover (seat 1, the winner), the move given when one reaches a won
+    position or end within 3 plies and proven by a fresh search."""
+    from niwa.ext.registry import parse_position
+    from niwa.solver.book import book_name
+    from niwa.solver.certificate import ledger_parts, load_certificate
+    from niwa.solver.known import known_result
+
+    path, ledger = certified
+    top = load_certificate(path.parent / "top.npz")
+    book = add_won_positions(book_from_certificate(top, plies=1, parts=certificate_folder(
+        path.parent / "parts")), ledger)
+    assert book.entries == 0        # (one ply: only the loser's start)
+    book.save(tmp_path / book_name("lotus", PRO))
+    monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))
+    roots = [parse_position(p.root) for p in ledger_parts(ledger)]
+    roots = [s for s in roots if s.current_player() == 1]
+    assert roots
+    for root in roots:
+        answer = known_result(root, folders=[])
+        assert answer.value == 1.0 and "won position" in answer.status
+        if answer.best is not None:
+            assert ProofSearch(tt_mb=16).prove_value(root.child(answer.best), 1) == 1.0
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    book_from_certificate(top, plies=1).save(plain / book_name("lotus", PRO))
+    monkeypatch.setenv("NIWA_BOOKS", str(plain))
+    assert known_result(roots[0], folders=[]) is None       # without won positions
