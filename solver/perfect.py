@@ -40,7 +40,6 @@ class PerfectAgent(Agent):
 
     def __init__(self, seed=None, **params):
         super().__init__(seed, **params)
-        self.time = params.get("time", 1.0)
         self.tt_mb = params.get("tt_mb", 256.0)
         # the fallback is read (and checked) now: a bad one fails when the agent is made
         self.fallback_spec = AgentSpec.parse(params.get("fallback", "mcts"))
@@ -56,6 +55,12 @@ class PerfectAgent(Agent):
                                 tables=params.get("tables", True), tt_mb=self.tt_mb)
         self.sources = Counter()
         self._last = None
+
+    @property
+    def time(self) -> float:
+        """Seconds for each live proof: read from `params` at every move, so that a
+        served engine's `go movetime` (which replaces params["time"] for one move) holds."""
+        return self.params.get("time", 1.0)
 
     def step(self, state, player):
         actions = state.legal_actions(player)
