@@ -222,11 +222,22 @@ class BestAgent(Agent):
             resolved = best_agent_spec(state.game_name, self.params)
             self.resolved = str(resolved)
             self.inner = make_agent(resolved, seed=self.seed)
+            # the resolved agent's own time when this agent is given none
+            self._own_time = best_agent_spec(state.game_name, {
+                k: v for k, v in self.params.items() if k != "time"}).params.get("time")
         return self.inner
 
     def step(self, state, player):
-        self._resolve(state).clock = self.clock
-        action = self.inner.step(state, player)
+        inner = self._resolve(state)
+        inner.clock = self.clock
+        # this move's time: a served engine replaces params["time"] for one move (go
+        # movetime), after the resolved agent took the params it was made with
+        time_now = self.params.get("time", self._own_time)
+        if time_now is None:
+            inner.params.pop("time", None)
+        else:
+            inner.params["time"] = time_now
+        action = inner.step(state, player)
         self._last = self.inner.analysis()
         return action
 

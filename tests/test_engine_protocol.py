@@ -359,3 +359,12 @@ def test_an_engine_killed_mid_game_costs_that_game_only(tmp_path):
     failed = [g for g in games if g["error"]]
     assert len(games) == 4 and len(failed) == 1 and marker.exists()
     assert "engine" in failed[0]["error"]
+
+
+def test_a_served_best_takes_each_moves_movetime():
+    """best resolves its agent at the first move; a later `go movetime` still holds
+    (it kept the first move's time for every move after it)."""
+    lines = converse("best", "niwa-engine 1", "position lotus rule=pro", "go movetime 100",
+                     "go movetime 900")
+    spent = [parse_info(line.split()[1:])["time"] for line in lines if line.startswith("info")]
+    assert len(spent) == 2 and spent[0] < 600 <= spent[1], spent
