@@ -13,6 +13,7 @@ from niwa.cli.common import (
     UserError,
     creatable_file,
     huge_pages_option,
+    progress_option,
     user_errors,
     variant_option,
     warn_small_pages,
@@ -52,8 +53,7 @@ def _variant(game, variants):
               help="Seconds for the proof of the start (and each re-proof); 0 = no limit.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Book file (default: the books folder, named after game and variant).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @huge_pages_option
 @user_errors
 def build_cmd(game, variants, plies, max_work, tt_mb, time_s, out, progress, huge_pages):

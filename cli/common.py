@@ -189,6 +189,13 @@ def recorded_command(name: str) -> str:
     return shlex.join(["niwa", name, *ctx.meta.get("niwa_raw_args", [])])
 
 
+def progress_option(fn):
+    """--progress/--no-progress: a progress bar on stderr, by default only when stderr
+    is a terminal (None: the command decides by isatty)."""
+    return click.option("--progress/--no-progress", default=None,
+                        help="Progress bar on stderr (default: only on a terminal).")(fn)
+
+
 def huge_pages_option(fn):
     """--huge-pages, shared by the commands that run a df-pn proof."""
     return click.option("--huge-pages", "huge_pages", is_flag=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from niwa.cli.common import Number, creatable_file, user_errors, variant_option
+from niwa.cli.common import Number, creatable_file, progress_option, user_errors, variant_option
 
 
 def register(main: click.Group) -> None:
@@ -37,8 +37,7 @@ def openings_group():
               show_default=True,
               help="Keep a position when its value for the side to move is within "
                    "BAND of an even share (0.5 for two players, 1/n for n).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress on stderr (default: only on a terminal).")
+@progress_option
 @user_errors
 def build_cmd(game, variants, plies, count, out, seed, search, band, progress):
     """Write a suite of COUNT distinct, roughly balanced positions of GAME, each reached

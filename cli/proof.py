@@ -8,7 +8,7 @@ import os
 
 import click
 
-from niwa.cli.common import WORKERS, Number, huge_pages_option, user_errors
+from niwa.cli.common import WORKERS, Number, huge_pages_option, progress_option, user_errors
 
 
 def register(main: click.Group) -> None:
@@ -61,8 +61,7 @@ def proof_group():
                    "positions (about 140 bytes each; 0: each certificate its own).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object (a line for each certificate).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @user_errors
 def check_cmd(certificates, leaf_budget, parts_dir, workers, executor, tables_dir,
               ledger_file, mirror, leaf_memo_entries, as_json, progress):
@@ -187,8 +186,7 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
               help="A CSV with a row for each part as it is audited; given again with the "
                    "same ledger and seed, the audit resumes where it stopped (a larger "
                    "--sample audits more: its draw begins with the smaller one's).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @user_errors
 def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir, out_file,
               progress):
@@ -279,8 +277,7 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
               help="Endgame tables (default: those the checkpoint's last session used).")
 @click.option("--no-tables", is_flag=True, help="No endgame tables: every leaf a game's end.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @click.option("--workers", "-j", type=Number(int, 1, 256), default=1, show_default=True,
               help="With --split: processes that make the parts at once, sharing the --parts "
                    "folder and one table of --tt-mb times N MB (several runs of this "

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from niwa.cli.common import user_errors
+from niwa.cli.common import progress_option, user_errors
 
 
 def register(main: click.Group) -> None:
@@ -115,8 +115,7 @@ def replay_cmd(file, number, ply, list_moves):
 @click.option("--no-tables", is_flag=True, help="Use no endgame tables.")
 @click.option("--out", "out_prefix", default=None,
               help="Prefix of the CSV and PNG written (default: FILE's name + -gameN-review).")
-@click.option("--progress/--no-progress", default=None,
-              help="A progress bar on stderr (default: when stderr is a terminal).")
+@progress_option
 @user_errors
 def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_depth, tables_dir,
                no_tables, out_prefix, progress):

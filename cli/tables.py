@@ -6,7 +6,15 @@ import json
 
 import click
 
-from niwa.cli.common import Number, UserError, load_position, runner_options, user_errors, variant_option
+from niwa.cli.common import (
+    Number,
+    UserError,
+    load_position,
+    progress_option,
+    runner_options,
+    user_errors,
+    variant_option,
+)
 
 DIR_HELP = "Tables folder (default: $NIWA_TABLES, else ~/.cache/niwa/tables)."
 
@@ -30,8 +38,7 @@ def tables_cmd():
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
               help=DIR_HELP)
 @click.option("--force", is_flag=True, help="Rebuild a table that exists already.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @user_errors
 def build_cmd(game, stones, variants, workers, executor, directory, force, progress):
     """Build the table of GAME (lotus) for --stones K and the variant (-v KEY=VALUE).

@@ -15,6 +15,7 @@ from niwa.cli.common import (
     Number,
     creatable_folder,
     given_on_command_line,
+    progress_option,
     recorded_command,
     runner_options,
     user_errors,
@@ -84,8 +85,7 @@ def register(main: click.Group) -> None:
                    "counts, SPRT LLR) every N games, besides a line per finished game.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No per-game lines or status blocks (the final tables still print).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: only on a terminal).")
+@progress_option
 @click.option("--on-bad-rows", type=click.Choice(["stop", "drop"]), default="stop",
               show_default=True,
               help="On --resume, a games.csv row that is corrupt or contradicts the "
