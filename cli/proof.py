@@ -182,14 +182,20 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
               help="Endgame tables for the fresh proofs (their positions become table "
                    "leaves, which the checker solves again itself; default: none, every "
                    "leaf a game's end).")
+@click.option("--workers", "-j", type=WORKERS, default=None,
+              help="Processes that audit parts at once (default: 1, this process; with "
+                   "dask: the cluster's threads); the rows come in the order parts finish.")
+@click.option("--executor", default="local", show_default=True,
+              metavar="local|dask://HOST:PORT",
+              help="Where the parts are audited: local processes or a Dask scheduler.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               help="A CSV with a row for each part as it is audited; given again with the "
                    "same ledger and seed, the audit resumes where it stopped (a larger "
                    "--sample audits more: its draw begins with the smaller one's).")
 @progress_option
 @user_errors
-def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir, out_file,
-              progress):
+def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir, workers,
+              executor, out_file, progress):
     """Derive again a random sample of what a check LEDGER records: each drawn part's root
     is proved from nothing (a fresh df-pn table, no ledger, no parts), that proof's
     certificate checked with the reference rules, and the winner compared with the
@@ -203,12 +209,13 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
 
     from tqdm import tqdm
 
+    from niwa.analysis.arena.executors import make_executor
     from niwa.cli.common import UserError, check_writable
     from niwa.solver.audit import (
         AGREES,
         DISAGREES,
         append_row,
-        audit_part,
+        audit_parts,
         draw_parts,
         read_rows,
         wrong_rate_bound,
@@ -224,22 +231,34 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
             raise UserError(f"--out {out_file} holds {len(strangers)} part(s) this draw does "
                             "not (another ledger or --seed, or a larger --sample): give "
                             "another file")
-    rows = []
-    bar = tqdm(parts, desc="audit", unit="part",
+    rows = [done[p.sha256] for p in parts if p.sha256 in done]
+
+    def agrees_or_stop(row) -> None:
+        if row.verdict == DISAGREES:
+            raise UserError(f"part {row.sha256[:16]} disagrees: the ledger says seat "
+                            f"{row.ledger_winner} wins {row.root!r}, a fresh proof "
+                            f"checked with the reference rules says seat {row.winner}")
+
+    for row in rows:        # (one found in an earlier run stops this one too)
+        agrees_or_stop(row)
+    ex = None
+    if (executor or "local").strip() != "local" or (workers or 1) > 1:
+        ex = make_executor(executor, workers)
+    bar = tqdm(total=len(parts), initial=len(rows), desc="audit", unit="part",
                disable=not (sys.stderr.isatty() if progress is None else progress))
-    for part in bar:
-        row = done.get(part.sha256)
-        if row is None:
-            row = audit_part(part, max_nodes=max_nodes, tt_mb=tt_mb, tables=tables_dir,
-                             max_positions=max_positions)
+    try:
+        for row in audit_parts([p for p in parts if p.sha256 not in done], ex,
+                               max_nodes=max_nodes, tt_mb=tt_mb, tables=tables_dir,
+                               max_positions=max_positions):
+            rows.append(row)
             if out_file is not None:
                 append_row(out_file, row)
-        rows.append(row)
-        if row.verdict == DISAGREES:
-            bar.close()
-            raise UserError(f"part {row.sha256[:16]} disagrees: the ledger says seat "
-                            f"{row.ledger_winner} wins {row.root!r}, a fresh proof checked "
-                            f"with the reference rules says seat {row.winner}")
+            bar.update()
+            agrees_or_stop(row)
+    finally:
+        bar.close()
+        if ex is not None and hasattr(ex, "close"):
+            ex.close()
     decided = sum(row.verdict == AGREES for row in rows)
     nodes = sum(row.proof_nodes for row in rows)
     positions = sum(row.certificate_positions for row in rows if row.verdict == AGREES)

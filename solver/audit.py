@@ -111,6 +111,61 @@ def audit_part(part: PartHeader, max_nodes: int = 20_000_000, tt_mb: float = 256
                     search.nodes, cert.nodes, proved - t0, time.perf_counter() - proved)
 
 
+@dataclass(frozen=True)
+class AuditJob:
+    """One part audited in a worker (local pool or Dask): audit_part's row as a dict, or
+    {"error": ...} when the checker refused the audit's own certificate (reported, not
+    retried)."""
+
+    part: PartHeader
+    max_nodes: int
+    tt_mb: float
+    tables: str | None
+    max_positions: int
+
+    def __repr__(self):
+        return f"AuditJob({self.part.sha256[:16]}...)"
+
+    def __call__(self) -> dict:
+        t0 = time.perf_counter()
+        try:
+            row = asdict(audit_part(self.part, max_nodes=self.max_nodes, tt_mb=self.tt_mb,
+                                    tables=self.tables, max_positions=self.max_positions))
+        except CertificateError as e:
+            row = {"error": str(e)}
+        row["duration_s"] = time.perf_counter() - t0
+        return row
+
+
+def audit_parts(parts, executor=None, max_nodes: int = 20_000_000, tt_mb: float = 256,
+                tables=None, max_positions: int = 2_000_000):
+    """The AuditRow of each of `parts`, as each is audited: in this process one after the
+    other (`executor` None), else as jobs on an executor of the arena (LocalExecutor(n),
+    DaskExecutor(...)), in the order they finish. The verdicts do not depend on which:
+    each part's proof has its node budget and a fresh table."""
+    jobs = [AuditJob(part, max_nodes, tt_mb, None if tables is None else str(tables),
+                     max_positions) for part in parts]
+    if executor is None:
+        for job in jobs:
+            row = job()
+            if "error" in row:
+                raise CertificateError(row["error"])
+            yield _row_of(row)
+        return
+    stream = executor.run(jobs)
+    try:
+        for row in stream:
+            if row.get("error"):
+                raise CertificateError(row["error"])
+            yield _row_of(row)
+    finally:
+        stream.close()
+
+
+def _row_of(values: dict) -> AuditRow:
+    return AuditRow(**{f.name: values[f.name] for f in fields(AuditRow)})
+
+
 def wrong_rate_bound(wrong: int, decided: int, confidence: float = CONFIDENCE) -> float:
     """One-sided upper confidence bound on the fraction of wrong parts, from `wrong` of
     `decided` audited (exact binomial, Clopper-Pearson; nan for none decided).

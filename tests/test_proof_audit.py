@@ -95,3 +95,17 @@ def test_a_ledger_without_roots_is_one_line(tmp_path):
     empty.write_text("")
     result = _audit(empty)
     assert result.exit_code == 2 and "names no part with its root" in result.output
+
+
+def test_two_workers_audit_the_same_parts_to_the_same_rows(ledger, tmp_path):
+    """Each part's proof has its node budget and a fresh table: the rows are the same
+    whichever process made them, only their order may differ."""
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    assert _audit(ledger, "--sample", 4, "--out", one).exit_code == 0
+    result = _audit(ledger, "--sample", 4, "--out", two, "--workers", 2)
+    assert result.exit_code == 0, result.output
+
+    def same(path):
+        return sorted((r.sha256, r.verdict, r.winner, r.proof_nodes, r.certificate_positions)
+                      for r in audit.read_rows(path))
+    assert same(one) == same(two) and len(same(one)) == 4
