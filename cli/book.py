@@ -199,8 +199,11 @@ def info_cmd(where, variants, as_json):
     click.echo(f"  plies     {meta['plies']} (positions up to this depth)")
     click.echo(f"  entries   {meta['entries']}")
     click.echo(f"  winner    {winner}")
+    if meta.get("won"):
+        click.echo(f"  won       {meta['won']} (positions the winner is known to win, "
+                   f"below the book's plies)")
     for key in sorted(set(meta) - {"format", "game", "variant", "plies", "winner",
-                                   "entries"}):
+                                   "entries", "won"}):
         click.echo(f"  {key:<9} {meta[key]}")
     click.echo(f"  sha256    {book.sha256} (checksum ok)")
 
