@@ -189,6 +189,23 @@ def recorded_command(name: str) -> str:
     return shlex.join(["niwa", name, *ctx.meta.get("niwa_raw_args", [])])
 
 
+@contextlib.contextmanager
+def executor_for(spec: str | None, workers: int | None):
+    """None (the work runs in this process) for `local` with one worker, else the
+    executor `--executor`/`--workers` name (make_executor), closed when the block ends."""
+    if (spec or "local").strip() == "local" and (workers or 1) == 1:
+        yield None
+        return
+    from niwa.analysis.arena.executors import make_executor
+
+    ex = make_executor(spec, workers)
+    try:
+        yield ex
+    finally:
+        if hasattr(ex, "close"):
+            ex.close()
+
+
 def progress_option(fn):
     """--progress/--no-progress: a progress bar on stderr, by default only when stderr
     is a terminal (None: the command decides by isatty)."""

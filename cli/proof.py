@@ -3,12 +3,20 @@ niwa.solver.certificate)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
 import click
 
-from niwa.cli.common import WORKERS, Number, huge_pages_option, progress_option, user_errors
+from niwa.cli.common import (
+    WORKERS,
+    Number,
+    executor_for,
+    huge_pages_option,
+    progress_option,
+    user_errors,
+)
 
 
 def register(main: click.Group) -> None:
@@ -114,24 +122,19 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
     import sys
     from pathlib import Path
 
-    from niwa.analysis.arena.executors import make_executor
     from niwa.solver.certificate import certificate_folder, check_certificate, load_certificate
 
     cert = load_certificate(certificate)
-    parts = ex = None
+    parts = None
     if cert.parts:
         where = str(parts_dir or Path(certificate).parent)
         parts = folders.get(where) or folders.setdefault(where, certificate_folder(where))
-        if (executor or "local").strip() != "local" or (workers or 1) > 1:
-            ex = make_executor(executor, workers)
-    try:
+    # (the executor checks the parts: a certificate without any needs none)
+    with executor_for(executor, workers) if cert.parts else contextlib.nullcontext() as ex:
         report = check_certificate(cert, leaf_budget=leaf_budget, parts=parts, executor=ex,
                                    progress=sys.stderr.isatty() if progress is None
                                    else progress, tables=tables_dir, ledger=ledger,
                                    mirror=mirror, leaf_memo=memo)
-    finally:
-        if ex is not None and hasattr(ex, "close"):
-            ex.close()
     claim = (f"seat {cert.winner} wins ({'win' if cert.value == 1.0 else 'loss'} for the "
              f"player to move)")
     if as_json:
@@ -209,7 +212,6 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
 
     from tqdm import tqdm
 
-    from niwa.analysis.arena.executors import make_executor
     from niwa.cli.common import UserError, check_writable
     from niwa.solver.audit import (
         AGREES,
@@ -241,12 +243,9 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
 
     for row in rows:        # (one found in an earlier run stops this one too)
         agrees_or_stop(row)
-    ex = None
-    if (executor or "local").strip() != "local" or (workers or 1) > 1:
-        ex = make_executor(executor, workers)
-    bar = tqdm(total=len(parts), initial=len(rows), desc="audit", unit="part",
-               disable=not (sys.stderr.isatty() if progress is None else progress))
-    try:
+    with executor_for(executor, workers) as ex, \
+            tqdm(total=len(parts), initial=len(rows), desc="audit", unit="part",
+                 disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
         for row in audit_parts([p for p in parts if p.sha256 not in done], ex,
                                max_nodes=max_nodes, tt_mb=tt_mb, tables=tables_dir,
                                max_positions=max_positions):
@@ -255,10 +254,6 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
                 append_row(out_file, row)
             bar.update()
             agrees_or_stop(row)
-    finally:
-        bar.close()
-        if ex is not None and hasattr(ex, "close"):
-            ex.close()
     decided = sum(row.verdict == AGREES for row in rows)
     nodes = sum(row.proof_nodes for row in rows)
     positions = sum(row.certificate_positions for row in rows if row.verdict == AGREES)

@@ -9,6 +9,7 @@ import click
 from niwa.cli.common import (
     Number,
     UserError,
+    executor_for,
     load_position,
     progress_option,
     runner_options,
@@ -52,7 +53,6 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
     workers, or --executor dask://HOST:PORT, solve the classes of each level in parallel
     (the table is the same either way).
     """
-    from niwa.analysis.arena.executors import make_executor
     from niwa.ext.registry import parse_variant_options
     from niwa.solver.tables import (
         GAMES,
@@ -73,16 +73,11 @@ def build_cmd(game, stones, variants, workers, executor, directory, force, progr
     existing = folder / f"{table_name(dict(index.variant), stones)}.json"
     if not force and existing.exists():
         raise UserError(f"{existing} exists already (--force rebuilds it)")
-    local_one = (executor or "local").strip() == "local" and (workers or 1) == 1
-    ex = None if local_one else make_executor(executor, workers)
-    click.echo(f"lotus k={stones} {variant or 'default variant'}: "
-               f"{ex.describe() if ex else 'this process'} -> {folder}", err=True)
-    try:
+    with executor_for(executor, workers) as ex:
+        click.echo(f"lotus k={stones} {variant or 'default variant'}: "
+                   f"{ex.describe() if ex else 'this process'} -> {folder}", err=True)
         header = build_table(variant, stones, folder, executor=ex, progress=progress,
                              force=force)
-    finally:
-        if ex is not None and hasattr(ex, "close"):
-            ex.close()
     c = header["counts"]
     click.echo(f"{header['payload']}: {header['positions']:,} positions "
                f"({c['wins']:,} wins, {c['losses']:,} losses for the player to move; longest "
