@@ -87,9 +87,9 @@ def audit_part(part: PartHeader, max_nodes: int = 20_000_000, tt_mb: float = 256
     search = ProofSearch(tt_mb=tt_mb, tables=table)
     t0 = time.perf_counter()
 
-    def undecided(why: str, positions: int = 0) -> AuditRow:
+    def undecided(why: str) -> AuditRow:
         return AuditRow(part.sha256, part.root, part.winner, None, UNDECIDED, why,
-                        search.nodes, positions, time.perf_counter() - t0, 0.0)
+                        search.nodes, 0, time.perf_counter() - t0, 0.0)
 
     if search.prove_value(state, state.current_player(), max_nodes=max_nodes) is None:
         return undecided(f"not proven in {max_nodes:,} nodes")
@@ -98,8 +98,6 @@ def audit_part(part: PartHeader, max_nodes: int = 20_000_000, tt_mb: float = 256
                                    max_positions=max_positions)
     except TreeTooBig:
         return undecided(f"certificate over {max_positions:,} positions")
-    except CertificateError as e:
-        return undecided(str(e).split(":")[0])
     proved = time.perf_counter()
     try:
         check_certificate(cert, leaf_budget=leaf_budget)
@@ -145,25 +143,14 @@ def audit_parts(parts, executor=None, max_nodes: int = 20_000_000, tt_mb: float 
     each part's proof has its node budget and a fresh table."""
     jobs = [AuditJob(part, max_nodes, tt_mb, None if tables is None else str(tables),
                      max_positions) for part in parts]
-    if executor is None:
-        for job in jobs:
-            row = job()
-            if "error" in row:
-                raise CertificateError(row["error"])
-            yield _row_of(row)
-        return
-    stream = executor.run(jobs)
+    stream = (job() for job in jobs) if executor is None else executor.run(jobs)
     try:
         for row in stream:
             if row.get("error"):
                 raise CertificateError(row["error"])
-            yield _row_of(row)
+            yield AuditRow(**{f.name: row[f.name] for f in fields(AuditRow)})
     finally:
         stream.close()
-
-
-def _row_of(values: dict) -> AuditRow:
-    return AuditRow(**{f.name: values[f.name] for f in fields(AuditRow)})
 
 
 def wrong_rate_bound(wrong: int, decided: int, confidence: float = CONFIDENCE) -> float:
