@@ -545,6 +545,7 @@ def add_won_positions(book: Book, ledger) -> Book:
 
 
 WON_MOVE_PLIES = 3      # how far won_move looks: a part every 4 plies leaves 3 between
+IN_BOOK = "its plies"   # move_from's word for a move of the book's own keys
 
 
 def won_move(book: Book, state, plies: int = WON_MOVE_PLIES) -> int | None:
@@ -582,6 +583,18 @@ def won_move(book: Book, state, plies: int = WON_MOVE_PLIES) -> int | None:
             if won_within(state.child(a), left):
                 return a
     return None
+
+
+def move_from(book: Book, state, legal) -> tuple[int | None, str]:
+    """The book's winner's move in `state` and where it comes from: the book's own move
+    where the position is one of its keys and that move is in `legal` (IN_BOOK),
+    else a won_move ("a won position within N plies"), else (None, "")."""
+    move = book.lookup(state)
+    if move is not None and move in legal:
+        return move, IN_BOOK
+    move = won_move(book, state)
+    return (move, f"a won position within {WON_MOVE_PLIES} plies") if move is not None \
+        else (None, "")
 
 
 def book_leaves(book: Book) -> list:

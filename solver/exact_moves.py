@@ -164,15 +164,12 @@ class ExactMoves:
         book = self._book(state)
         if book is None or book.winner != player:
             return None
-        legal = actions or state.legal_actions(player)
-        move, status = book.lookup(state), f"book ({book.plies} plies)"
-        if move is None and len(book.won):
-            from niwa.solver.book import WON_MOVE_PLIES, won_move
+        from niwa.solver.book import IN_BOOK, move_from
 
-            move = won_move(book, state)
-            status = f"book (a won position within {WON_MOVE_PLIES} plies)"
-        if move is None or move not in legal:
+        move, where = move_from(book, state, actions or state.legal_actions(player))
+        if move is None:
             return None     # out of book (or a 64-bit collision)
+        status = f"book ({book.plies} plies)" if where == IN_BOOK else f"book ({where})"
         return SearchResult(algo="book", value=1.0, player=player, proven=True, best=move,
                             best_name=state.action_to_string(move),
                             pv=[state.action_to_string(move)], depth=1, status=status)

@@ -55,7 +55,14 @@ def _variant_words(variant: dict) -> str:
 def _from_book(state):
     """(value for the mover, best action or None, source text) from the opening book of
     `state`'s variant, or None."""
-    from niwa.solver.book import BookError, canonical_variant, find_book, load_book
+    from niwa.solver.book import (
+        IN_BOOK,
+        BookError,
+        canonical_variant,
+        find_book,
+        load_book,
+        move_from,
+    )
 
     try:
         path = find_book(state.game_name, state.variant)
@@ -73,23 +80,16 @@ def _from_book(state):
     start = book.game == state.game_name and \
         state.to_notation() == _start_notation(state.game_name, canonical_variant(
             book.game, book.variant))
-    move = book.lookup(state) if mover == book.winner else None
     legal = state.legal_actions()
-    if move is not None and move not in legal:
-        move = None
+    move, where = move_from(book, state, legal) if mover == book.winner else (None, "")
     source = (f"opening book {path.name} ({book.game} {_variant_words(book.variant)}), "
               f"checksum ok")
-    if not start and move is None and len(book.won):
-        from niwa.solver.book import WON_MOVE_PLIES, won_move
-
-        won_move_here = won_move(book, state) if mover == book.winner else None
-        if won_move_here is None and not book.is_won(state):
+    if move is not None and where != IN_BOOK:
+        source = f"{where}, {source}"
+    elif move is None and not start:
+        if not book.is_won(state):
             return None
-        move = won_move_here
-        source = ("a won position of " + source if won_move_here is None else
-                  f"a won position within {WON_MOVE_PLIES} plies, {source}")
-    elif not start and move is None:
-        return None
+        source = "a won position of " + source
     if move is None and mover == book.winner and len(legal) == 1:
         move = legal[0]
     value = 1.0 if mover == book.winner else 0.0
