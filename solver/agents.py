@@ -222,9 +222,9 @@ class BestAgent(Agent):
             resolved = best_agent_spec(state.game_name, self.params)
             self.resolved = str(resolved)
             self.inner = make_agent(resolved, seed=self.seed)
-            # the resolved agent's own time when this agent is given none
-            self._own_time = best_agent_spec(state.game_name, {
-                k: v for k, v in self.params.items() if k != "time"}).params.get("time")
+            # the resolved agent's own time, for moves this agent is given none (only a
+            # `time` override changes it)
+            self._own_time = best_agent_spec(state.game_name).params.get("time")
         return self.inner
 
     def step(self, state, player):
