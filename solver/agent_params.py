@@ -76,8 +76,11 @@ PERFECT_PARAMS = {
     "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
     "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
                             "games of the same variant"),
-    "fallback": (str, "mcts", "the agent that moves when no proof is found in time "
-                              "(one parameter at most: fallback=mcts:iters=500)"),
+    "lean": (bool, True, "no proof in time: play the unfinished proof's most-proving "
+                         "move (smallest proof number); lean=false asks the fallback"),
+    "fallback": (str, "mcts", "the agent that moves where proofs cannot decide the game, "
+                              "and when no proof is found in time with lean=false (one "
+                              "parameter at most: fallback=mcts:iters=500)"),
     # on by default: with the tables built, perfect wins every game it should (README)
     "tables": (bool, True, TABLES_HELP),
     "book": (str, "auto", "opening book: auto (the variant's book from `niwa book "

@@ -1329,6 +1329,42 @@ cdef class ProofSearch:
         self._prepare_keys(state)
         return self._work(state)
 
+    def child_numbers(self, State state):
+        """For each legal move of the player to move in `state` (non-terminal): (move, pn,
+        dn), the cost to prove and to disprove that the mover wins through it, as the rules,
+        the table or the endgame tables know it now (nothing is searched). A child the
+        table lacks gets the initial numbers the search would give it (mobility: one good
+        reply proves, every reply must be refuted). What the most-proving move of an
+        unfinished proof is read from (proof_moves.most_proving_move)."""
+        self._prepare_keys(state)
+        cdef int acts[MAX_ACTIONS]
+        cdef int mover = state.c_current_player()
+        cdef int n = state.c_legal_actions(acts), i, cm, v
+        cdef uint32_t pn, dn
+        cdef PNEntry e
+        cdef State child = state.c_clone()
+        out = []
+        for i in range(n):
+            child.c_copy_from(state)
+            child.c_apply(acts[i])
+            if child.c_is_terminal():
+                v = self._terminal_halves(child, mover)
+                pn = 0 if v == 2 else INF
+                dn = INF if v == 2 else 0
+                out.append((acts[i], pn, dn))
+                continue
+            cm = child.c_current_player()
+            v = self.exact.c_value(child) if self.exact_on else -1
+            if v >= 0:
+                pn = 0 if v == 1 else INF       # for the child's mover
+                dn = INF if v == 1 else 0
+            elif self.probe(self.key_of(child, cm), &e):
+                pn, dn = e.pn, e.dn
+            else:
+                pn, dn = 1, len(child.legal_actions())
+            out.append((acts[i], pn, dn) if cm == mover else (acts[i], dn, pn))
+        return out
+
     def _prepare_keys(self, State state):
         if state.c_is_terminal():
             return

@@ -68,3 +68,19 @@ def moves_in_turn(search, state, winner: int, time_limit: float = 0.0,
             break
         budget *= 4
     return -1
+
+
+def most_proving_move(search, state) -> int:
+    """The move an unfinished proof of `state` leans to: the child cheapest to prove a win
+    for the player to move (smallest proof number), the one dearest to disprove among
+    equals, then the first; from the table's numbers (ProofSearch.child_numbers), nothing
+    searched. A proven win's child has proof number 0, so it is chosen when there is one.
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> from niwa.solver.proof import ProofSearch
+    >>> s = LotusState(towers=1, lane=1, shared=3, trampoline_at=3)
+    >>> most_proving_move(ProofSearch(tt_mb=1), s) in s.legal_actions()
+    True
+    """
+    best = min(search.child_numbers(state), key=lambda m: (m[1], -m[2]))
+    return best[0]

@@ -179,7 +179,7 @@ def test_perfect_with_a_book_wins_every_game_as_the_winner(small_book, tmp_path,
     results, sources = play_as(1, perfect, opponent, 12, SMALL)
     assert results == [1.0] * 12
     assert all(s.get("book", 0) >= 2 for s in sources), sources
-    assert sum(s.get("fallback", 0) for s in sources) == 0
+    assert sum(s.get("fallback", 0) + s.get("lean", 0) for s in sources) == 0
 
 
 def test_perfect_says_a_move_came_from_its_book(small_book, tmp_path):

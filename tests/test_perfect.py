@@ -39,10 +39,10 @@ def test_perfect_wins_every_game_from_the_winning_seat_of_towers_3():
 
 
 def test_perfect_reports_the_proof_and_falls_back_without_one():
-    agent = make_agent("perfect:time=0.05,tt_mb=16,fallback=mcts:iters=50", seed=0)
+    agent = make_agent("perfect:time=0.05,tt_mb=16,lean=false,fallback=mcts:iters=50", seed=0)
     state = load_position("lotus")         # the full game: no proof in 0.05 s
     assert agent.step(state, 0) in state.legal_actions()
-    assert agent.analysis().algo in ("mcts", "proof")
+    assert agent.analysis().algo == "mcts" and agent.sources["fallback"] == 1
     small = load_position("lotus towers=2")
     agent = make_agent("perfect:time=2,tt_mb=16", seed=0)
     agent.step(small, 0)

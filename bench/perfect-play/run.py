@@ -457,7 +457,7 @@ def book_depth_main(argv=None) -> int:
 
 
 # ---- perfect in a fixed seat ------------------------------------------------------------
-SOURCES = ("book", "proof", "fallback", "forced")
+SOURCES = ("book", "proof", "lean", "fallback", "forced")
 
 
 def seed_of(*parts) -> int:

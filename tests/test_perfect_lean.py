@@ -1,0 +1,62 @@
+"""`perfect:lean=true`: when no proof is found in time, the unfinished proof's most-proving
+move (ProofSearch.child_numbers, proof_moves.most_proving_move) instead of the fallback."""
+
+from __future__ import annotations
+
+from niwa.cli.common import load_position
+from niwa.solver.agents import make_agent
+from niwa.solver.proof import ProofSearch
+from niwa.solver.proof_moves import most_proving_move
+
+PN_MAX = 0xFFFFFFFE
+
+
+def test_child_numbers_are_the_numbers_the_root_was_stored_with():
+    # an unfinished df-pn stores the root's pn as its children's smallest and its dn as
+    # their sum: reading the children back must give the same two numbers
+    state = load_position("lotus towers=3")
+    search = ProofSearch(tt_mb=64)
+    r = search.solve(state, max_nodes=20_000, root_values=False, pv=False)
+    assert not r.proven
+    kids = search.child_numbers(state)
+    assert sorted(a for a, _, _ in kids) == sorted(state.legal_actions())
+    assert min(pn for _, pn, _ in kids) == r.root_pn
+    assert min(sum(dn for _, _, dn in kids), PN_MAX) == r.root_dn
+    assert most_proving_move(search, state) in [a for a, pn, _ in kids if pn == r.root_pn]
+
+
+def test_after_a_proof_the_most_proving_move_of_the_winner_wins():
+    state = load_position("lotus towers=2")     # seat 1 wins; seat 0 to move
+    search = ProofSearch(tt_mb=16)
+    assert search.solve(state, root_values=False, pv=False).value == 0.0
+    reply = load_position("lotus towers=2")
+    reply.apply(reply.legal_actions()[0])       # any first move: now the winner moves
+    assert search.solve(reply, root_values=False, pv=False).value == 1.0
+    move = most_proving_move(search, reply)
+    child = reply.child(move)
+    assert search.known_value(child, 1) == 1
+    assert [pn for a, pn, _ in search.child_numbers(reply) if a == move] == [0]
+
+
+def test_lean_perfect_plays_the_most_proving_move_without_its_fallback():
+    agent = make_agent("perfect:time=0.02,tt_mb=16,tables=false,book=none,lean=true", seed=0)
+    state = load_position("lotus")              # the full game: no proof in 0.02 s
+    move = agent.step(state, 0)
+    assert move in state.legal_actions()
+    assert agent.sources["lean"] == 1 and agent.fallback is None
+    result = agent.analysis()
+    assert not result.proven and result.best == move and "most-proving" in result.status
+    # the same agent without lean asks its fallback
+    plain = make_agent("perfect:time=0.02,tt_mb=16,tables=false,book=none,lean=false,"
+                       "fallback=mcts:iters=20", seed=0)
+    plain.step(load_position("lotus"), 0)
+    assert plain.sources["fallback"] == 1 and plain.analysis().algo == "mcts"
+    # lean is the default; the fallback still plays a game proofs cannot decide
+    default = make_agent("perfect:time=0.02,tt_mb=16,tables=false,book=none,"
+                         "fallback=mcts:iters=20", seed=0)
+    default.step(load_position("lotus"), 0)
+    assert default.sources["lean"] == 1 and default.fallback is None
+    default.reset()                             # a new game: three players, no proofs
+    three = load_position("lotus players=3")
+    default.step(three, three.current_player())
+    assert default.sources["fallback"] == 1 and default.analysis().algo != "proof"
