@@ -236,6 +236,34 @@ def test_perfect_play_commands_refuse_bad_input(capsys):
     assert e.value.code == 2
 
 
+def test_perfect_play_paired_compares_two_seat_runs_game_by_game(tmp_path):
+    run = load("perfect-play")
+
+    def seat_run(name, results):
+        folder = tmp_path / name
+        folder.mkdir()
+        rows = ["opponent,game,seat,result"] + [
+            f"{opp},{g},1,{r}" for opp, rs in results.items() for g, r in enumerate(rs)]
+        (folder / "games.csv").write_text("\n".join(rows) + "\n")
+        return folder
+
+    # 12 games: A alone wins 9, B alone wins 1, both win 2 -> McNemar on 9 of 10
+    a = seat_run("a", {"x": [1.0] * 6, "y": [1.0] * 5 + [0.0]})
+    b = seat_run("b", {"x": [1.0, 1.0] + [0.0] * 4, "y": [0.0] * 5 + [1.0]})
+    out = tmp_path / "p.csv"
+    assert run.main(["paired", "--case", "c", str(a), str(b), "--out", str(out)]) == 0
+    rows = pd.read_csv(out).set_index("opponent")
+    assert list(rows.index) == ["x", "y", "all"]
+    total = rows.loc["all"]
+    assert (total.games, total.wins_a, total.wins_b, total.only_a, total.only_b) == \
+        (12, 11, 3, 9, 1)
+    assert total.mcnemar_p == pytest.approx(22 / 1024, rel=1e-3)    # 2 * P(X >= 9 | 10, 1/2)
+    assert out.with_suffix(".png").is_file()
+    c = seat_run("c", {"x": [1.0] * 5})
+    with pytest.raises(SystemExit, match="different games"):
+        run.main(["paired", "--case", "c", str(a), str(c), "--out", str(out)])
+
+
 def test_the_pro_rule_scripts_refuse_a_bad_job_range_in_one_line(capsys, tmp_path):
     campaign = _campaign_module()
     assert campaign.job_range("27022:") == (27022, None)

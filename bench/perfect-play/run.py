@@ -14,13 +14,17 @@ solver.book, the game loop); results go to results/ beside this file.
         --tt-mb 1024 --out book-depth-random.csv
     python bench/perfect-play/run.py seat --perfect perfect:time=1,tt_mb=512 \
         --opponents mcts:time=0.05 --games 50 --seat 1 --out agent-seat1
+    python bench/perfect-play/run.py paired --case pm-seat1 lean/pm-seat1-lean \
+        lean/pm-seat1-fallback --out lean/lean-vs-fallback.csv
 
 `proofs`: decide each case from the initial position with the df-pn proof search and write
 the perfect-play table (one row per towers:rule:trampoline; rows of other cases kept, so
 long runs split and resume). `solve`: the full standard game (what `niwa solve lotus`
 does), as JSON. `book`: prove the start and write the winner's moves as an opening book
 (what `niwa book build` does). `book-depth`: how hard a live proof is D plies in (picks a
-book's depth). `seat`: `perfect` in one fixed seat against other agents.
+book's depth). `seat`: `perfect` in one fixed seat against other agents. `paired`: two
+`seat` runs with the same seed (the same deals and opponents' seeds, game by game) compared
+game by game: wins of each, and McNemar's exact test on the games only one of them won.
 """
 
 from __future__ import annotations
@@ -572,8 +576,97 @@ def plot(summary, path):
     plt.close(fig)
 
 
+# ---- two seat runs compared game by game ------------------------------------------------
+PAIRED_HELP = """Compare pairs of `seat` runs made with the same --seed, game by game.
+
+Game g against opponent k has the same deal and the same opponent seed in both runs, so
+the runs differ only in `perfect`'s settings (and in what the machine's load did to its
+time-limited moves). Model: each game pair is one trial; under "no difference" a game that
+exactly one run won is equally likely to be either's, so the count of the first run's
+lone wins among the discordant games is Binomial(discordant, 1/2) (McNemar's exact test;
+Fay 2010, "Two-sided exact tests and matching confidence intervals for discrete data", R
+Journal 2(1)). One CSV row per case and opponent, plus the case's total; a PNG of wins."""
+
+
+def paired_rows(case, dir_a, dir_b):
+    """Rows comparing two seat runs' games.csv (paired on opponent and game number)."""
+    from scipy.stats import binomtest
+
+    def games(folder):
+        with (folder / "games.csv").open() as f:
+            return {(r["opponent"], int(r["game"])): float(r["result"]) == 1.0
+                    for r in csv.DictReader(f)}
+
+    a, b = games(dir_a), games(dir_b)
+    if a.keys() != b.keys():
+        raise SystemExit(f"paired: {dir_a} and {dir_b} hold different games")
+    rows = []
+    opponents = list(dict.fromkeys(k[0] for k in a))
+    for opp in [*opponents, "all"]:
+        keys = [k for k in a if opp in ("all", k[0])]
+        only_a = sum(a[k] and not b[k] for k in keys)
+        only_b = sum(b[k] and not a[k] for k in keys)
+        p = binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
+        rows.append({"case": case, "opponent": opp, "games": len(keys),
+                     "wins_a": sum(a[k] for k in keys), "wins_b": sum(b[k] for k in keys),
+                     "only_a": only_a, "only_b": only_b, "mcnemar_p": float(f"{p:.3g}"),
+                     "a": str(dir_a.relative_to(RESULTS)) if dir_a.is_relative_to(RESULTS)
+                     else str(dir_a),
+                     "b": str(dir_b.relative_to(RESULTS)) if dir_b.is_relative_to(RESULTS)
+                     else str(dir_b)})
+    return rows
+
+
+def paired_main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="run.py paired", description=PAIRED_HELP)
+    p.add_argument("--case", nargs=3, action="append", required=True,
+                   metavar=("NAME", "RUN_A", "RUN_B"),
+                   help="a case's name and its two seat folders (relative: under results/)")
+    p.add_argument("--labels", nargs=2, default=["a", "b"], help="names of runs A and B")
+    p.add_argument("--out", type=Path, required=True, help="CSV (relative: under results/)")
+    args = p.parse_args(argv)
+    out = args.out if args.out.is_absolute() else RESULTS / args.out
+    rows = []
+    for name, run_a, run_b in args.case:
+        dirs = [Path(d) if Path(d).is_absolute() else RESULTS / d for d in (run_a, run_b)]
+        rows += paired_rows(name, *dirs)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    plot_paired([r for r in rows if r["opponent"] == "all"], args.labels,
+                out.with_suffix(".png"))
+    for r in rows:
+        print(json.dumps(r))
+    return 0
+
+
+def plot_paired(totals, labels, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 1.0 + 0.6 * len(totals)))
+    y = range(len(totals))
+    for i, (key, label) in enumerate(zip(("wins_a", "wins_b"), labels, strict=True)):
+        ax.barh([j + (i - 0.5) * 0.4 for j in y],
+                [100.0 * r[key] / r["games"] for r in totals], height=0.4, label=label)
+    ax.set_yticks(list(y), [f"{r['case']} ({r['games']} games, p = {r['mcnemar_p']:.2g})"
+                            for r in totals])
+    ax.invert_yaxis()
+    ax.set_xlabel("games perfect won (%)")
+    ax.set_xlim(50, 100)
+    ax.set_title("paired seat runs (McNemar's exact p)")
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 COMMANDS = {"proofs": proofs_main, "checkpoint": checkpoint_main, "solve": solve_main,
-            "book": book_main, "book-depth": book_depth_main, "seat": seat_main}
+            "book": book_main, "book-depth": book_depth_main, "seat": seat_main,
+            "paired": paired_main}
 
 
 def main(argv=None) -> int:
