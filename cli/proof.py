@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from pathlib import Path
 
 import click
 
@@ -30,12 +31,15 @@ def proof_group():
     `niwa solve POS --certificate FILE` and checked here without trusting the search."""
 
 
+leaf_budget_option = click.option(
+    "--leaf-budget", type=Number(int, 1, 10**9), default=2_000_000, show_default=True,
+    help="Positions the checker may search to solve table leaves again.")
+
+
 @proof_group.command("check")
 @click.argument("certificates", nargs=-1, required=True, type=click.Path(dir_okay=True),
                 metavar="CERTIFICATE...")
-@click.option("--leaf-budget", type=Number(int, 1, 10**9), default=2_000_000,
-              show_default=True,
-              help="Positions the checker may search to solve table leaves again.")
+@leaf_budget_option
 @click.option("--parts", "parts_dir", type=click.Path(file_okay=False, exists=True),
               default=None,
               help="Where the certificates it stops at (its parts) are, found by sha256; "
@@ -183,8 +187,14 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
               metavar="MB", help="Each fresh proof's df-pn table.")
 @click.option("--tables", "tables_dir", default=None, metavar="DIR|auto",
               help="Endgame tables for the fresh proofs (their positions become table "
-                   "leaves, which the checker solves again itself; default: none, every "
-                   "leaf a game's end).")
+                   "leaves, which the checker solves again itself, the tables ordering its "
+                   "moves; default: none, every leaf a game's end).")
+@leaf_budget_option
+@click.option("--retry-undecided", "retry_file", type=click.Path(dir_okay=False, exists=True),
+              default=None, metavar="CSV",
+              help="Audit only the parts of this draw that an earlier audit's CSV left "
+                   "undecided, with this run's settings (more --nodes, --tables), into "
+                   "another --out.")
 @click.option("--workers", "-j", type=WORKERS, default=None,
               help="Processes that audit parts at once (default: 1, this process; with "
                    "dask: the cluster's threads); the rows come in the order parts finish.")
@@ -197,8 +207,8 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
                    "--sample audits more: its draw begins with the smaller one's).")
 @progress_option
 @user_errors
-def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir, workers,
-              executor, out_file, progress):
+def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
+              leaf_budget, retry_file, workers, executor, out_file, progress):
     """Derive again a random sample of what a check LEDGER records: each drawn part's root
     is proved from nothing (a fresh df-pn table, no ledger, no parts), that proof's
     certificate checked with the reference rules, and the winner compared with the
@@ -216,6 +226,7 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
     from niwa.solver.audit import (
         AGREES,
         DISAGREES,
+        UNDECIDED,
         append_row,
         audit_parts,
         draw_parts,
@@ -224,6 +235,16 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
     )
 
     parts = draw_parts(ledger, sample, seed)
+    earlier = {}
+    if retry_file is not None:
+        if out_file is not None and Path(out_file).resolve() == Path(retry_file).resolve():
+            raise UserError("--retry-undecided: give the new rows another --out file")
+        earlier = {row.sha256: row for row in read_rows(retry_file)}
+        if set(earlier) - {p.sha256 for p in parts}:
+            raise UserError(f"--retry-undecided {retry_file} is not an audit of this draw "
+                            f"(another ledger, --seed or --sample)")
+        parts = [p for p in parts if p.sha256 in earlier and earlier[p.sha256].verdict
+                 == UNDECIDED]
     done = {}
     if out_file is not None:
         check_writable(out_file, "--out")
@@ -241,14 +262,14 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
                             f"{row.ledger_winner} wins {row.root!r}, a fresh proof "
                             f"checked with the reference rules says seat {row.winner}")
 
-    for row in rows:        # (one found in an earlier run stops this one too)
+    for row in [*rows, *earlier.values()]:      # (one found earlier stops this run too)
         agrees_or_stop(row)
     with executor_for(executor, workers) as ex, \
             tqdm(total=len(parts), initial=len(rows), desc="audit", unit="part",
                  disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
         for row in audit_parts([p for p in parts if p.sha256 not in done], ex,
                                max_nodes=max_nodes, tt_mb=tt_mb, tables=tables_dir,
-                               max_positions=max_positions):
+                               max_positions=max_positions, leaf_budget=leaf_budget):
             rows.append(row)
             if out_file is not None:
                 append_row(out_file, row)
@@ -261,6 +282,11 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
                f"0 disagree, {len(rows) - decided} undecided; {nodes:,} df-pn nodes, "
                f"{positions:,} positions checked with the reference rules, "
                f"{sum(r.prove_s + r.check_s for r in rows):.1f} s")
+    if retry_file is not None:
+        # the earlier audit's decided parts and this run's, one sample (none disagreed)
+        decided += sum(row.verdict == AGREES for row in earlier.values())
+        click.echo(f"with the earlier audit ({retry_file}): {decided} of its "
+                   f"{len(earlier)} parts agree, {len(earlier) - decided} undecided")
     if decided:
         click.echo(f"wrong parts among those of this size: at most "
                    f"{100 * wrong_rate_bound(0, decided):.2g}% (95%, one-sided)")

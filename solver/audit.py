@@ -30,6 +30,7 @@ import numpy as np
 
 from niwa.solver.certificate import (
     CertificateError,
+    LeavesTooBig,
     PartHeader,
     TreeTooBig,
     check_certificate,
@@ -99,8 +100,10 @@ def audit_part(part: PartHeader, max_nodes: int = 20_000_000, tt_mb: float = 256
     except TreeTooBig:
         return undecided(f"certificate over {max_positions:,} positions")
     proved = time.perf_counter()
-    try:
-        check_certificate(cert, leaf_budget=leaf_budget)
+    try:    # the table orders the moves its leaves are solved again with (never a value)
+        check_certificate(cert, leaf_budget=leaf_budget, tables=tables)
+    except LeavesTooBig:                # a limit of the check, not a verdict
+        return undecided(f"table leaves over {leaf_budget:,} positions to solve again")
     except CertificateError as e:       # a fresh proof the checker refuses: a niwa bug
         raise CertificateError(f"the audit's own certificate of {part.root!r} was refused "
                                f"by the checker: {e}") from None
@@ -120,6 +123,7 @@ class AuditJob:
     tt_mb: float
     tables: str | None
     max_positions: int
+    leaf_budget: int = 2_000_000
 
     def __repr__(self):
         return f"AuditJob({self.part.sha256[:16]}...)"
@@ -128,7 +132,8 @@ class AuditJob:
         t0 = time.perf_counter()
         try:
             row = asdict(audit_part(self.part, max_nodes=self.max_nodes, tt_mb=self.tt_mb,
-                                    tables=self.tables, max_positions=self.max_positions))
+                                    tables=self.tables, max_positions=self.max_positions,
+                                    leaf_budget=self.leaf_budget))
         except CertificateError as e:
             row = {"error": str(e)}
         row["duration_s"] = time.perf_counter() - t0
@@ -136,13 +141,13 @@ class AuditJob:
 
 
 def audit_parts(parts, executor=None, max_nodes: int = 20_000_000, tt_mb: float = 256,
-                tables=None, max_positions: int = 2_000_000):
+                tables=None, max_positions: int = 2_000_000, leaf_budget: int = 2_000_000):
     """The AuditRow of each of `parts`, as each is audited: in this process one after the
     other (`executor` None), else as jobs on an executor of the arena (LocalExecutor(n),
     DaskExecutor(...)), in the order they finish. The verdicts do not depend on which:
     each part's proof has its node budget and a fresh table."""
     jobs = [AuditJob(part, max_nodes, tt_mb, None if tables is None else str(tables),
-                     max_positions) for part in parts]
+                     max_positions, leaf_budget) for part in parts]
     stream = (job() for job in jobs) if executor is None else executor.run(jobs)
     try:
         for row in stream:

@@ -98,6 +98,11 @@ class CertificateError(NiwaError):
     """A certificate that cannot be written, read or accepted (one line: what is wrong)."""
 
 
+class LeavesTooBig(CertificateError):
+    """Table leaves whose exhaustive solving again needs more positions than the check's
+    `leaf_budget`: a limit of the check, not a fault of the certificate."""
+
+
 class TreeTooBig(CertificateError):
     """A solution tree larger than extract_certificate was allowed to walk (its
     max_positions), or still being walked at its deadline. `loser_depths`: how many of the
@@ -1815,8 +1820,8 @@ class _LeafSolver:
         if o.is_terminal():
             return o.winner()
         if self.searched >= self.budget:
-            raise CertificateError(f"the table leaves need more than {self.budget:,} "
-                                   f"positions of exhaustive search to solve again")
+            raise LeavesTooBig(f"the table leaves need more than {self.budget:,} "
+                               f"positions of exhaustive search to solve again")
         mover = o.current_player()
         w = 1 - mover
         moves = o.legal_actions()

@@ -109,3 +109,44 @@ def test_two_workers_audit_the_same_parts_to_the_same_rows(ledger, tmp_path):
         return sorted((r.sha256, r.verdict, r.winner, r.proof_nodes, r.certificate_positions)
                       for r in audit.read_rows(path))
     assert same(one) == same(two) and len(same(one)) == 4
+
+
+def test_undecided_parts_are_audited_again_with_other_settings(ledger, tmp_path,
+                                                               monkeypatch):
+    first = tmp_path / "first.csv"
+    assert _audit(ledger, "--sample", 2, "--out", first).exit_code == 0
+    assert _audit(ledger, "--sample", 4, "--nodes", 1, "--out", first).exit_code == 0
+    assert [r.verdict for r in audit.read_rows(first)] == ["agrees"] * 2 + ["undecided"] * 2
+    audited = []
+    real = audit.audit_part
+    monkeypatch.setattr(audit, "audit_part", lambda part, **kw: audited.append(part) or
+                        real(part, **kw))
+    again = _audit(ledger, "--sample", 4, "--retry-undecided", first, "--out",
+                   tmp_path / "again.csv")
+    assert again.exit_code == 0, again.output
+    assert [p.sha256 for p in audited] == [r.sha256 for r in audit.read_rows(first)][2:]
+    assert "audited 2 of the ledger's parts (seed 1): 2 agree" in again.output
+    assert "4 of its 4 parts agree, 0 undecided" in again.output
+    assert "at most 53% (95%, one-sided)" in again.output      # 1 - 0.05 ** (1 / 4)
+    same = _audit(ledger, "--sample", 4, "--retry-undecided", first, "--out", first)
+    assert same.exit_code == 2 and "another --out" in same.output
+    other = _audit(ledger, "--sample", 3, "--retry-undecided", first)
+    assert other.exit_code == 2 and "not an audit of this draw" in other.output
+
+
+def test_table_leaves_beyond_the_check_budget_leave_a_part_undecided(ledger, tmp_path):
+    """With endgame tables a part's certificate has table leaves, which the checker solves
+    again (the table ordering its moves); more than `leaf_budget` positions of that is a
+    limit of the audit, not a refusal of its own certificate."""
+    from part_ledgers import PRO
+
+    from niwa.solver.tables import build_table
+
+    build_table(PRO, 2, directory=tmp_path, progress=False)
+    results = [(audit.audit_part(part, tables=str(tmp_path)),
+                audit.audit_part(part, tables=str(tmp_path), leaf_budget=1))
+               for part in audit.draw_parts(ledger, 6, 1)]
+    assert all(full.verdict == "agrees" for full, _ in results)
+    starved = [tight for _, tight in results if tight.verdict == "undecided"]
+    assert starved and all(r.why == "table leaves over 1 positions to solve again"
+                           for r in starved)
