@@ -89,7 +89,7 @@ class PerfectAgent(Agent):
                 self.sources["proof"] += 1
                 return self._last.best
             if self.params.get("lean", True):
-                self._last = exact.leaning_move(state)
+                self._last = exact.leaning_move(state, self._last)
                 self.sources["lean"] += 1
                 return self._last.best
         self.sources["fallback"] += 1

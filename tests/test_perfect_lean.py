@@ -46,6 +46,7 @@ def test_lean_perfect_plays_the_most_proving_move_without_its_fallback():
     assert agent.sources["lean"] == 1 and agent.fallback is None
     result = agent.analysis()
     assert not result.proven and result.best == move and "most-proving" in result.status
+    assert result.nodes > 0 and min(result.proof_numbers) > 0    # the proof's own figures
     # the same agent without lean asks its fallback
     plain = make_agent("perfect:time=0.02,tt_mb=16,tables=false,book=none,lean=false,"
                        "fallback=mcts:iters=20", seed=0)
