@@ -255,16 +255,21 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
 def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None,
                        huge_pages=False) -> SearchResult:
     """The proof in 80% of the budget or, when it does not finish, alpha-beta's estimate
-    in the rest (the proof's own figures kept in `status` and `proof_numbers`)."""
+    in the rest (the proof's own figures kept in `status` and `proof_numbers`, with the
+    move the unfinished proof leans to: its most-proving move, which `perfect` plays)."""
     from niwa.solver.alphabeta import AlphaBeta
+    from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_moves import most_proving_move
 
     budget = 10.0 if time_s is None else time_s
-    result, proof = solve_by_proof(state, 0.8 * budget, tt_mb, tables=table,
-                                   huge_pages=huge_pages)
+    searcher = ProofSearch(tt_mb=tt_mb, tables=table, huge_pages=huge_pages)
+    result, proof = solve_by_proof(state, 0.8 * budget, searcher=searcher)
     if proof.proven:
         return result
+    lean = most_proving_move(searcher, state)
     why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "
-           f"table {proof.tt_fill:.1%} full, root pn={proof.root_pn} dn={proof.root_dn}")
+           f"table {proof.tt_fill:.1%} full, root pn={proof.root_pn} dn={proof.root_dn}, "
+           f"leaning to {state.action_to_string(lean)}")
     rest = max(0.2 * budget, 0.05)
     estimate = AlphaBeta(state.num_players, tt_bits=tt_bits).search(
         state, depth=200, time_limit=rest, root_values=True)

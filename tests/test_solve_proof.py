@@ -54,3 +54,13 @@ def test_a_mid_game_position_is_proven_or_its_estimate_says_why():
     r = run("solve", state.to_notation(), "--time", "5")
     assert r.exit_code == 0, r.output
     assert "(proven)" in r.output or ("not proven in" in r.output and "estimate" in r.output)
+
+
+def test_an_unfinished_proof_says_which_move_it_leans_to():
+    from niwa.solver.solve import solve_position
+
+    state = load_position("lotus rule=pro")     # open after billions of nodes
+    r = solve_position(state, algo="proof", time_s=0.2, tt_mb=16, fresh=True)
+    assert not r.proven and "leaning to " in r.status
+    leaned = r.status.split("leaning to ")[1].split(";")[0].split(",")[0]
+    assert leaned in [state.action_to_string(a) for a in state.legal_actions()]
