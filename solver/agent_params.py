@@ -73,7 +73,8 @@ BEST_PARAMS = {
 }
 
 PERFECT_PARAMS = {
-    "time": (float, 1.0, "seconds of proof search per move (its follow-up as long again)"),
+    "time": (float, 1.0, "seconds of proof search per move (its follow-up a tenth more)"),
+    "cpu": MCTS_PARAMS["cpu"],
     "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
                             "games of the same variant"),
     "lean": (bool, True, "no proof in time: play the unfinished proof's most-proving "

@@ -58,7 +58,8 @@ class PerfectAgent(Agent):
         self.fallback = None
         # the book, the tables (on by default) and live proofs; the fallback otherwise
         self.exact = ExactMoves("perfect", book=self.book_where,
-                                tables=params.get("tables", True), tt_mb=self.tt_mb)
+                                tables=params.get("tables", True), tt_mb=self.tt_mb,
+                                cpu_time=params.get("cpu", False))
         self.sources = Counter()
         self._last = None
         self._by_fallback = False     # whether the last move was the fallback's

@@ -52,3 +52,12 @@ def test_perfect_reports_the_proof_and_falls_back_without_one():
 def test_perfect_refuses_itself_as_fallback():
     with pytest.raises(AgentError):
         make_agent("perfect:fallback=perfect")
+
+
+def test_perfect_can_count_cpu_seconds():
+    # cpu=1: the proof's time limit counts this thread's CPU seconds (fair on a busy machine)
+    agent = make_agent("perfect:time=0.05,tt_mb=16,book=none,tables=false,cpu=1", seed=0)
+    assert agent.exact.cpu_time and not make_agent("perfect", seed=0).exact.cpu_time
+    state = load_position("lotus rule=pro")
+    assert agent.step(state, 0) in state.legal_actions()
+    assert agent.analysis().time_s < 1.0
