@@ -83,8 +83,9 @@ REGISTRY: dict[str, AgentEntry] = {
         "best:time=0.05,c=1.0", open_params=True, weights=True),
     "perfect": AgentEntry(
         "niwa.solver.perfect:PerfectAgent", PERFECT_PARAMS,
-        "plays its opening book, else proven wins from df-pn proofs (two-player "
-        "perfect-information games), else the hardest-to-refute move, else its fallback, "
+        "plays its opening book, else proven moves from df-pn proofs (two-player "
+        "perfect-information games; a proven loss: the hardest-to-refute move), else its "
+        "unfinished proof's most-proving move; its fallback where proofs cannot decide, "
         "e.g. perfect:time=1s"),
 }
 
