@@ -33,7 +33,9 @@ The file (.npz, written and read with numpy, no pickle), format niwa-book-2:
     and, as the zip archive's comment, "niwa-sha256:" and the sha256 of every byte of the
     file before it, so that no byte of the file (zip bookkeeping included) can change
     unnoticed. A niwa-book-1 file (no such comment) is refused with how to convert it:
-    upgrade_book (`niwa book upgrade FILE`) re-verifies its checksum and rewrites it.
+    upgrade_book (`niwa book upgrade FILE`) re-verifies its checksum and rewrites it. An
+    array not listed here (one a newer niwa may add) is refused by name, as from a newer
+    niwa, before the checksum (which this niwa computes without it) could call it damaged.
 Lookup is np.searchsorted on keys; the caller must check the move is legal (two positions
 sharing all 64 bits would otherwise be confused) and that the variant matches.
 
@@ -70,6 +72,7 @@ FORMAT = "niwa-book-2"
 OLD_FORMATS = ("niwa-book-1",)      # read only by upgrade_book
 FILE_DIGEST = b"niwa-sha256:"       # the zip comment: this, then 64 hex digits
 TRAILER = len(FILE_DIGEST) + 64
+BOOK_ARRAYS = ("keys", "actions", "meta", "won")     # a book file's arrays, `won` optional
 MAX_BOOK_BYTES = 1 << 30            # far above any book (the full-Lotus ones are ~50 kB)
 PACKAGE_BOOKS = Path(__file__).resolve().parent / "books"
 
@@ -165,21 +168,26 @@ class Book:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = self.meta()
         meta["sha256"] = self.sha256 = _checksum(self.keys, self.actions, meta, self.won)
-        buffer = io.BytesIO()
         won = {"won": self.won} if len(self.won) else {}
-        np.savez_compressed(buffer, keys=self.keys, actions=self.actions, **won,
-                            meta=np.array(json.dumps(meta, sort_keys=True)))
-        data = buffer.getvalue()
-        # the archive ends with its 22-byte end record, whose last field is the comment's
-        # length (0): give it the digest's length, then append the digest as the comment
-        if data[-22:-18] != b"PK\x05\x06" or data[-2:] != b"\0\0":
-            raise BookError("numpy wrote an archive without a plain end record")
-        data = data[:-2] + struct.pack("<H", TRAILER)
-        data += FILE_DIGEST + hashlib.sha256(data).hexdigest().encode()
+        data = sealed_archive(keys=self.keys, actions=self.actions, **won,
+                              meta=np.array(json.dumps(meta, sort_keys=True)))
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
         return path
+
+
+def sealed_archive(**arrays) -> bytes:
+    """The .npz bytes of `arrays` with the file checksum as the zip comment."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    data = buffer.getvalue()
+    # the archive ends with its 22-byte end record, whose last field is the comment's
+    # length (0): give it the digest's length, then append the digest as the comment
+    if data[-22:-18] != b"PK\x05\x06" or data[-2:] != b"\0\0":
+        raise BookError("numpy wrote an archive without a plain end record")
+    data = data[:-2] + struct.pack("<H", TRAILER)
+    return data + FILE_DIGEST + hashlib.sha256(data).hexdigest().encode()
 
 
 def _checksum(keys, actions, meta: dict, won=None) -> str:
@@ -216,6 +224,7 @@ def load_book(path, *, old_format: bool = False) -> Book:
                             f"edited; {rebuild}")
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            unknown = sorted(set(z.files) - set(BOOK_ARRAYS))
             keys, actions, text = z["keys"], z["actions"], z["meta"]
             won = z["won"] if "won" in z.files else np.zeros(0, np.uint64)
             text = str(text) if text.dtype.kind == "U" and text.ndim == 0 else None
@@ -226,6 +235,9 @@ def load_book(path, *, old_format: bool = False) -> Book:
         # (an unknown compression method, a bad CRC, a broken .npy header...)
         raise BookError(f"{path} is not a readable book ({file_error_reason(e)}); "
                         f"{rebuild}") from None
+    if unknown:     # checked before the checksum, which this niwa computes without them
+        raise BookError(f"{path} holds parts this niwa does not know ({', '.join(unknown)}): "
+                        f"it was written by a newer niwa; upgrade niwa to read it")
     wanted = OLD_FORMATS if old_format else (FORMAT,)
     if not isinstance(meta, dict) or meta.get("format") not in wanted or \
             text != json.dumps(meta, sort_keys=True):

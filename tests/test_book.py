@@ -125,6 +125,22 @@ def test_the_book_round_trips_and_a_damaged_one_fails_clearly(small_book, tmp_pa
     assert "pickle" not in str(e.value)
 
 
+def test_a_book_with_parts_this_niwa_does_not_know_says_it_is_newer(small_book, tmp_path):
+    # a later format may add an array (as `won` was added): an older reader must say so,
+    # not call the book damaged because its checksum leaves the new array out
+    from niwa.solver.book import sealed_archive
+
+    path = small_book.save(tmp_path / "b.npz")
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    (tmp_path / "newer.npz").write_bytes(sealed_archive(**arrays, lines=np.zeros(3)))
+    with pytest.raises(BookError, match=r"holds parts this niwa does not know \(lines\): "
+                                        r"it was written by a newer niwa"):
+        load_book(tmp_path / "newer.npz")
+    (tmp_path / "same.npz").write_bytes(sealed_archive(**arrays))
+    assert load_book(tmp_path / "same.npz").sha256 == small_book.sha256
+
+
 def test_books_are_found_under_niwa_books(small_book, tmp_path, monkeypatch):
     monkeypatch.setenv("NIWA_BOOKS", str(tmp_path))
     assert find_book("lotus", SMALL) is None
