@@ -232,14 +232,21 @@ def warn_small_pages(shared: bool = False) -> None:
         click.echo(f"warning: --huge-pages: {note}; the table gets small pages", err=True)
 
 
-def runner_options(fn):
-    """--workers and --executor, shared by the commands that play many games."""
-    fn = click.option("--executor", default="local", show_default=True,
-                      metavar="local|dask://HOST:PORT",
-                      help="Where games run: a local process pool or a Dask scheduler.")(fn)
-    return click.option("--workers", "-j", type=WORKERS, default=None,
-                        help="Parallel games (default: all cores; with dask: the cluster's "
-                             "threads).")(fn)
+def executor_options(workers_help: str, executor_help: str):
+    """--workers and --executor (what executor_for and make_executor take), with each
+    command's own words for them."""
+    def add(fn):
+        fn = click.option("--executor", default="local", show_default=True,
+                          metavar="local|dask://HOST:PORT", help=executor_help)(fn)
+        return click.option("--workers", "-j", type=WORKERS, default=None,
+                            help=workers_help)(fn)
+    return add
+
+
+# --workers and --executor of the commands that play many games
+runner_options = executor_options(
+    "Parallel games (default: all cores; with dask: the cluster's threads).",
+    "Where games run: a local process pool or a Dask scheduler.")
 
 
 def creatable_folder(path, option: str = "--out") -> None:

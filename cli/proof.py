@@ -11,9 +11,9 @@ from pathlib import Path
 import click
 
 from niwa.cli.common import (
-    WORKERS,
     Number,
     executor_for,
+    executor_options,
     huge_pages_option,
     progress_option,
     user_errors,
@@ -44,13 +44,11 @@ leaf_budget_option = click.option(
               default=None,
               help="Where the certificates it stops at (its parts) are, found by sha256; "
                    "each is checked too (default: the certificate's own folder).")
-@click.option("--workers", "-j", type=WORKERS, default=None,
-              help="Processes that check the parts at once, after the certificate itself "
-                   "(default: 1, this process; with dask: the cluster's threads).")
-@click.option("--executor", default="local", show_default=True,
-              metavar="local|dask://HOST:PORT",
-              help="Where the parts are checked: local processes or a Dask scheduler "
-                   "(whose workers must see the part files at the same paths).")
+@executor_options(
+    "Processes that check the parts at once, after the certificate itself (default: 1, "
+    "this process; with dask: the cluster's threads).",
+    "Where the parts are checked: local processes or a Dask scheduler (whose workers must "
+    "see the part files at the same paths).")
 @click.option("--tables", "tables_dir", default=None, metavar="DIR|auto",
               help="An endgame tables folder ('auto': the default one) whose values order "
                    "the moves tried when table leaves are solved again: far fewer "
@@ -195,12 +193,10 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
               help="Audit only the parts of this draw that an earlier audit's CSV left "
                    "undecided, with this run's settings (more --nodes, --tables), into "
                    "another --out.")
-@click.option("--workers", "-j", type=WORKERS, default=None,
-              help="Processes that audit parts at once (default: 1, this process; with "
-                   "dask: the cluster's threads); the rows come in the order parts finish.")
-@click.option("--executor", default="local", show_default=True,
-              metavar="local|dask://HOST:PORT",
-              help="Where the parts are audited: local processes or a Dask scheduler.")
+@executor_options(
+    "Processes that audit parts at once (default: 1, this process; with dask: the "
+    "cluster's threads); the rows come in the order parts finish.",
+    "Where the parts are audited: local processes or a Dask scheduler.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               help="A CSV with a row for each part as it is audited; given again with the "
                    "same ledger and seed, the audit resumes where it stopped (a larger "
