@@ -10,9 +10,9 @@ from niwa.cli.common import (
     Number,
     UserError,
     executor_for,
+    executor_options,
     load_position,
     progress_option,
-    runner_options,
     user_errors,
     variant_option,
 )
@@ -35,7 +35,10 @@ def tables_cmd():
 @click.option("--stones", "-k", "stones", type=Number(int, 1, 10), required=True,
               help="At most this many stones per player outside the goal.")
 @variant_option
-@runner_options
+@executor_options(
+    "Processes that solve a level's classes at once (default: 1, this process; with dask: "
+    "the cluster's threads).",
+    "Where the classes are solved: local processes or a Dask scheduler.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
               help=DIR_HELP)
 @click.option("--force", is_flag=True, help="Rebuild a table that exists already.")
