@@ -198,23 +198,17 @@ class ExactMoves:
             followup_time_limit=0.1 * time_limit, cpu_time=self.cpu_time)
         return proof_to_search_result(state, proof)
 
-    def leaning_move(self, state, unfinished=None):
+    def leaning_move(self, state, unfinished):
         """After a proof_move that ran out of time (`unfinished`, its SearchResult, whose
         figures are kept): the unfinished proof's most-proving move
-        (proof_moves.most_proving_move, read from the table, nothing searched) as an
-        unproven SearchResult; None for a game proofs cannot decide."""
-        if not self.applies(state):
-            return None
+        (proof_moves.most_proving_move, read from the table, nothing searched) as that
+        unproven SearchResult's move."""
         from dataclasses import replace
 
         from niwa.solver.proof_moves import most_proving_move
 
-        search = shared_searcher(self.tt_mb, self._table(state))
-        move = most_proving_move(search, state)
+        move = most_proving_move(shared_searcher(self.tt_mb, self._table(state)), state)
         name = state.action_to_string(move)
-        base = unfinished or SearchResult(algo="proof", value=None,
-                                          player=state.current_player(), proven=False)
-        return replace(base, best=move, best_name=name, pv=[name], depth=1, value=None,
-                       proven=False,
-                       status=f"{base.status or 'unproven'}: the unfinished proof's "
-                              f"most-proving move")
+        return replace(unfinished, best=move, best_name=name, pv=[name], depth=1,
+                       status=f"{unfinished.status}: the unfinished proof's most-proving "
+                              f"move")

@@ -597,6 +597,9 @@ def paired_rows(case, dir_a, dir_b):
             return {(r["opponent"], int(r["game"])): float(r["result"]) == 1.0
                     for r in csv.DictReader(f)}
 
+    def shown(folder):      # under results/: as the --case arguments name it
+        return str(folder.relative_to(RESULTS) if folder.is_relative_to(RESULTS) else folder)
+
     a, b = games(dir_a), games(dir_b)
     if a.keys() != b.keys():
         raise SystemExit(f"paired: {dir_a} and {dir_b} hold different games")
@@ -610,10 +613,7 @@ def paired_rows(case, dir_a, dir_b):
         rows.append({"case": case, "opponent": opp, "games": len(keys),
                      "wins_a": sum(a[k] for k in keys), "wins_b": sum(b[k] for k in keys),
                      "only_a": only_a, "only_b": only_b, "mcnemar_p": float(f"{p:.3g}"),
-                     "a": str(dir_a.relative_to(RESULTS)) if dir_a.is_relative_to(RESULTS)
-                     else str(dir_a),
-                     "b": str(dir_b.relative_to(RESULTS)) if dir_b.is_relative_to(RESULTS)
-                     else str(dir_b)})
+                     "a": shown(dir_a), "b": shown(dir_b)})
     return rows
 
 
