@@ -188,11 +188,12 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
                    "leaves, which the checker solves again itself, the tables ordering its "
                    "moves; default: none, every leaf a game's end).")
 @leaf_budget_option
-@click.option("--retry-undecided", "retry_file", type=click.Path(dir_okay=False, exists=True),
-              default=None, metavar="CSV",
+@click.option("--retry-undecided", "retry_files", multiple=True,
+              type=click.Path(dir_okay=False, exists=True), metavar="CSV",
               help="Audit only the parts of this draw that an earlier audit's CSV left "
                    "undecided, with this run's settings (more --nodes, --tables), into "
-                   "another --out.")
+                   "another --out. Repeat it for a chain of retries, oldest first: a "
+                   "part's row in a later CSV replaces its row in an earlier one.")
 @executor_options(
     "Processes that audit parts at once (default: 1, this process; with dask: the "
     "cluster's threads); the rows come in the order parts finish.",
@@ -204,7 +205,7 @@ def _check_one(certificate, leaf_budget, parts_dir, workers, executor, tables_di
 @progress_option
 @user_errors
 def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
-              leaf_budget, retry_file, workers, executor, out_file, progress):
+              leaf_budget, retry_files, workers, executor, out_file, progress):
     """Derive again a random sample of what a check LEDGER records: each drawn part's root
     is proved from nothing (a fresh df-pn table, no ledger, no parts), that proof's
     certificate checked with the reference rules, and the winner compared with the
@@ -231,14 +232,16 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
     )
 
     parts = draw_parts(ledger, sample, seed)
-    earlier = {}
-    if retry_file is not None:
+    earlier = {}        # each part's latest row along the chain of earlier audits
+    for retry_file in retry_files:
         if out_file is not None and Path(out_file).resolve() == Path(retry_file).resolve():
             raise UserError("--retry-undecided: give the new rows another --out file")
-        earlier = {row.sha256: row for row in read_rows(retry_file)}
-        if set(earlier) - {p.sha256 for p in parts}:
+        rows = {row.sha256: row for row in read_rows(retry_file)}
+        if set(rows) - {p.sha256 for p in parts}:
             raise UserError(f"--retry-undecided {retry_file} is not an audit of this draw "
                             f"(another ledger, --seed or --sample)")
+        earlier.update(rows)
+    if retry_files:
         parts = [p for p in parts if p.sha256 in earlier and earlier[p.sha256].verdict
                  == UNDECIDED]
     done = {}
@@ -278,11 +281,11 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
                f"0 disagree, {len(rows) - decided} undecided; {nodes:,} df-pn nodes, "
                f"{positions:,} positions checked with the reference rules, "
                f"{sum(r.prove_s + r.check_s for r in rows):.1f} s")
-    if retry_file is not None:
-        # the earlier audit's decided parts and this run's, one sample (none disagreed)
+    if retry_files:
+        # the earlier audits' decided parts and this run's, one sample (none disagreed)
         decided += sum(row.verdict == AGREES for row in earlier.values())
-        click.echo(f"with the earlier audit ({retry_file}): {decided} of its "
-                   f"{len(earlier)} parts agree, {len(earlier) - decided} undecided")
+        click.echo(f"with the earlier audit ({', '.join(retry_files)}): {decided} of the "
+                   f"{len(earlier):,} parts agree, {len(earlier) - decided:,} undecided")
     if decided:
         click.echo(f"wrong parts among those of this size: at most "
                    f"{100 * wrong_rate_bound(0, decided):.2g}% (95%, one-sided)")

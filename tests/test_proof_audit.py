@@ -117,16 +117,20 @@ def test_undecided_parts_are_audited_again_with_other_settings(ledger, tmp_path,
     assert _audit(ledger, "--sample", 2, "--out", first).exit_code == 0
     assert _audit(ledger, "--sample", 4, "--nodes", 1, "--out", first).exit_code == 0
     assert [r.verdict for r in audit.read_rows(first)] == ["agrees"] * 2 + ["undecided"] * 2
+    middle = tmp_path / "middle.csv"        # a retry that decides nothing: a chain of two
+    assert _audit(ledger, "--sample", 4, "--nodes", 1, "--retry-undecided", first,
+                  "--out", middle).exit_code == 0
+    assert [r.verdict for r in audit.read_rows(middle)] == ["undecided"] * 2
     audited = []
     real = audit.audit_part
     monkeypatch.setattr(audit, "audit_part", lambda part, **kw: audited.append(part) or
                         real(part, **kw))
-    again = _audit(ledger, "--sample", 4, "--retry-undecided", first, "--out",
-                   tmp_path / "again.csv")
+    again = _audit(ledger, "--sample", 4, "--retry-undecided", first, "--retry-undecided",
+                   middle, "--out", tmp_path / "again.csv")
     assert again.exit_code == 0, again.output
     assert [p.sha256 for p in audited] == [r.sha256 for r in audit.read_rows(first)][2:]
     assert "audited 2 of the ledger's parts (seed 1): 2 agree" in again.output
-    assert "4 of its 4 parts agree, 0 undecided" in again.output
+    assert "4 of the 4 parts agree, 0 undecided" in again.output
     assert "at most 53% (95%, one-sided)" in again.output      # 1 - 0.05 ** (1 / 4)
     same = _audit(ledger, "--sample", 4, "--retry-undecided", first, "--out", first)
     assert same.exit_code == 2 and "another --out" in same.output
