@@ -54,8 +54,8 @@ EXACT_PARAMS = {
                           "(two-player proof games; 0 = off): a proven win plays a proving "
                           "move, a proven loss the hardest-to-refute one, else MCTS "
                           "searches for the rest of the budget"),
-    "proof_mb": (float, 256.0, "proof table in MB (one per process, shared with `perfect`, "
-                               "kept across moves and games of the same variant)"),
+    "proof_mb": (float, 256.0, "proof table in MB (one per process and size, shared with "
+                               "`perfect`, kept across moves and games of the same variant)"),
 }
 
 ISMCTS_PARAMS = {k: v for k, v in MCTS_PARAMS.items() if k != "solver"}
@@ -75,8 +75,8 @@ BEST_PARAMS = {
 PERFECT_PARAMS = {
     "time": (float, 1.0, "seconds of proof search per move (its follow-up a tenth more)"),
     "cpu": MCTS_PARAMS["cpu"],
-    "tt_mb": (float, 256.0, "proof table in MB, one per process, kept across moves and "
-                            "games of the same variant"),
+    "tt_mb": (float, 256.0, "proof table in MB, one per process and size, kept across "
+                            "moves and games of the same variant"),
     "lean": (bool, True, "no proof in time: play the unfinished proof's most-proving "
                          "move (smallest proof number); lean=false asks the fallback"),
     "fallback": (str, "mcts", "the agent that moves where proofs cannot decide the game, "

@@ -31,23 +31,34 @@ from niwa.solver.results import SearchResult
 from niwa.solver.solve import proof_refusal, proof_to_search_result
 from niwa.solver.tables import find_table, solve_from_table
 
-# One proof table per process, reused by every agent built in it (a tournament worker
-# builds one agent per game): entries are exact values, valid for every game of the
-# variant; the search clears the table itself when the game or the variant changes.
-_SEARCHER = {"key": None, "search": None}
+# One proof table per process and table size (with and without endgame tables), reused by
+# every agent built in it (a tournament worker builds one agent per game): entries are
+# exact values, valid for every game of the variant; the search clears the table itself
+# when the game or the variant changes. A slot per size, not one in all: two agents asking
+# for different sizes in one game would otherwise each throw the other's table away at
+# every move.
+_SEARCHERS: dict[tuple[float, bool], tuple[object, ProofSearch]] = {}
 _BOOKS: dict[str, object] = {}      # path -> loaded Book
 _TOLD: set[str] = set()             # notes already printed in this process
 
 
 def shared_searcher(tt_mb: float, tables=None):
-    """The process's proof search with a `tt_mb` table and these endgame `tables` (a new
-    one if either differs; loaded tables are cached, so the same variant keeps its search)."""
-    key = (tt_mb, id(tables))
-    if _SEARCHER["search"] is None or _SEARCHER["key"] != key:
-        _SEARCHER["search"] = None      # free the old table before mapping a new one
-        _SEARCHER["search"] = ProofSearch(tt_mb=tt_mb, tables=tables)
-        _SEARCHER["key"] = key
-    return _SEARCHER["search"]
+    """The process's proof search with a `tt_mb` table and these endgame `tables` (loaded
+    tables are cached, so the same variant keeps its search; other tables, another
+    variant's, replace the search of that size).
+
+    >>> shared_searcher(16) is shared_searcher(16) is not shared_searcher(32)
+    True
+    >>> a = shared_searcher(16); b = shared_searcher(32)
+    >>> shared_searcher(16) is a and shared_searcher(32) is b    # both kept
+    True
+    """
+    slot = (float(tt_mb), tables is not None)
+    held = _SEARCHERS.get(slot)
+    if held is None or held[0] is not tables:
+        _SEARCHERS.pop(slot, None)      # free the old table before mapping a new one
+        held = _SEARCHERS[slot] = (tables, ProofSearch(tt_mb=tt_mb, tables=tables))
+    return held[1]
 
 
 def tell_once(who: str, text: str) -> None:
