@@ -12,6 +12,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
                                                    # what --certify-jobs cost on those jobs
     python run.py dag CHECKPOINT "W4-4 W1-a1" "W4-4 W1-a1 B4-4" --label s37
                                                    # the top tree's double counting there
+    python run.py milestones pro/mandatory=results/pro-mandatory-history.csv \
+        pro/optional=results/pro-optional-history.csv    # where each position was decided
     python run.py warmup CHECKPOINT --since 25000  # the share of jobs decided through each
                                                    # session (results/warm-up.csv and .png)
 
@@ -381,6 +383,35 @@ def plot_warm_up(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+MILESTONE_COLUMNS = ["case", "line", "value_player0", "job", "nodes", "cpu_s",
+                     "share_of_nodes_so_far", "root_decided"]
+
+
+def milestones(history_csv, case: str) -> list[dict]:
+    """Where each position a `niwa solve --history` CSV follows (the first moves, and the
+    positions two plies down with `--depth 2`) was decided: the first job after which its
+    pn (a win for player 0) or dn (a loss) is 0, with the nodes and CPU spent by then and
+    that as a share of the run's nodes so far (of the whole proof once the root is decided:
+    the scale of one proof against another's, decided position by position)."""
+    with open(history_csv, newline="") as f:
+        rows = list(csv.DictReader(f))
+    last = rows[-1]
+    decided_root = last["root_pn"] in ("0", "inf") or last["root_dn"] in ("0", "inf")
+    lines = [c[:-3] for c in rows[0] if c.endswith(" pn") and c != "root_pn"]
+    out = []
+    for line in lines:
+        for r in rows:
+            value = (1 if r[f"{line} pn"] == "0" else 0 if r[f"{line} dn"] == "0" else None)
+            if value is not None:
+                out.append({"case": case, "line": line, "value_player0": value,
+                            "job": int(r["job"]), "nodes": int(r["nodes"]),
+                            "cpu_s": float(r["cpu_s"]),
+                            "share_of_nodes_so_far": round(int(r["nodes"]) / int(last["nodes"]), 4),
+                            "root_decided": decided_root})
+                break
+    return sorted(out, key=lambda r: (r["job"], r["line"]))
+
+
 def report_parser(description: str, results_csv: str) -> argparse.ArgumentParser:
     """The options of a mode that reads a checkpoint and appends rows to a results CSV."""
     q = argparse.ArgumentParser(description=description)
@@ -404,6 +435,20 @@ def main(argv=None):
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
                   f"{row['tree_line_plies']} plies, the sets' {row['set_line_plies']}, the "
                   f"same for {row['same_choice_plies']}")
+        return
+    if argv[:1] == ["milestones"]:
+        q = argparse.ArgumentParser(description="where each followed position was decided, "
+                                                "in each run's history (the CSV made anew)")
+        q.add_argument("cases", nargs="+", metavar="CASE=HISTORY_CSV")
+        q.add_argument("--out", default=str(HERE / "results" / "milestones.csv"))
+        b = q.parse_args(argv[1:])
+        rows = [row for case in b.cases for row in milestones(*reversed(case.split("=", 1)))]
+        with open(b.out, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=MILESTONE_COLUMNS)
+            w.writeheader()
+            w.writerows(rows)
+        for row in rows:
+            print(json.dumps(row))
         return
     if argv[:1] == ["warmup"]:
         q = argparse.ArgumentParser(description="the share of jobs decided through each "
