@@ -264,6 +264,26 @@ def test_perfect_play_paired_compares_two_seat_runs_game_by_game(tmp_path):
         run.main(["paired", "--case", "c", str(a), str(c), "--out", str(out)])
 
 
+def test_pro_rule_milestones_find_where_each_position_was_decided(tmp_path):
+    """run.py milestones: the first job whose row has a position's pn (a win for player 0)
+    or dn (a loss) at 0, with its share of the run's nodes."""
+    history = tmp_path / "h.csv"
+    history.write_text(
+        "job,nodes,cpu_s,root_pn,root_dn,A pn,A dn,B pn,B dn,A x pn,A x dn\n"
+        "1,10,1.0,5,7,3,4,2,3,1,2\n"
+        "2,20,2.0,5,6,inf,0,2,3,inf,0\n"
+        "3,40,4.0,5,4,inf,0,0,inf,inf,0\n"
+        "4,80,8.0,5,4,inf,0,0,inf,inf,0\n")
+    out = tmp_path / "m.csv"
+    load("perfect-play/pro-rule", "run.py").main(
+        ["milestones", f"c={history}", "--out", str(out)])
+    rows = pd.read_csv(out)
+    assert list(rows.line) == ["A", "A x", "B"] and list(rows.value_player0) == [0, 0, 1]
+    assert list(rows.job) == [2, 2, 3]
+    assert list(rows.share_of_nodes_so_far) == [0.25, 0.25, 0.5]
+    assert not rows.root_decided.any()
+
+
 def test_the_pro_rule_scripts_refuse_a_bad_job_range_in_one_line(capsys, tmp_path):
     campaign = _campaign_module()
     assert campaign.job_range("27022:") == (27022, None)
