@@ -706,6 +706,28 @@ def test_the_full_pro_mandatory_certificate_checks_with_its_ledger(tmp_path):
     assert "is not found" in r.output
 
 
+@pytest.mark.parametrize("mirror", [False, True], ids=["W3-a3", "W3-b3"])
+def test_the_pro_optional_first_stone_w3_certificate_checks_with_its_ledger(tmp_path, mirror):
+    """Full pro/optional is open, but its first stone W3 is decided: the certificate that
+    W3-a3 loses (seat 1 wins after it) checks against a copy of its check ledger, its 24
+    parts taken from the ledger; with --mirror, the same for W3-b3."""
+    cert = CERTIFIED_IN_PARTS / "lotus-towers4-pro-optional-W3-a3.npz"
+    ledger = CERTIFIED_IN_PARTS / "pro-optional-ledger.jsonl"
+    for path in (cert, ledger):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    r = run("proof", "check", str(tmp_path / cert.name), "--ledger",
+            str(tmp_path / ledger.name), "--json", *(["--mirror"] if mirror else []))
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["valid"] and report["winner"] == 1 and report["value"] == 0.0
+    first = LotusState(rule="pro", trampoline="optional")
+    first.apply("W3-b3" if mirror else "W3-a3")
+    assert LotusState.from_notation(report["root"]).symmetric_hash() == \
+        first.symmetric_hash()
+    assert report["parts_from_ledger"] == report["parts"] == 24
+    assert report["nodes"] + report["part_nodes"] > 17_000_000
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.npz")), ids=lambda p: p.name)
 def test_every_shipped_certificate_checks(path):
