@@ -19,7 +19,9 @@ What counts as known, and why it is sound:
     repository keeps, and a test holds it equal to what that checkpoint proves): the
     answer says so, and whether a certificate has been checked yet. This is the weakest
     of the three (the search's own claim until its certificate passes), so it is looked
-    at last.
+    at last. The record of a proof still open (`open: true`, no winner) answers only the
+    positions one decided first move from its start, each naming its own certificate
+    once one is checked.
 Certificates are looked up in $NIWA_CERTIFICATES (folders separated by ':'), else in
 ~/.cache/niwa/certificates/; a folder holds its certificates as regular files (a symbolic
 link there is skipped, as an opening book linked into the books folder is refused).
@@ -140,26 +142,39 @@ class ProofRecordError(NiwaError):
     """A checkpoint that cannot give a proof record (unfinished, or not a two-player game)."""
 
 
-def proof_record(checkpoint, certificate: str | None = None, looked=None) -> dict:
+def proof_record(checkpoint, certificate: str | None = None, looked=None,
+                 open_proof: bool = False, certificates: dict | None = None) -> dict:
     """The record of the finished two-level proof kept in the folder `checkpoint`: its
     game, variant and root, the winner, the value of every first move the proof decided
     (for the root's mover; a won root needs only one), and what it took; `certificate`:
     the file name of its checked certificate, if any. `looked`: the checkpoint's
-    (tree, result) if the caller has replayed it already (proof_tree.look_at_checkpoint)."""
+    (tree, result) if the caller has replayed it already (proof_tree.look_at_checkpoint).
+    `open_proof`: the record of a proof not finished yet (`open`, winner None), which
+    needs a first move decided; `certificates`: first move -> the file name of the
+    checked certificate of the position it leads to."""
     from niwa.solver.proof_tree import look_at_checkpoint
 
     tree, r = looked or look_at_checkpoint(checkpoint)
     state = tree.root_state
-    if not r.proven or state.num_players != 2:
-        raise ProofRecordError(f"{checkpoint}: not a finished proof of a two-player game "
+    first = {m: int(v) for m, v in r.first_moves.items() if v is not None}
+    if state.num_players != 2 or not (r.proven or open_proof and first):
+        wanted = "two-level proof with a first move decided" if open_proof else \
+            "finished proof"
+        raise ProofRecordError(f"{checkpoint}: not a {wanted} of a two-player game "
                                f"(root pn {r.root_pn}, dn {r.root_dn})")
+    if set(certificates or {}) - set(first):
+        raise ProofRecordError(f"{checkpoint}: certificates for first moves the proof has "
+                               f"not decided: {sorted(set(certificates) - set(first))}")
     mover = state.current_player()
-    return {"game": state.game_name, "variant": dict(sorted(state.variant.items())),
-            "root": state.to_notation(),
-            "winner": mover if r.value == 1.0 else 1 - mover,
-            "first_moves": {m: int(v) for m, v in r.first_moves.items() if v is not None},
-            "proof": "two-level proof-number search", "jobs": r.jobs, "nodes": int(r.nodes),
-            "cpu_s": round(r.cpu_s, 1), "certificate": certificate}
+    record = {"game": state.game_name, "variant": dict(sorted(state.variant.items())),
+              "root": state.to_notation(),
+              "winner": (mover if r.value == 1.0 else 1 - mover) if r.proven else None,
+              "first_moves": first,
+              "proof": "two-level proof-number search", "jobs": r.jobs,
+              "nodes": int(r.nodes), "cpu_s": round(r.cpu_s, 1), "certificate": certificate}
+    if not r.proven:
+        record.update(open=True, certificates=dict(sorted((certificates or {}).items())))
+    return record
 
 
 def read_proof_records(path=None) -> list[dict]:
@@ -191,6 +206,20 @@ def add_proof_record(record: dict, path=None) -> Path:
     return path
 
 
+def _source(record: dict, where: str, move: str | None = None) -> str:
+    """What an answer from `record` (in the records file named `where`) says it rests on;
+    `move`: the first move whose position is answered."""
+    nodes = int(record["nodes"])
+    if record.get("open") is True:
+        cert = dict(record.get("certificates") or {}).get(move)
+        return (f"proof record {where}: {move} decided by a two-level proof still open "
+                f"({nodes:,} nodes so far), certificate "
+                + (f"{cert} checked" if cert else "not yet made"))
+    return (f"proof record {where}: two-level proof of {nodes:,} nodes, certificate "
+            + (f"{record['certificate']} checked" if record.get("certificate")
+               else "not yet checked"))
+
+
 def _from_proof_records(state, path=None):
     """(value for the mover, best action or None, source text, the first moves' values)
     from a proof record whose root is `state` or one of whose first moves leads to it, or
@@ -204,27 +233,28 @@ def _from_proof_records(state, path=None):
                     dict(record["variant"]) != dict(state.variant):
                 continue
             root = type(state).from_notation(record["root"])
-            winner, first = int(record["winner"]), dict(record["first_moves"])
-            what = (f"proof record {PROOF_RECORDS.name if path is None else Path(path).name}:"
-                    f" two-level proof of {int(record['nodes']):,} nodes, certificate "
-                    + (f"{record['certificate']} checked" if record.get("certificate")
-                       else "not yet checked"))
+            is_open = record.get("open") is True
+            winner = None if is_open else int(record["winner"])
+            first = dict(record["first_moves"])
+            where = PROOF_RECORDS.name if path is None else Path(path).name
+            int(record["nodes"]), dict(record.get("certificates") or {})    # (well formed)
         except (KeyError, TypeError, ValueError, NiwaError):
             continue
         # first_moves: each first move's value for the root's mover
         mover = root.current_player()
         decided = [(a, name) for a in root.legal_actions()
                    if (name := root.action_to_string(a)) in first]
-        if notation == root.to_notation():
+        if notation == root.to_notation() and not is_open:
             actions = [ActionStat(a, name, float(first[name]), proven=True)
                        for a, name in decided]
             best = next((x.action for x in actions if x.value == 1.0), None) \
                 if mover == winner else None
-            return (1.0 if mover == winner else 0.0), best, what, actions
+            return (1.0 if mover == winner else 0.0), best, _source(record, where), actions
         for a, name in decided:             # one first move in: that move's value
             if root.child(a).to_notation() == notation:
                 v = float(first[name])
-                return (v if state.current_player() == mover else 1.0 - v), None, what, []
+                return (v if state.current_player() == mover else 1.0 - v), None, \
+                    _source(record, where, name), []
     return None
 
 

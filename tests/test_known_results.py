@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,8 +147,6 @@ def test_full_pro_mandatory_is_answered_from_the_shipped_book_and_proof_record(
 def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves():
     """solver/books/proofs.json cannot drift from the proof: it equals the record read off
     the checkpoint the repository keeps (bench/perfect-play/pro-rule/)."""
-    from pathlib import Path
-
     from niwa.solver.known import proof_record, read_proof_records
 
     kept = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "pro-rule" / \
@@ -156,6 +155,38 @@ def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves():
     record = proof_record(kept)
     assert shipped[record["root"]] == {**record, "certificate": shipped[record["root"]][
         "certificate"]}
+
+
+def test_an_open_proof_record_answers_only_its_decided_first_moves(tmp_path, monkeypatch):
+    import niwa.solver.known as known
+    from niwa.solver.known import ProofRecordError, add_proof_record, proof_record
+    from niwa.solver.proof_tree import ProofTree
+
+    path = tmp_path / "proofs.json"
+    monkeypatch.setattr(known, "PROOF_RECORDS", path)
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3, rule="pro")
+    cp = tmp_path / "cp"
+    tree = ProofTree(state, job_nodes=40, tt_mb=8, checkpoint=cp)
+    try:
+        assert not tree.run(max_jobs=1).proven
+    finally:
+        tree.close()
+    with pytest.raises(ProofRecordError, match="with a first move decided"):
+        proof_record(cp, open_proof=True)       # nothing decided yet: nothing to record
+    first = [state.action_to_string(a) for a in state.legal_actions()]
+    record = {"game": "lotus", "variant": dict(sorted(state.variant.items())),
+              "root": state.to_notation(), "winner": None, "open": True,
+              "first_moves": {first[0]: 0, first[1]: 1}, "certificates": {first[0]: "c.npz"},
+              "proof": "two-level proof-number search", "jobs": 1, "nodes": 40,
+              "cpu_s": 0.1, "certificate": None}
+    add_proof_record(record, path)
+    assert known_result(state, folders=[]) is None      # the start: not decided
+    answers = [known_result(state.child(state.string_to_action(m)), folders=[])
+               for m in first]
+    assert [(a.value, a.player) for a in answers[:2]] == [(0.0, 0), (1.0, 0)]
+    assert "certificate c.npz checked" in answers[0].status
+    assert "certificate not yet made" in answers[1].status
+    assert all(a is None for a in answers[2:])
 
 
 def test_a_proof_record_of_a_won_start_gives_a_winning_move_and_a_damaged_one_nothing(

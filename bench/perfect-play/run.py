@@ -298,10 +298,14 @@ def checkpoint_main(argv=None) -> int:
                    help="the table (default results/proofs.csv; the published one is "
                         "docs/lotus-perfect-play.csv)")
     p.add_argument("--record", action="store_true",
-                   help="also put a finished proof's record into the shipped "
-                        "solver/books/proofs.json, from which niwa solve answers at once")
+                   help="also put the proof's record into the shipped "
+                        "solver/books/proofs.json, from which niwa solve answers at once "
+                        "(of a proof still open: the positions of its decided first moves)")
     p.add_argument("--certificate", default=None,
                    help="with --record: the file name of the proof's checked certificate")
+    p.add_argument("--move-certificate", action="append", default=[], metavar="MOVE=FILE",
+                   help="with --record of an open proof: the checked certificate of the "
+                        "position a decided first move leads to (repeatable)")
     args = p.parse_args(argv)
     from niwa.solver.proof_tree import look_at_checkpoint
 
@@ -309,7 +313,12 @@ def checkpoint_main(argv=None) -> int:
     if args.record:
         from niwa.solver.known import add_proof_record, proof_record
 
-        record = proof_record(args.checkpoint, args.certificate, looked)
+        if any("=" not in m for m in args.move_certificate):
+            p.error("--move-certificate takes MOVE=FILE")
+        record = proof_record(args.checkpoint, args.certificate, looked,
+                              open_proof=not looked[1].proven,
+                              certificates=dict(m.split("=", 1)
+                                                for m in args.move_certificate))
         print(f"record written: {add_proof_record(record)}", file=sys.stderr)
     row = checkpoint_row(args.checkpoint, looked)
     rows = read_rows(args.out)
