@@ -706,12 +706,16 @@ def test_the_full_pro_mandatory_certificate_checks_with_its_ledger(tmp_path):
     assert "is not found" in r.output
 
 
-@pytest.mark.parametrize("mirror", [False, True], ids=["W3-a3", "W3-b3"])
-def test_the_pro_optional_first_stone_w3_certificate_checks_with_its_ledger(tmp_path, mirror):
-    """Full pro/optional is open, but its first stone W3 is decided: the certificate that
-    W3-a3 loses (seat 1 wins after it) checks against a copy of its check ledger, its 24
-    parts taken from the ledger; with --mirror, the same for W3-b3."""
-    cert = CERTIFIED_IN_PARTS / "lotus-towers4-pro-optional-W3-a3.npz"
+@pytest.mark.parametrize("line, parts, positions", [
+    ("W3-a3", 24, 17_899_872), ("W2-a2 W4-4", 85, 25_453_267)])
+@pytest.mark.parametrize("mirror", [False, True], ids=["as made", "mirror"])
+def test_the_pro_optional_positions_decided_so_far_check_with_their_ledger(
+        tmp_path, line, parts, positions, mirror):
+    """Full pro/optional is open, but positions below it are decided and certified as they
+    fall: each top certificate checks against a copy of the check ledger, its parts taken
+    from the ledger, in the orientation made and (--mirror) in the lane mirror (W3-b3; W2-b2
+    W4-4); seat 1 wins in both."""
+    cert = CERTIFIED_IN_PARTS / f"lotus-towers4-pro-optional-{line.replace(' ', '-')}.npz"
     ledger = CERTIFIED_IN_PARTS / "pro-optional-ledger.jsonl"
     for path in (cert, ledger):
         (tmp_path / path.name).write_bytes(path.read_bytes())
@@ -719,13 +723,15 @@ def test_the_pro_optional_first_stone_w3_certificate_checks_with_its_ledger(tmp_
             str(tmp_path / ledger.name), "--json", *(["--mirror"] if mirror else []))
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
-    assert report["valid"] and report["winner"] == 1 and report["value"] == 0.0
-    first = LotusState(rule="pro", trampoline="optional")
-    first.apply("W3-b3" if mirror else "W3-a3")
+    assert report["valid"] and report["winner"] == 1
+    state = LotusState(rule="pro", trampoline="optional")
+    for move in line.split():
+        state.apply(move)
+    assert report["value"] == (0.0 if state.current_player() == 0 else 1.0)
     assert LotusState.from_notation(report["root"]).symmetric_hash() == \
-        first.symmetric_hash()
-    assert report["parts_from_ledger"] == report["parts"] == 24
-    assert report["nodes"] + report["part_nodes"] > 17_000_000
+        state.symmetric_hash()
+    assert report["parts_from_ledger"] == report["parts"] == parts
+    assert report["nodes"] + report["part_nodes"] == positions
 
 
 @pytest.mark.slow
