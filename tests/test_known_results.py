@@ -144,17 +144,45 @@ def test_full_pro_mandatory_is_answered_from_the_shipped_book_and_proof_record(
     assert known_result(LotusState(rule="pro"), folders=[]) is None     # not decided
 
 
-def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves():
+PRO_RULE = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "pro-rule"
+
+
+@pytest.mark.parametrize("trampoline", ["mandatory", "optional"])
+def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves(trampoline):
     """solver/books/proofs.json cannot drift from the proof: it equals the record read off
-    the checkpoint the repository keeps (bench/perfect-play/pro-rule/)."""
+    the checkpoint the repository keeps (bench/perfect-play/pro-rule/); pro/optional's is
+    the record of a proof still open, its decided first moves only."""
     from niwa.solver.known import proof_record, read_proof_records
 
-    kept = Path(__file__).resolve().parent.parent / "bench" / "perfect-play" / "pro-rule" / \
-        "checkpoint-pro-mandatory"
+    kept = PRO_RULE / f"checkpoint-pro-{trampoline}"
     shipped = {r["root"]: r for r in read_proof_records()}
-    record = proof_record(kept)
-    assert shipped[record["root"]] == {**record, "certificate": shipped[record["root"]][
-        "certificate"]}
+    record = proof_record(kept, open_proof=trampoline == "optional")
+    names = ("certificate", "certificates")
+    assert shipped[record["root"]] == {**record, **{k: shipped[record["root"]][k]
+                                                    for k in names if k in record}}
+
+
+def test_pro_optional_first_stone_w3_is_answered_from_the_open_proof_record():
+    """Full pro/optional is open, its start is not answered; the first stone W3 (either
+    lane) is, from the open proof's record, naming its checked certificate, whose root and
+    winner agree with the answer."""
+    from niwa.solver.certificate import load_certificate
+    from niwa.solver.known import read_proof_records
+
+    start = LotusState(rule="pro")
+    assert known_result(start, folders=[]) is None
+    record = next(r for r in read_proof_records() if r["root"] == start.to_notation())
+    assert record["open"] and record["winner"] is None
+    for move in ("W3-a3", "W3-b3"):
+        known = known_result(start.child(start.string_to_action(move)), folders=[])
+        assert (known.algo, known.value, known.player, known.proven) == \
+            ("record", 0.0, 0, True)
+        assert f"{move} decided by a two-level proof still open" in known.status
+        name = record["certificates"][move]
+        assert f"certificate {name} checked" in known.status
+    cert = load_certificate(PRO_RULE / "certification" / name)
+    after = start.child(start.string_to_action("W3-a3"))
+    assert cert.root == after.to_notation() and cert.winner == 1
 
 
 def test_an_open_proof_record_answers_only_its_decided_first_moves(tmp_path, monkeypatch):
