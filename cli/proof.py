@@ -236,11 +236,11 @@ def audit_cmd(ledger, sample, seed, max_nodes, max_positions, tt_mb, tables_dir,
     for retry_file in retry_files:
         if out_file is not None and Path(out_file).resolve() == Path(retry_file).resolve():
             raise UserError("--retry-undecided: give the new rows another --out file")
-        rows = {row.sha256: row for row in read_rows(retry_file)}
-        if set(rows) - {p.sha256 for p in parts}:
+        retried = {row.sha256: row for row in read_rows(retry_file)}
+        if set(retried) - {p.sha256 for p in parts}:
             raise UserError(f"--retry-undecided {retry_file} is not an audit of this draw "
                             f"(another ledger, --seed or --sample)")
-        earlier.update(rows)
+        earlier.update(retried)
     if retry_files:
         parts = [p for p in parts if p.sha256 in earlier and earlier[p.sha256].verdict
                  == UNDECIDED]

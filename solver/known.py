@@ -206,18 +206,16 @@ def add_proof_record(record: dict, path=None) -> Path:
     return path
 
 
-def _source(record: dict, where: str, move: str | None = None) -> str:
-    """What an answer from `record` (in the records file named `where`) says it rests on;
-    `move`: the first move whose position is answered."""
-    nodes = int(record["nodes"])
-    if record.get("open") is True:
-        cert = dict(record.get("certificates") or {}).get(move)
+def _source(where: str, nodes: int, certificate, move: str | None = None) -> str:
+    """What an answer from a proof record (in the records file named `where`) says it rests
+    on: the proof's `nodes` and its checked `certificate` (None: none yet); `move`: the
+    decided first move of an open proof whose position is answered."""
+    if move is not None:
         return (f"proof record {where}: {move} decided by a two-level proof still open "
                 f"({nodes:,} nodes so far), certificate "
-                + (f"{cert} checked" if cert else "not yet made"))
+                + (f"{certificate} checked" if certificate else "not yet made"))
     return (f"proof record {where}: two-level proof of {nodes:,} nodes, certificate "
-            + (f"{record['certificate']} checked" if record.get("certificate")
-               else "not yet checked"))
+            + (f"{certificate} checked" if certificate else "not yet checked"))
 
 
 def _from_proof_records(state, path=None):
@@ -237,7 +235,8 @@ def _from_proof_records(state, path=None):
             winner = None if is_open else int(record["winner"])
             first = dict(record["first_moves"])
             where = PROOF_RECORDS.name if path is None else Path(path).name
-            int(record["nodes"]), dict(record.get("certificates") or {})    # (well formed)
+            nodes = int(record["nodes"])
+            certificates = dict(record.get("certificates") or {})   # (of an open proof)
         except (KeyError, TypeError, ValueError, NiwaError):
             continue
         # first_moves: each first move's value for the root's mover
@@ -249,12 +248,14 @@ def _from_proof_records(state, path=None):
                        for a, name in decided]
             best = next((x.action for x in actions if x.value == 1.0), None) \
                 if mover == winner else None
-            return (1.0 if mover == winner else 0.0), best, _source(record, where), actions
+            return (1.0 if mover == winner else 0.0), best, \
+                _source(where, nodes, record.get("certificate")), actions
         for a, name in decided:             # one first move in: that move's value
             if root.child(a).to_notation() == notation:
                 v = float(first[name])
-                return (v if state.current_player() == mover else 1.0 - v), None, \
-                    _source(record, where, name), []
+                source = _source(where, nodes, certificates.get(name), name) \
+                    if is_open else _source(where, nodes, record.get("certificate"))
+                return (v if state.current_player() == mover else 1.0 - v), None, source, []
     return None
 
 
