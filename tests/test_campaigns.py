@@ -362,6 +362,32 @@ def test_certify_certifies_a_finished_proof_end_to_end_and_records_each_step(
     assert "certified:" in capsys.readouterr().out
 
 
+def test_certify_checks_a_decided_move_in_both_orientations_and_keeps_its_top(
+        tmp_path, monkeypatch):
+    """certify.py --move LINE: a position off the start (W1-a1, whose lane mirror is W1-b1)
+    is extracted, checked as made and then mirrored into the same ledger, so that a later
+    certification of the whole stops at it either way; --copy-to keeps the top (no book:
+    a book starts at the start)."""
+    from niwa.solver.certificate import CheckLedger, load_certificate
+
+    certify = load("perfect-play/pro-rule", "certify.py")
+    monkeypatch.setattr(certify, "RESULTS", tmp_path / "certificates.csv")
+    d = tiny_pro_checkpoint(tmp_path / "cp", jobs=10_000)
+    out, kept, ledger = tmp_path / "cert", tmp_path / "repo", tmp_path / "ledger.jsonl"
+    certify.main([str(d), "--name", "tiny-W1-a1", "--out", str(out), "--move", "W1-a1",
+                  "--no-tables", "--tt-mb", "16", "--split", "1", "--ledger", str(ledger),
+                  "--copy-to", str(kept)])
+    rows = pd.read_csv(tmp_path / "certificates.csv")
+    assert list(rows["step"]) == ["extract", "check", "check (mirror)"]
+    assert (rows["exit"] == 0).all()
+    cert = load_certificate(kept / "tiny-W1-a1.npz")
+    assert "W1-a1" not in cert.root and cert.parts
+    checked = CheckLedger(ledger).refresh().rows
+    assert {(cert.sha256, False), (cert.sha256, True)} <= set(checked)
+    assert not certify.own_mirror(kept / "tiny-W1-a1.npz")
+    assert not (out / "tiny-W1-a1-book.npz").exists()
+
+
 def test_certify_checks_parts_as_made_and_resumes_from_its_ledger_alone(
         tmp_path, monkeypatch):
     """certify.py --check-as-made --ledger L: each part is checked into L (in both

@@ -2,6 +2,7 @@
 check with the reference rules, and the opening book read off it.
 
     python certify.py CHECKPOINT --name pro-mandatory --out /work/certs [--move LINE]
+        [--copy-to DIR] [--ledger FILE] [--max-part-positions N]
         [--split 2] [--tables DIR | --no-tables] [--tt-mb 4096] [--huge-pages]
         [--leaf-budget 1000000000] [--plies 8] [--processes 2]
 
@@ -19,7 +20,11 @@ resident memory), in this order; a step that fails stops the script with its err
    --leaf-budget, the table ordering the moves tried), P parts at once, each part
    recorded in OUT/check-ledger.jsonl as it passes (run it again to resume a check);
 3. `niwa book from-certificate` (only for a certificate of the start, no --move): the
-   book that `perfect` and `best` play.
+   book that `perfect` and `best` play. A --move certificate whose root is not its own
+   lane mirror (W3-a3 stands for W3-b3) is checked a second time mirrored instead
+   (`--mirror`, into the same ledger), so that the certification of the whole, given
+   that ledger, stops at it in either orientation; --copy-to DIR then keeps its top
+   certificate (a few KB) in the repository beside the ledger.
 
 Before a machine goes, `kill -USR1` the script: the extraction stops (the part in hand
 is lost) and the checkers check every part already made, then the script ends;
@@ -577,7 +582,12 @@ def main(argv=None) -> None:
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="the certificate's file name, without .npz")
     p.add_argument("--out", required=True, help="folder for the certificate and parts/")
-    p.add_argument("--move", default=None, help="a decided line of moves, not the root")
+    p.add_argument("--move", default=None,
+                   help="a decided line of moves, not the root (its certificate is checked "
+                        "in both orientations, unless its root is its own mirror)")
+    p.add_argument("--copy-to", default=None,
+                   help="a folder (in the repository) to copy the top certificate into, "
+                        "once checked: the parts stay in OUT, the ledger holds their checks")
     p.add_argument("--split", type=int, default=2)
     p.add_argument("--tables", default=None)
     p.add_argument("--no-tables", action="store_true")
@@ -724,10 +734,21 @@ def main(argv=None) -> None:
               f"{' without --check-only' if a.check_only else ''} to go on",
               flush=True)
         return
-    step(a.name, "check" + (f" ({a.processes} processes)" if a.processes > 1 else ""),
-         [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
-          a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
-          "--ledger", str(ledger)], lines_in(ledger))
+    check = [niwa, "proof", "check", str(cert), "--parts", str(parts), "--leaf-budget",
+             a.leaf_budget, "--workers", str(a.processes), "--json", "--no-progress", *order,
+             "--ledger", str(ledger)]
+    workers = f" ({a.processes} processes)" if a.processes > 1 else ""
+    step(a.name, "check" + workers, check, lines_in(ledger))
+    if a.move is not None and not own_mirror(cert):
+        # a position off the start stands for its lane mirror too (W3-a3 for W3-b3): its
+        # claim is checked that way as well, into the same ledger, so that a later
+        # certification of the whole stops at it in either orientation
+        step(a.name, "check (mirror)" + workers, [*check, "--mirror"], lines_in(ledger))
+    if a.copy_to:
+        kept = Path(a.copy_to) / cert.name
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cert, kept)
+        print(f"certify.py: the top certificate copied to {kept}", flush=True)
     if a.move is None:
         book = out / f"{a.name}-book.npz"
         # (the parts of earlier machines are in the ledger only: their lines end there)
@@ -738,6 +759,14 @@ def main(argv=None) -> None:
     roll_ledger(ledger, a.roll_ledger_mb)
     print(f"certified: {cert} ({made.get('nodes')} positions at the top, "
           f"{made.get('parts')} parts in {parts})")
+
+
+def own_mirror(cert: Path) -> bool:
+    """Whether the root of the certificate `cert` is its own lane mirror (the start is)."""
+    from niwa.solver.certificate import load_certificate, parse_reference_position
+
+    root = load_certificate(cert).root
+    return parse_reference_position(root).mirrored().to_notation() == root
 
 
 def roll_ledger(ledger: Path, mb: float) -> None:
