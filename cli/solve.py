@@ -196,6 +196,9 @@ def json_report(state, r) -> dict:
                    "when it completes, else the best found and a proven upper bound). The "
                    "deck comes from --record, --deck, --deck-seed or the position's own "
                    "'deck order' (each of those implies --deck-known).")
+@click.option("--moves", "move_list", default=None, metavar='"M1 M2 ..."',
+              help="Solve the position after these moves from POSITION (notation as `niwa "
+                   "moves` prints it, or ids), e.g. niwa solve lotus --moves \"W1-a1 B1-a1\".")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
               help="A recorded game (games.jsonl or a niwa play save): solve the position "
                    "after --ply plies of --game. A solo Bonsai record implies --deck-known: "
@@ -303,7 +306,7 @@ def json_report(state, r) -> dict:
               help="Where --batch writes its CSV.")
 @user_errors
 def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_only,
-              deck_known, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
+              deck_known, move_list, record_file, game_number, ply, deck_cards, deck_seed, node_limit,
               tables_dir, no_tables, fresh, certificate_file, checkpoint_dir, show_status,
               history_file, workers, executor, job_nodes, transpositions, focus,
               steer_only, max_tree_nodes, certify_jobs, certify_budget, set_plies, set_every,
@@ -339,6 +342,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         _two_level(run, show_status, history_file, status_depth=depth, given=[
             name for name, on in (
                 ("--batch", batch is not None), ("--round", round_only),
+                ("--moves (give the position's notation: niwa show POSITION --moves ...)",
+                 move_list is not None),
                 ("--depth", depth is not None and not show_status and history_file is None),
                 ("--iters", iters is not None),
                 ("--deck-known", deck_known), ("--algo", algo not in ("auto", "proof")),
@@ -348,6 +353,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         from niwa.cli.solo import solve_solo_cmd
 
         given = [name for name, on in (("--batch", batch is not None), ("--round", round_only),
+                                       ("--moves", move_list is not None),
                                        ("--certificate", certificate_file is not None),
                                        ("--depth", depth is not None),
                                        ("--iters", iters is not None),
@@ -369,6 +375,9 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         raise UserError("give a POSITION, --record FILE or --batch FILE")
     if record_file and (position or batch is not None):
         raise UserError("--record gives the position: leave POSITION and --batch out")
+    if move_list is not None and (batch is not None or record_file):
+        raise UserError("--moves goes with one POSITION (--record: --ply; --batch: one "
+                        "notation a line)")
     if no_tables and tables_dir:
         raise UserError("--tables and --no-tables contradict each other")
     tables = None if no_tables else (tables_dir or "auto")
@@ -379,7 +388,8 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
         warn_small_pages()
     if certificate_file is not None:
         _solve_with_certificate(position, certificate_file, algo, time_s, depth, iters,
-                                round_only, batch, tt_mb, tables, as_json, huge_pages)
+                                round_only, batch, tt_mb, tables, as_json, huge_pages,
+                                move_list)
         return
     if batch is not None:
         writer = csv.writer(out)
@@ -414,7 +424,7 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
                             f"be solved ({shown}); the others are in the CSV")
         return
     state = _recorded_position(record_file, game_number, ply) if record_file else \
-        load_position(position)
+        _position_after(position, move_list)
     r = solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only, tt_mb,
                        tables, fresh=fresh, huge_pages=huge_pages)
     if as_json:
@@ -424,8 +434,18 @@ def solve_cmd(position, algo, time_s, depth, iters, seed, tt_bits, tt_mb, round_
     sys.stdout.flush()
 
 
+def _position_after(position: str, move_list: str | None):
+    """POSITION's state, after `move_list` (--moves) if given."""
+    from niwa.analysis.arena.game_record import apply_move_list
+
+    state = load_position(position)
+    if move_list is not None:
+        apply_move_list(state, move_list)
+    return state
+
+
 def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_only, batch,
-                            tt_mb, tables, as_json, huge_pages=False):
+                            tt_mb, tables, as_json, huge_pages=False, move_list=None):
     """`niwa solve POS --certificate FILE`: a fresh df-pn proof, its certificate written."""
     from niwa.solver.solve import solve_with_certificate
 
@@ -439,7 +459,7 @@ def _solve_with_certificate(position, path, algo, time_s, depth, iters, round_on
     if not position:
         raise UserError("--certificate needs a POSITION")
     check_writable(path, "--certificate")
-    state = load_position(position)
+    state = _position_after(position, move_list)
     r, cert = solve_with_certificate(state, path, time_s, tt_mb, tables,
                                      progress=sys.stderr.isatty(), huge_pages=huge_pages)
     if as_json:

@@ -22,6 +22,10 @@ What counts as known, and why it is sound:
     at last. The record of a proof still open (`open: true`, no winner) answers only the
     positions one decided first move from its start, each naming its own certificate
     once one is checked.
+A position not known itself may be one move from known ones (known_moves): one move to a
+known loss for the opponent wins it, every move known and lost loses it
+(decided_by_moves), and otherwise a search's result marks the moves known to lose
+(with_known_moves), so that `niwa solve` never recommends them.
 Certificates are looked up in $NIWA_CERTIFICATES (folders separated by ':'), else in
 ~/.cache/niwa/certificates/; a folder holds its certificates as regular files (a symbolic
 link there is skipped, as an opening book linked into the books folder is refused).
@@ -33,10 +37,13 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from niwa.ext.errors import NiwaError
 
@@ -57,14 +64,7 @@ def _variant_words(variant: dict) -> str:
 def _from_book(state):
     """(value for the mover, best action or None, source text) from the opening book of
     `state`'s variant, or None."""
-    from niwa.solver.book import (
-        IN_BOOK,
-        BookError,
-        canonical_variant,
-        find_book,
-        load_book,
-        move_from,
-    )
+    from niwa.solver.book import IN_BOOK, BookError, canonical_variant, find_book, move_from
 
     try:
         path = find_book(state.game_name, state.variant)
@@ -73,8 +73,9 @@ def _from_book(state):
     if path is None:
         return None
     try:
-        book = load_book(path)
-    except BookError:
+        stat = path.stat()
+        book = _loaded_book(path, stat.st_mtime_ns, stat.st_size)
+    except (BookError, OSError):
         return None     # a damaged book proves nothing: the caller proves afresh
     if not book.matches(state):
         return None
@@ -98,40 +99,59 @@ def _from_book(state):
     return value, move, source
 
 
+@functools.lru_cache(maxsize=4)
+def _loaded_book(path: Path, mtime_ns: int, size: int):
+    """load_book(path), kept while the file is unchanged (its time and size in the key):
+    known_moves asks the book about every move of a position."""
+    from niwa.solver.book import load_book
+
+    return load_book(path)
+
+
 def _start_notation(game, variant) -> str:
     from niwa.ext.registry import get_game
 
     return get_game(game).new(**variant).to_notation()
 
 
-def _from_certificates(state, dirs):
+def _certificate_roots(dirs) -> dict[str, Path]:
+    """Each certificate's root in the folders `dirs` -> its file (the first folder, then
+    the first file by name, wins): the headers alone are read."""
     import numpy as np
 
-    from niwa.solver.certificate import CertificateError, load_certificate
-
-    notation = state.to_notation()
+    roots: dict[str, Path] = {}
     for folder in dirs:
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.npz")):
             if path.is_symlink():   # the folder holds its certificates, not links elsewhere
                 continue
-            try:    # the header alone first: the arrays are read only for a match
+            try:    # the header alone: the arrays are read only for a match
                 with np.load(path, allow_pickle=False) as z:
                     root = json.loads(str(z["meta"])).get("root")
             except Exception:   # noqa: BLE001 (any unreadable file is just not a match)
                 continue
-            if root != notation:
-                continue
-            try:
-                cert = load_certificate(path)
-            except CertificateError:
-                continue
-            mover = state.current_player()
-            value = 1.0 if mover == cert.winner else 0.0
-            move = int(cert.actions[0]) if mover == cert.winner else None
-            return value, move, f"certificate {path.name}, checksum ok"
-    return None
+            if isinstance(root, str):
+                roots.setdefault(root, path)
+    return roots
+
+
+def _from_certificates(state, roots: dict[str, Path]):
+    """(value for the mover, best action or None, source text) from the certificate whose
+    root is `state` (`roots`: _certificate_roots'), or None."""
+    from niwa.solver.certificate import CertificateError, load_certificate
+
+    path = roots.get(state.to_notation())
+    if path is None:
+        return None
+    try:
+        cert = load_certificate(path)
+    except CertificateError:
+        return None
+    mover = state.current_player()
+    value = 1.0 if mover == cert.winner else 0.0
+    move = int(cert.actions[0]) if mover == cert.winner else None
+    return value, move, f"certificate {path.name}, checksum ok"
 
 
 PROOF_RECORDS = Path(__file__).with_name("books") / "proofs.json"
@@ -267,16 +287,28 @@ def known_result(state, folders=None):
     import numpy  # noqa: F401  (imported before the clock starts: process start-up, not lookup)
 
     from niwa.solver import book  # noqa: F401
-    from niwa.solver.results import SearchResult
 
     if state.is_terminal() or state.num_players != 2:
         return None
     t0 = time.perf_counter()
+    found = _known(state, lambda: _certificate_roots(_folders(folders)))
+    return None if found is None else dataclasses.replace(
+        found, time_s=time.perf_counter() - t0)
+
+
+def _folders(folders) -> list[Path]:
+    return certificate_dirs() if folders is None else [Path(d) for d in folders]
+
+
+def _known(state, roots):
+    """known_result's answer (its time not set); `roots()` gives _certificate_roots', read
+    only if the book does not answer."""
+    from niwa.solver.results import SearchResult
+
     found = _from_book(state)
     algo = "book"
     if found is None:
-        dirs = certificate_dirs() if folders is None else [Path(d) for d in folders]
-        found = _from_certificates(state, dirs)
+        found = _from_certificates(state, roots())
         algo = "certificate"
     actions = []
     recorded = _from_proof_records(state)
@@ -289,8 +321,101 @@ def known_result(state, folders=None):
         return None
     value, move, source = found
     name = state.action_to_string(move) if move is not None else None
-    elapsed = time.perf_counter() - t0
     return SearchResult(
         algo=algo, value=value, player=state.current_player(), proven=True, best=move,
         best_name=name, actions=actions, pv=[name] if name else [], depth=1 if name else 0,
-        nodes=0, time_s=elapsed, nps=0.0, status=f"proven ({source})")
+        nodes=0, nps=0.0, status=f"proven ({source})")
+
+
+class KnownMove(NamedTuple):
+    """A move whose resulting position is already proven (known_moves)."""
+
+    action: int
+    name: str
+    value: float        # for the player who makes the move: 1 a win, 0 a loss
+    source: str         # where the position after it is proven (known_result's status)
+
+
+def known_moves(state, folders=None) -> list[KnownMove]:
+    """The moves of `state` whose resulting positions a book, a certificate or a proof
+    record already proves (known_result one ply down), in the order of legal_actions():
+    a position not known itself may be one move from known ones (the start of a proof
+    still open, whose decided first moves its record answers).
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> known_moves(LotusState(towers=2), folders=[])
+    []
+    """
+    if state.is_terminal() or state.num_players != 2 or state.current_player() < 0:
+        return []
+    mover = state.current_player()
+    roots = functools.cache(lambda: _certificate_roots(_folders(folders)))
+    out = []
+    for action in state.legal_actions():
+        child = state.child(action)
+        if child.is_terminal() or child.current_player() < 0:
+            continue        # (an end of game is the search's own business; chance: none)
+        found = _known(child, roots)
+        if found is not None:
+            value = found.value if found.player == mover else 1.0 - found.value
+            out.append(KnownMove(action, state.action_to_string(action), value,
+                                 found.status.removeprefix("proven (").removesuffix(")")))
+    return out
+
+
+def decided_by_moves(state, moves: list[KnownMove]):
+    """The SearchResult (algo "known moves") of `state` if its known moves decide it: one
+    wins, or every legal move is known and loses; else None."""
+    from niwa.solver.results import ActionStat, SearchResult
+
+    mover = state.current_player()
+    won = next((m for m in moves if m.value == 1.0), None)
+    if won is None and len(moves) < len(state.legal_actions()):
+        return None
+    rows = [ActionStat(m.action, m.name, m.value, proven=True) for m in moves]
+    if won is not None:
+        status = f"proven: {won.name} wins ({won.source})"
+    else:
+        status = (f"proven: every move loses ({len(moves)} moves, e.g. {moves[0].name}: "
+                  f"{moves[0].source})")
+    return SearchResult(
+        algo="known moves", value=1.0 if won else 0.0, player=mover, proven=True,
+        best=won.action if won else None, best_name=won.name if won else None, actions=rows,
+        pv=[won.name] if won else [], depth=1 if won else 0, status=status)
+
+
+def with_known_moves(state, result, moves: list[KnownMove]):
+    """An unproven search `result` of `state` with `moves` known (none of them a win, or
+    decided_by_moves would have answered): their rows proven, the best move one not known
+    to lose (the one with the best estimate) when there is such a move, and the status
+    saying which moves are known and where from."""
+    if not moves or result.proven:
+        return result
+    from niwa.solver.results import ActionStat
+
+    flip = result.player != state.current_player()      # (values are for result.player)
+    known = {m.action: (1.0 - m.value if flip else m.value) for m in moves}
+    rows = [dataclasses.replace(x, value=known[x.action], proven=True)
+            if x.action in known else x for x in result.actions]
+    rows += [ActionStat(m.action, m.name, known[m.action], proven=True)
+             for m in moves if m.action not in {x.action for x in result.actions}]
+    best, name, value, pv = result.best, result.best_name, result.value, result.pv
+    if best in known:
+        open_rows = [x for x in rows if x.action not in known and x.value is not None]
+        if open_rows:
+            chosen = (min if flip else max)(open_rows, key=lambda x: x.value)
+            best, name, value, pv = chosen.action, chosen.name, chosen.value, [chosen.name]
+    status = (f"{result.status + '; ' if result.status else ''}{len(moves)} of "
+              f"{len(state.legal_actions())} moves known to lose: {_said(moves)}")
+    return dataclasses.replace(result, actions=rows, best=best, best_name=name, value=value,
+                               pv=pv, status=status)
+
+
+def _said(moves: list[KnownMove]) -> str:
+    """The known moves and their sources, the moves of one source together ("W3-a3, W3-b3
+    (proof record proofs.json: decided by ...)"): a source names its move, which is
+    left out of it."""
+    groups: dict[str, list[str]] = {}
+    for m in moves:
+        groups.setdefault(m.source.replace(f"{m.name} ", ""), []).append(m.name)
+    return "; ".join(f"{', '.join(names)} ({source})" for source, names in groups.items())

@@ -70,11 +70,13 @@ def moves_in_turn(search, state, winner: int, time_limit: float = 0.0,
     return -1
 
 
-def most_proving_move(search, state) -> int:
+def most_proving_move(search, state, avoid=frozenset()) -> int:
     """The move an unfinished proof of `state` leans to: the child cheapest to prove a win
     for the player to move (smallest proof number), the one dearest to disprove among
     equals, then the first; from the table's numbers (ProofSearch.child_numbers), nothing
     searched. A proven win's child has proof number 0, so it is chosen when there is one.
+    `avoid`: moves known to lose by other means (niwa.solver.known), passed over unless
+    every move is one.
 
     >>> from niwa.ext.lotus import LotusState
     >>> from niwa.solver.proof import ProofSearch
@@ -82,5 +84,7 @@ def most_proving_move(search, state) -> int:
     >>> most_proving_move(ProofSearch(tt_mb=1), s) in s.legal_actions()
     True
     """
-    best = min(search.child_numbers(state), key=lambda m: (m[1], -m[2]))
+    numbers = search.child_numbers(state)
+    numbers = [m for m in numbers if m[0] not in avoid] or numbers
+    best = min(numbers, key=lambda m: (m[1], -m[2]))
     return best[0]

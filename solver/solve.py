@@ -133,18 +133,26 @@ def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only
         if table is not None and algo in ("auto", "proof") and depth is None and \
                 iters is None and table.index(state) >= 0:
             return solve_from_table(state, table)
+    moves = []      # the moves already known to lose (a proof still open knows some)
     if not fresh and not round_only and algo in ("auto", "proof") and depth is None and \
             iters is None:
-        from niwa.solver.known import known_result
+        from niwa.solver.known import decided_by_moves, known_moves, known_result
 
         known = known_result(state)
+        if known is not None:
+            return known
+        moves = known_moves(state)
+        known = decided_by_moves(state, moves)
         if known is not None:
             return known
     if algo in ("auto", "proof"):
         refusal = proof_refusal(state) if depth is None and iters is None else \
             "a --depth or --iters budget asks for alpha-beta or MCTS"
         if refusal is None:
-            return _proof_or_estimate(state, time_s, tt_mb, tt_bits, table, huge_pages)
+            from niwa.solver.known import with_known_moves
+
+            return with_known_moves(state, _proof_or_estimate(
+                state, time_s, tt_mb, tt_bits, table, huge_pages, moves), moves)
         if algo == "proof":
             raise SolveError(refusal)
         chosen = algo = "mcts" if has_hidden_information(state) else "alphabeta"
@@ -253,10 +261,11 @@ def chance_expectation(state, algo="auto", time_s=None, depth=None, iters=None, 
 
 
 def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None,
-                       huge_pages=False) -> SearchResult:
+                       huge_pages=False, known_moves=()) -> SearchResult:
     """The proof in 80% of the budget or, when it does not finish, alpha-beta's estimate
     in the rest (the proof's own figures kept in `status` and `proof_numbers`, with the
-    move the unfinished proof leans to: its most-proving move, which `perfect` plays)."""
+    move the unfinished proof leans to: its most-proving move, which `perfect` plays,
+    among the moves not in `known_moves`, known to lose)."""
     from niwa.solver.alphabeta import AlphaBeta
     from niwa.solver.proof import ProofSearch
     from niwa.solver.proof_moves import most_proving_move
@@ -266,7 +275,7 @@ def _proof_or_estimate(state, time_s, tt_mb, tt_bits, table=None,
     result, proof = solve_by_proof(state, 0.8 * budget, searcher=searcher)
     if proof.proven:
         return result
-    lean = most_proving_move(searcher, state)
+    lean = most_proving_move(searcher, state, avoid={m.action for m in known_moves})
     why = (f"not proven in {proof.time_s:.1f} s ({proof.status}): {proof.nodes:,} nodes, "
            f"table {proof.tt_fill:.1%} full, root pn={proof.root_pn} dn={proof.root_dn}, "
            f"leaning to {state.action_to_string(lean)}")

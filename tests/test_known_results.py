@@ -263,3 +263,76 @@ def test_a_proof_record_of_a_won_start_gives_a_winning_move_and_a_damaged_one_no
     assert known_result(won, folders=[]).algo == "record"
     path.write_text("{not json")        # a damaged file proves nothing
     assert known_result(won, folders=[]) is None
+
+
+def test_the_decided_first_moves_of_an_open_proof_are_marked_in_a_search_of_its_start():
+    """Full pro/optional is open: a time-limited solve of its start still searches, but the
+    first moves its record decides (W3 in either lane) are given as exact losses, never
+    chosen, the unfinished proof does not lean to them, and the status says where from."""
+    from niwa.solver.known import read_proof_records
+
+    start = LotusState(rule="pro")
+    record = next(r for r in read_proof_records() if r["root"] == start.to_notation())
+    decided = sorted(record["first_moves"])         # (W3-a3 and W3-b3 at least)
+    assert {"W3-a3", "W3-b3"} <= set(decided) and set(record["first_moves"].values()) == {0}
+    r = solve_position(start, time_s=0.5, tt_mb=16)
+    assert not r.proven and r.algo.startswith("proof+")
+    rows = {x.name: x for x in r.actions}
+    assert sorted(n for n, x in rows.items() if x.proven) == decided
+    assert all(rows[n].value == 0.0 for n in decided)
+    assert r.best_name not in decided and r.pv[0] == r.best_name
+    assert f"{len(decided)} of 7 moves known to lose: " in r.status
+    assert "(proof record proofs.json: decided by a two-level proof still open" in r.status
+    assert not any(f"leaning to {n}" in r.status for n in decided)
+    # --fresh searches without them
+    fresh = solve_position(start, time_s=0.3, tt_mb=16, fresh=True)
+    assert "known to lose" not in fresh.status
+
+
+def _small_certificates(folder, states):
+    folder.mkdir(exist_ok=True)
+    for k, state in enumerate(states):
+        extract_certificate(ProofSearch(tt_mb=8), state).save(folder / f"c{k}.npz")
+
+
+def test_a_position_whose_moves_are_known_is_decided_at_once(tmp_path, monkeypatch):
+    """One move to a known loss for the opponent wins the position; every move known and
+    lost loses it (algo "known moves", no search); with only some known, the search runs
+    and marks them. The value agrees with a fresh proof each time."""
+    from niwa.solver.known import known_moves
+
+    start = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)   # seat 1 wins
+    after = start.child(start.legal_actions()[0])                     # seat 1 to move
+    reply = ProofSearch(tt_mb=8).solve(after).pv_actions[0]
+    won = tmp_path / "won"
+    _small_certificates(won, [after.child(reply)])
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(won))
+    assert known_result(after) is None
+    r = solve_position(after)
+    assert (r.algo, r.value, r.proven, r.best) == ("known moves", 1.0, True, reply)
+    assert f"{after.action_to_string(reply)} wins (certificate c0.npz" in r.status
+    lost = tmp_path / "lost"
+    children = [start.child(a) for a in start.legal_actions()]
+    _small_certificates(lost, children[:-1])
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(lost))
+    partial = solve_position(start, time_s=0.2, tt_mb=8)
+    assert partial.algo != "known moves" and len(known_moves(start)) == len(children) - 1
+    _small_certificates(lost, children[-1:] + children[:-1])
+    r = solve_position(start)
+    assert (r.algo, r.value, r.proven, r.best) == ("known moves", 0.0, True, None)
+    assert "every move loses (3 moves" in r.status and len(r.actions) == 3
+    assert r.value == ProofSearch(tt_mb=8).prove_value(start, 0)
+
+
+def test_solve_moves_solves_the_position_after_them():
+    after = run("solve", SMALL, "--moves", "W2-2", "--json", "--tt-mb", "8")
+    state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)
+    state.apply(state.string_to_action("W2-2"))
+    direct = run("solve", state.to_notation(), "--json", "--tt-mb", "8")
+    assert after.exit_code == 0 and json.loads(after.output)["value"] == \
+        json.loads(direct.output)["value"] == 1.0
+    bad = run("solve", SMALL, "--moves", "W2-2 zz")
+    assert bad.exit_code == 2 and "move 2 ('zz') is not legal" in bad.output
+    both = CliRunner().invoke(main, ["solve", "--batch", "-", "--moves", "W2-2"],
+                              input=SMALL + "\n")
+    assert both.exit_code == 2 and "--moves goes with one POSITION" in both.output
