@@ -113,12 +113,15 @@ def replay_cmd(file, number, ply, list_moves):
 @click.option("--tables", "tables_dir", default=None,
               help="Endgame tables folder (default: $NIWA_TABLES or ~/.cache/niwa/tables).")
 @click.option("--no-tables", is_flag=True, help="Use no endgame tables.")
+@click.option("--known/--no-known", default=True, show_default=True,
+              help="Take the values a shipped opening book, a certificate or a proof record "
+                   "already proves (source known: the full game's openings).")
 @click.option("--out", "out_prefix", default=None,
               help="Prefix of the CSV and PNG written (default: FILE's name + -gameN-review).")
 @progress_option
 @user_errors
 def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_depth, tables_dir,
-               no_tables, out_prefix, progress):
+               no_tables, known, out_prefix, progress):
     """Annotate a recorded game: every position's value for the seat to move (exact where
     an endgame table or a proof decides it, else the searcher's), each move's drop for its
     mover, and verdicts: forced, inaccuracy, mistake, blunder (a proven value lost).
@@ -147,7 +150,7 @@ def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_dept
         inaccuracy = min(INACCURACY_DROP, mistake)
     tables = None if no_tables else (tables_dir or "auto")
     rows_iter = review_rows(record, spec, mistake=mistake, inaccuracy=inaccuracy,
-                            tables=tables, prove_time=prove_time)
+                            tables=tables, prove_time=prove_time, known=known)
     if out_prefix is None:
         stem = os.path.splitext(file)[0]
         out_prefix = f"{stem}-game{number or 1}-review"
@@ -160,8 +163,9 @@ def review_cmd(file, number, spec, threshold, inaccuracy, prove_time, prove_dept
                 if n == 2 else "before and after its move")
     click.echo(f"{record.game}, {_seat_text(record)}; {len(record.moves)} plies")
     click.echo(f"values: for the seat that moves in the row ({relation}); sources: table "
-               f"(endgame tables), proof (df-pn, {prove_time:g} s a position, or a search "
-               f"to the end), end (game over), search ({spec}); a>b = before from a, after "
+               f"(endgame tables), known (a book, certificate or proof record), proof "
+               f"(df-pn, {prove_time:g} s a position, or a search to the end), end (game "
+               f"over), search ({spec}); a>b = before from a, after "
                f"from b. Verdicts: forced; inaccuracy (drop > {inaccuracy:g}) and mistake "
                f"(> {mistake:g}) by the searcher's drop; blunder = a proven value lost")
     header = (f"{'ply':>4}  {'by':<7} {'move':<18} {'before':>7} {'after':>7} "

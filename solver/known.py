@@ -116,9 +116,8 @@ def _start_notation(game, variant) -> str:
 
 def _certificate_roots(dirs) -> dict[str, Path]:
     """Each certificate's root in the folders `dirs` -> its file (the first folder, then
-    the first file by name, wins): the headers alone are read."""
-    import numpy as np
-
+    the first file by name, wins): the headers alone are read, each once while its file
+    is unchanged (a review asks at every position)."""
     roots: dict[str, Path] = {}
     for folder in dirs:
         if not folder.is_dir():
@@ -126,14 +125,27 @@ def _certificate_roots(dirs) -> dict[str, Path]:
         for path in sorted(folder.glob("*.npz")):
             if path.is_symlink():   # the folder holds its certificates, not links elsewhere
                 continue
-            try:    # the header alone: the arrays are read only for a match
-                with np.load(path, allow_pickle=False) as z:
-                    root = json.loads(str(z["meta"])).get("root")
-            except Exception:   # noqa: BLE001 (any unreadable file is just not a match)
+            try:
+                stat = path.stat()
+            except OSError:
                 continue
-            if isinstance(root, str):
+            root = _root_of(path, stat.st_mtime_ns, stat.st_size)
+            if root is not None:
                 roots.setdefault(root, path)
     return roots
+
+
+@functools.lru_cache(maxsize=4096)
+def _root_of(path: Path, mtime_ns: int, size: int) -> str | None:
+    """The root notation in the header of the certificate `path` (None: not one)."""
+    import numpy as np
+
+    try:    # the header alone: the arrays are read only for a match
+        with np.load(path, allow_pickle=False) as z:
+            root = json.loads(str(z["meta"])).get("root")
+    except Exception:   # noqa: BLE001 (any unreadable file is just not a match)
+        return None
+    return root if isinstance(root, str) else None
 
 
 def _from_certificates(state, roots: dict[str, Path]):

@@ -265,3 +265,30 @@ def test_the_calibration_script_runs_on_a_tiny_budget(tmp_path):
         (v, w) for v in ("mean", "deep") for w in ("mistake", "inaccuracy")}
     assert module.threshold_for([0.0] * 98 + [0.5, 0.9], 0.01) == 0.5
     assert module.auc([0.0, 0.1], [0.2, 0.3]) == 1.0
+
+
+def test_the_full_games_opening_is_valued_from_the_shipped_book():
+    """A full basic Lotus game that follows the book's winner (seat 1) for 6 plies: every
+    position is known (the winner's from the book, the loser's through its moves, all into
+    the book), so each move's drop is exact: none for the loser's moves from a proven loss,
+    none for the winner's book moves. --no-known leaves them to the search."""
+    from niwa.solver.book import find_book, load_book
+
+    start = LotusState()
+    book = load_book(find_book("lotus", start.variant))
+    rng = random.Random(5)
+    state, actions = start.clone(), []
+    while len(actions) < 6:
+        move = book.lookup(state) if state.current_player() == book.winner else \
+            rng.choice(state.legal_actions())
+        actions.append(move)
+        state.apply(move)
+    record = _record(start, actions)
+    record.termination = "quit"
+    rows = list(review_rows(record, "alphabeta:depth=1", tables=None, prove_time=0))
+    assert [r.source_text for r in rows] == ["known"] * 6
+    assert [(r.before, r.after, r.drop, r.drop_basis) for r in rows] == \
+        [(0.0, 0.0, 0.0, "exact"), (1.0, 1.0, 0.0, "exact")] * 3
+    searched = list(review_rows(record, "alphabeta:depth=1", tables=None, prove_time=0,
+                                known=False))
+    assert {r.source_text for r in searched} == {"search"}

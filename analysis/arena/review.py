@@ -9,6 +9,8 @@ position after it for the same mover, so for two players `after` of one row is
 Where a value comes from, best first (the row's `source_before` / `source_after`):
   end     the game is over: its returns;
   table   a Lotus endgame table (niwa.solver.tables) holds the position: exact;
+  known   a shipped opening book, a certificate or a proof record already proves it,
+          or its moves decide it (niwa.solver.known; the full game's openings): exact;
   proof   the df-pn proof search (solver/proof.pyx) decides it within `prove_time`
           seconds, or the judging alpha-beta searched every line to the end: exact;
   search  the judging searcher's estimate (alpha-beta's value, MCTS's root mean).
@@ -45,7 +47,7 @@ from niwa.ext.errors import NiwaError
 MISTAKE_DROP = 0.54
 INACCURACY_DROP = 0.35
 DEFAULT_SEARCHER = "alphabeta:depth=6"
-EXACT_SOURCES = ("end", "table", "proof")
+EXACT_SOURCES = ("end", "table", "known", "proof")
 VERDICTS = ("forced", "inaccuracy", "mistake", "blunder")
 EPS = 1e-9
 BOUNDARY_EFFORT = 4.0       # proof budget, in --prove-time units, beside a proven position
@@ -112,7 +114,7 @@ class Judge:
     built from an agent spec (alphabeta:... or mcts:...)."""
 
     def __init__(self, spec: str, num_players: int, *, tables="auto", prove_time: float = 0.25,
-                 seed: int = 0):
+                 seed: int = 0, known: bool = True):
         from niwa.solver.agent_spec import AgentSpec
 
         parsed = AgentSpec.parse(spec)
@@ -123,7 +125,7 @@ class Judge:
         if prove_time < 0:
             raise NiwaError(f"--prove-time must be >= 0, not {prove_time:g}")
         self.num_players, self.seed = num_players, seed
-        self.tables, self.prove_time = tables, prove_time
+        self.tables, self.prove_time, self.known = tables, prove_time, known
         self._table, self._table_known, self._proof = None, False, None
         self._ab = None
 
@@ -137,8 +139,8 @@ class Judge:
         return self._table
 
     def exact(self, state, effort: float = 1.0) -> tuple[dict[int, float], str] | None:
-        """({seat: value}, source) when the game's end, a table or a proof (within `effort`
-        times the proof budget) decides `state`."""
+        """({seat: value}, source) when the game's end, a table, a known result or a proof
+        (within `effort` times the proof budget) decides `state`."""
         if state.is_terminal():
             return {q: float(v) for q, v in enumerate(state.returns())}, "end"
         if not exact_capable(state):
@@ -151,6 +153,14 @@ class Judge:
             known = table_value(table, state)
             if known is not None:
                 return {mover: known[0], 1 - mover: 1.0 - known[0]}, "table"
+        if self.known:
+            from niwa.solver.known import decided_by_moves, known_moves, known_result
+
+            # (the loser's positions of a book's tree are known through their moves: the
+            # book holds the winner's positions only)
+            found = known_result(state) or decided_by_moves(state, known_moves(state))
+            if found is not None:
+                return {mover: found.value, 1 - mover: 1.0 - found.value}, "known"
         if self.prove_time > 0:
             if self._proof is None:
                 from niwa.solver.proof import ProofSearch
@@ -314,16 +324,17 @@ class _Positions:
 
 def review_rows(record: GameRecord, spec: str = DEFAULT_SEARCHER, *,
                 mistake: float = MISTAKE_DROP, inaccuracy: float = INACCURACY_DROP,
-                tables="auto", prove_time: float = 0.25, seed: int = 0):
+                tables="auto", prove_time: float = 0.25, seed: int = 0, known: bool = True):
     """An iterator of one ReviewRow per ply of `record`, in order, each computed when it
     is asked for (see the module docstring); bad options raise NiwaError at the call.
     `tables`: "auto" (the default tables folder), a folder, a loaded table, or None;
-    `prove_time`: seconds of df-pn proof per position (0: none)."""
+    `prove_time`: seconds of df-pn proof per position (0: none); `known`: take the values
+    a shipped book, a certificate or a proof record proves (source "known")."""
     if not 0 <= inaccuracy <= mistake:
         raise NiwaError(f"thresholds must satisfy 0 <= inaccuracy <= mistake, not "
                         f"{inaccuracy:g} and {mistake:g}")
     judge = Judge(spec, record.start_state().num_players, tables=tables,
-                  prove_time=prove_time, seed=seed)
+                  prove_time=prove_time, seed=seed, known=known)
     # the checks above run at the call; the rows come one by one as they are asked for
     return _rows(record, _Positions(record, judge), mistake, inaccuracy)
 
