@@ -213,13 +213,25 @@ class ExactMoves:
         """After a proof_move that ran out of time (`unfinished`, its SearchResult, whose
         figures are kept): the unfinished proof's most-proving move
         (proof_moves.most_proving_move, read from the table, nothing searched) as that
-        unproven SearchResult's move."""
+        unproven SearchResult's move, passing over the moves known to lose
+        (niwa.solver.known: a certificate, a proof record); a move known to win instead,
+        proven, if there is one."""
         from dataclasses import replace
 
+        from niwa.solver.known import decided_by_moves, known_moves
         from niwa.solver.proof_moves import most_proving_move
 
-        move = most_proving_move(shared_searcher(self.tt_mb, self._table(state)), state)
+        known = known_moves(state, books=self.book_where != "none")
+        decided = decided_by_moves(state, known)
+        if decided is not None and decided.best is not None:
+            return replace(unfinished, value=1.0, proven=True, best=decided.best,
+                           best_name=decided.best_name, pv=decided.pv, depth=1,
+                           status=decided.status)
+        move = most_proving_move(shared_searcher(self.tt_mb, self._table(state)), state,
+                                 avoid={m.action for m in known})
         name = state.action_to_string(move)
+        avoided = "" if not known else " (every move known to lose)" if decided else \
+            f" ({len(known)} known to lose passed over)"
         return replace(unfinished, best=move, best_name=name, pv=[name], depth=1,
                        status=f"{unfinished.status}: the unfinished proof's most-proving "
-                              f"move")
+                              f"move{avoided}")

@@ -312,12 +312,12 @@ def _folders(folders) -> list[Path]:
     return certificate_dirs() if folders is None else [Path(d) for d in folders]
 
 
-def _known(state, roots):
+def _known(state, roots, books: bool = True):
     """known_result's answer (its time not set); `roots()` gives _certificate_roots', read
-    only if the book does not answer."""
+    only if the book does not answer; `books`: False leaves the opening books out."""
     from niwa.solver.results import SearchResult
 
-    found = _from_book(state)
+    found = _from_book(state) if books else None
     algo = "book"
     if found is None:
         found = _from_certificates(state, roots())
@@ -348,11 +348,12 @@ class KnownMove(NamedTuple):
     source: str         # where the position after it is proven (known_result's status)
 
 
-def known_moves(state, folders=None) -> list[KnownMove]:
+def known_moves(state, folders=None, books: bool = True) -> list[KnownMove]:
     """The moves of `state` whose resulting positions a book, a certificate or a proof
     record already proves (known_result one ply down), in the order of legal_actions():
     a position not known itself may be one move from known ones (the start of a proof
-    still open, whose decided first moves its record answers).
+    still open, whose decided first moves its record answers). `books`: False leaves the
+    opening books out (an agent told to play without one).
 
     >>> from niwa.ext.lotus import LotusState
     >>> known_moves(LotusState(towers=2), folders=[])
@@ -367,7 +368,7 @@ def known_moves(state, folders=None) -> list[KnownMove]:
         child = state.child(action)
         if child.is_terminal() or child.current_player() < 0:
             continue        # (an end of game is the search's own business; chance: none)
-        found = _known(child, roots)
+        found = _known(child, roots, books)
         if found is not None:
             value = found.value if found.player == mover else 1.0 - found.value
             out.append(KnownMove(action, state.action_to_string(action), value,

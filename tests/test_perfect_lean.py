@@ -61,3 +61,29 @@ def test_lean_perfect_plays_the_most_proving_move_without_its_fallback():
     three = load_position("lotus players=3")
     default.step(three, three.current_player())
     assert default.sources["fallback"] == 1 and default.analysis().algo != "proof"
+
+
+def test_lean_perfect_passes_over_the_moves_known_to_lose(tmp_path, monkeypatch):
+    """Pro/optional's open proof has refuted the first stone W3 (either lane): with no
+    proof in time, `perfect` leans to another first stone; a move to a known loss for the
+    opponent (a certificate's root) is played as a proven win."""
+    from niwa.solver.certificate import extract_certificate
+    from niwa.solver.known import known_moves
+
+    start = load_position("lotus rule=pro")
+    refuted = {m.action for m in known_moves(start)}
+    assert {start.action_to_string(a) for a in refuted} >= {"W3-a3", "W3-b3"}
+    agent = make_agent("perfect:time=0.02,tt_mb=16,tables=false,book=none", seed=0)
+    move = agent.step(start, 0)
+    assert move not in refuted and agent.sources["lean"] == 1
+    assert "known to lose passed over" in agent.analysis().status
+    # seat 1 to move in a won position no proof decides in a microsecond, the loser's
+    # position after its winning reply certified
+    small = load_position("lotus towers=2")
+    after = small.child(small.legal_actions()[0])
+    reply = ProofSearch(tt_mb=8).solve(after).pv_actions[0]
+    extract_certificate(ProofSearch(tt_mb=8), after.child(reply)).save(tmp_path / "w.npz")
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(tmp_path))
+    winner = make_agent("perfect:time=0.000001,tt_mb=16,tables=false,book=none", seed=0)
+    assert winner.step(after, 1) == reply
+    assert winner.sources["known"] == 1 and winner.analysis().proven
