@@ -30,8 +30,9 @@ MAX_ITERATIONS = 10**9          # about an hour of MCTS at the fastest playouts
 JSON_KEYS = ("value", "proven", "best", "actions", "pv", "nodes", "time_s", "nps")
 # and "source": "tables" (an endgame table answered), "book", "certificate" or "record"
 # (a known result: "status" says which file; a book's or certificate's checksum verified,
-# a record's certificate checked or not yet) or "search"
-KNOWN_SOURCES = ("tables", "book", "certificate", "record")
+# a record's certificate checked or not yet), "known moves" (the known results one move
+# down decide it: "status" says which) or "search"
+KNOWN_SOURCES = ("tables", "book", "certificate", "record", "known moves")
 
 
 def register(main: click.Group) -> None:

@@ -311,6 +311,10 @@ def test_a_position_whose_moves_are_known_is_decided_at_once(tmp_path, monkeypat
     r = solve_position(after)
     assert (r.algo, r.value, r.proven, r.best) == ("known moves", 1.0, True, reply)
     assert f"{after.action_to_string(reply)} wins (certificate c0.npz" in r.status
+    out = json.loads(run("solve", after.to_notation(), "--json").output)
+    assert (out["source"], out["value"], out["best"]) == \
+        ("known moves", 1.0, after.action_to_string(reply))
+    assert "source proven: " in run("solve", after.to_notation()).output
     lost = tmp_path / "lost"
     children = [start.child(a) for a in start.legal_actions()]
     _small_certificates(lost, children[:-1])
