@@ -175,16 +175,20 @@ class ProofRecordError(NiwaError):
 
 
 def proof_record(checkpoint, certificate: str | None = None, looked=None,
-                 open_proof: bool = False, certificates: dict | None = None) -> dict:
+                 open_proof: bool = False, certificates: dict | None = None,
+                 plies: int = 1) -> dict:
     """The record of the finished two-level proof kept in the folder `checkpoint`: its
     game, variant and root, the winner, the value of every first move the proof decided
     (for the root's mover; a won root needs only one), and what it took; `certificate`:
     the file name of its checked certificate, if any. `looked`: the checkpoint's
     (tree, result) if the caller has replayed it already (proof_tree.look_at_checkpoint).
     `open_proof`: the record of a proof not finished yet (`open`, winner None), which
-    needs a first move decided; `certificates`: first move -> the file name of the
-    checked certificate of the position it leads to."""
-    from niwa.solver.proof_tree import look_at_checkpoint
+    needs a first move decided; `certificates`: a decided first move (or line) -> the file
+    name of the checked certificate of the position it leads to. `plies` >= 2: also every
+    position the top tree has decided 2..plies plies down (`decided`: its first line ->
+    its value for the root's mover), each standing for its transpositions and lane
+    mirror (the proof's own key for a position: the game's symmetric hash and mover)."""
+    from niwa.solver.proof_tree import line_text, look_at_checkpoint
 
     tree, r = looked or look_at_checkpoint(checkpoint)
     state = tree.root_state
@@ -194,9 +198,12 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
             "finished proof"
         raise ProofRecordError(f"{checkpoint}: not a {wanted} of a two-player game "
                                f"(root pn {r.root_pn}, dn {r.root_dn})")
-    if set(certificates or {}) - set(first):
-        raise ProofRecordError(f"{checkpoint}: certificates for first moves the proof has "
-                               f"not decided: {sorted(set(certificates) - set(first))}")
+    decided = {line_text(state, node.path): int(tree.root_view(node)[0] == 0)
+               for ply, node in tree.nodes_below(plies) if ply >= 2 and node.proven}
+    unknown = set(certificates or {}) - set(first) - set(decided)
+    if unknown:
+        raise ProofRecordError(f"{checkpoint}: certificates for lines the proof has not "
+                               f"decided: {sorted(unknown)}")
     mover = state.current_player()
     record = {"game": state.game_name, "variant": dict(sorted(state.variant.items())),
               "root": state.to_notation(),
@@ -204,6 +211,8 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
               "first_moves": first,
               "proof": "two-level proof-number search", "jobs": r.jobs,
               "nodes": int(r.nodes), "cpu_s": round(r.cpu_s, 1), "certificate": certificate}
+    if plies >= 2:
+        record.update(plies=plies, decided=dict(sorted(decided.items())))
     if not r.proven:
         record.update(open=True, certificates=dict(sorted((certificates or {}).items())))
     return record
@@ -240,12 +249,16 @@ def add_proof_record(record: dict, path=None) -> Path:
 
 def _source(where: str, nodes: int, certificate, move: str | None = None) -> str:
     """What an answer from a proof record (in the records file named `where`) says it rests
-    on: the proof's `nodes` and its checked `certificate` (None: none yet); `move`: the
-    decided first move of an open proof whose position is answered."""
+    on: the proof's `nodes` and its checked `certificate` (None: none yet; "inside C":
+    the position is inside C's tree); `move`: the decided first move (or line) of an open
+    proof whose position is answered."""
     if move is not None:
+        held = certificate.removeprefix("inside ") if certificate else None
         return (f"proof record {where}: {move} decided by a two-level proof still open "
-                f"({nodes:,} nodes so far), certificate "
-                + (f"{certificate} checked" if certificate else "not yet made"))
+                f"({nodes:,} nodes so far), "
+                + ("no certificate of its own yet" if not certificate else
+                   f"certificate {certificate} checked" if held == certificate else
+                   f"inside certificate {held}, checked"))
     return (f"proof record {where}: two-level proof of {nodes:,} nodes, certificate "
             + (f"{certificate} checked" if certificate else "not yet checked"))
 
@@ -288,6 +301,54 @@ def _from_proof_records(state, path=None):
                 source = _source(where, nodes, certificates.get(name), name) \
                     if is_open else _source(where, nodes, record.get("certificate"))
                 return (v if state.current_player() == mover else 1.0 - v), None, source, []
+        found = _decided_line(record, root, state)
+        if found is not None:
+            line, v = found
+            certificate = record.get("certificate")
+            if is_open:
+                certificate = certificates.get(line) or _holding(root, line, first,
+                                                                 certificates)
+            source = _source(where, nodes, certificate, line if is_open else None)
+            return (v if state.current_player() == mover else 1.0 - v), None, source, []
+    return None
+
+
+def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
+    """"inside C" if the certificate C of the line's first move holds the line's position:
+    every later move of the line is the loser's there (a certificate keeps every move of
+    the loser, one of the winner's), else None."""
+    head, *rest = line.split()
+    if head not in certificates or head not in first:
+        return None
+    at = root.child(root.string_to_action(head))
+    loser = root.current_player() if first[head] == 0 else 1 - root.current_player()
+    for name in rest:
+        if at.current_player() != loser:
+            return None
+        at.apply(at.string_to_action(name))
+    return f"inside {certificates[head]}"
+
+
+def _decided_line(record, root, state):
+    """(line, value for the root's mover) of the record's decided position (`decided`,
+    2 plies down or more) that `state` is under the proof's own key (symmetric hash and
+    mover: a transposition or the lane mirror of the line's position), or None."""
+    try:
+        lines = dict(record.get("decided") or {})
+    except (TypeError, ValueError):
+        return None
+    if not lines or state.current_player() < 0:
+        return None
+    key = (state.symmetric_hash(), state.current_player())
+    for line, value in lines.items():
+        try:
+            at = root.clone()
+            for name in str(line).split():
+                at.apply(at.string_to_action(name))
+        except (NiwaError, ValueError, KeyError):
+            continue        # a line the rules refuse proves nothing
+        if (at.symmetric_hash(), at.current_player()) == key and value in (0, 1):
+            return str(line), float(value)
     return None
 
 

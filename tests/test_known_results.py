@@ -156,7 +156,9 @@ def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves(trampoline)
 
     kept = PRO_RULE / f"checkpoint-pro-{trampoline}"
     shipped = {r["root"]: r for r in read_proof_records()}
-    record = proof_record(kept, open_proof=trampoline == "optional")
+    plies = next(r for r in shipped.values() if r["variant"]["trampoline"] == trampoline
+                 and r["variant"]["rule"] == "pro").get("plies", 1)
+    record = proof_record(kept, open_proof=trampoline == "optional", plies=plies)
     names = ("certificate", "certificates")
     assert shipped[record["root"]] == {**record, **{k: shipped[record["root"]][k]
                                                     for k in names if k in record}}
@@ -213,7 +215,7 @@ def test_an_open_proof_record_answers_only_its_decided_first_moves(tmp_path, mon
                for m in first]
     assert [(a.value, a.player) for a in answers[:2]] == [(0.0, 0), (1.0, 0)]
     assert "certificate c.npz checked" in answers[0].status
-    assert "certificate not yet made" in answers[1].status
+    assert "no certificate of its own yet" in answers[1].status
     assert all(a is None for a in answers[2:])
 
 
@@ -340,3 +342,37 @@ def test_solve_moves_solves_the_position_after_them():
     both = CliRunner().invoke(main, ["solve", "--batch", "-", "--moves", "W2-2"],
                               input=SMALL + "\n")
     assert both.exit_code == 2 and "--moves goes with one POSITION" in both.output
+
+
+def test_the_open_records_decided_two_stone_openings_answer_their_transpositions_and_mirrors():
+    """Pro/optional's record also holds the positions its top tree has decided two plies
+    down (`plies` 2): each answers its transpositions and lane mirror (the proof's own
+    key), naming its certificate, or the first move's certificate that holds it; moves
+    into them are known moves. A line the rules refuse, or a key no line has, is not
+    answered."""
+    import niwa.solver.known as known
+    from niwa.solver.known import known_moves, read_proof_records
+
+    start = LotusState(rule="pro")
+    record = next(r for r in read_proof_records() if r["root"] == start.to_notation())
+    assert record["plies"] == 2 and record["decided"]["W2-a2 W4-4"] == 0
+
+    def after(line):
+        state = start.clone()
+        for name in line.split():
+            state.apply(state.string_to_action(name))
+        return state
+
+    for line in ("W2-a2 W4-4", "W4-4 W2-a2", "W4-4 W2-b2", "W2-b2 W4-4"):
+        r = known_result(after(line), folders=[])
+        assert (r.algo, r.value, r.player) == ("record", 1.0, 1), line
+        assert "W2-a2 W4-4 decided by a two-level proof still open" in r.status
+        assert "certificate lotus-towers4-pro-optional-W2-a2-W4-4.npz checked" in r.status
+    held = known_result(after("W1-b1 W3-b3"), folders=[])       # (W3-a3 W1-a1, mirrored)
+    assert held.value == 1.0 and \
+        "inside certificate lotus-towers4-pro-optional-W3-a3.npz, checked" in held.status
+    assert known_result(after("W1-a1 W2-a2"), folders=[]) is None      # not decided yet
+    assert {m.name for m in known_moves(after("W2-a2"), folders=[])} >= {"W4-4", "W3-a3"}
+    # a damaged line proves nothing
+    assert known._decided_line({"decided": {"W9-z9 W4-4": 0}}, start,
+                               after("W2-a2 W4-4")) is None

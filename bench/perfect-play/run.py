@@ -305,7 +305,10 @@ def checkpoint_main(argv=None) -> int:
                    help="with --record: the file name of the proof's checked certificate")
     p.add_argument("--move-certificate", action="append", default=[], metavar="MOVE=FILE",
                    help="with --record of an open proof: the checked certificate of the "
-                        "position a decided first move leads to (repeatable)")
+                        "position a decided first move (or line) leads to (repeatable)")
+    p.add_argument("--record-plies", type=int, default=1,
+                   help="with --record: also record the positions the top tree has "
+                        "decided down to this many plies (2: the two-stone openings)")
     args = p.parse_args(argv)
     from niwa.solver.proof_tree import look_at_checkpoint
 
@@ -318,7 +321,8 @@ def checkpoint_main(argv=None) -> int:
         record = proof_record(args.checkpoint, args.certificate, looked,
                               open_proof=not looked[1].proven,
                               certificates=dict(m.split("=", 1)
-                                                for m in args.move_certificate))
+                                                for m in args.move_certificate),
+                              plies=args.record_plies)
         print(f"record written: {add_proof_record(record)}", file=sys.stderr)
     row = checkpoint_row(args.checkpoint, looked)
     rows = read_rows(args.out)
