@@ -41,6 +41,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -486,10 +487,28 @@ def with_known_moves(state, result, moves: list[KnownMove]):
 
 
 def _said(moves: list[KnownMove]) -> str:
-    """The known moves and their sources, the moves of one source together ("W3-a3, W3-b3
-    (proof record proofs.json: decided by ...)"): a source names its move, which is
-    left out of it."""
-    groups: dict[str, list[str]] = {}
+    """The known moves and their sources, the moves of one source together. An open
+    proof's record is named once for all its answers, with whether each has a checked
+    certificate ("W3-a3, W3-b3, W4-4 (the open proof's record proofs.json, N nodes so far;
+    each with a checked certificate)"); `niwa solve` on a move's position names its own."""
+    groups: dict[str, list[KnownMove]] = {}
     for m in moves:
-        groups.setdefault(m.source.replace(f"{m.name} ", ""), []).append(m.name)
-    return "; ".join(f"{', '.join(names)} ({source})" for source, names in groups.items())
+        found = _OPEN_RECORD.match(m.source)
+        key = m.source if found is None else \
+            f"the open proof's record {found[1]}, {found[2]} nodes so far"
+        groups.setdefault(key, []).append(m)
+    out = []
+    for key, group in groups.items():
+        names = ", ".join(m.name for m in group)
+        if not key.startswith("the open proof's record"):
+            out.append(f"{names} ({key})")
+            continue
+        bare = [m.name for m in group if _OPEN_RECORD.match(m.source)[3].startswith("no ")]
+        certified = "each with a checked certificate" if not bare else \
+            f"{', '.join(bare)} with no certificate of its own yet"
+        out.append(f"{names} ({key}; {certified})")
+    return "; ".join(out)
+
+
+_OPEN_RECORD = re.compile(r"proof record (\S+): .+ decided by a two-level proof still open "
+                          r"\(([\d,]+) nodes so far\), (.+)$")

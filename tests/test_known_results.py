@@ -284,7 +284,8 @@ def test_the_decided_first_moves_of_an_open_proof_are_marked_in_a_search_of_its_
     assert all(rows[n].value == 0.0 for n in decided)
     assert r.best_name not in decided and r.pv[0] == r.best_name
     assert f"{len(decided)} of 7 moves known to lose: " in r.status
-    assert "(proof record proofs.json: decided by a two-level proof still open" in r.status
+    assert f"{', '.join(decided)} (the open proof's record proofs.json, " in r.status
+    assert "nodes so far; each with a checked certificate)" in r.status
     assert not any(f"leaning to {n}" in r.status for n in decided)
     # --fresh searches without them
     fresh = solve_position(start, time_s=0.3, tt_mb=16, fresh=True)
