@@ -177,7 +177,7 @@ class ProofRecordError(NiwaError):
 
 def proof_record(checkpoint, certificate: str | None = None, looked=None,
                  open_proof: bool = False, certificates: dict | None = None,
-                 plies: int = 1) -> dict:
+                 plies: int = 1, certificate_dir=None) -> dict:
     """The record of the finished two-level proof kept in the folder `checkpoint`: its
     game, variant and root, the winner, the value of every first move the proof decided
     (for the root's mover; a won root needs only one), and what it took; `certificate`:
@@ -188,7 +188,10 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
     name of the checked certificate of the position it leads to. `plies` >= 2: also every
     position the top tree has decided 2..plies plies down (`decided`: its first line ->
     its value for the root's mover), each standing for its transpositions and lane
-    mirror (the proof's own key for a position: the game's symmetric hash and mover)."""
+    mirror (the proof's own key for a position: the game's symmetric hash and mover).
+    `certificate_dir`: where the `certificates` are; each whose root is its line's
+    position with the winner to move gives that position's winning move
+    (`winning_moves`), which the answer then plays."""
     from niwa.solver.proof_tree import line_text, look_at_checkpoint
 
     tree, r = looked or look_at_checkpoint(checkpoint)
@@ -216,7 +219,34 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
         record.update(plies=plies, decided=dict(sorted(decided.items())))
     if not r.proven:
         record.update(open=True, certificates=dict(sorted((certificates or {}).items())))
+        moves = _certified_moves(state, certificates or {}, certificate_dir)
+        if moves:
+            record["winning_moves"] = moves
     return record
+
+
+def _certified_moves(root, certificates: dict, folder) -> dict:
+    """Line -> the winner's first move in the line's certificate (in `folder`), for each
+    certificate whose root is the position its line reaches with the winner to move."""
+    from niwa.solver.certificate import load_certificate
+
+    if folder is None:
+        return {}
+    moves = {}
+    for line, name in sorted(certificates.items()):
+        at = _after(root, line)
+        cert = load_certificate(Path(folder) / name)
+        if cert.root == at.to_notation() and cert.winner == at.current_player():
+            moves[line] = at.action_to_string(int(cert.actions[0]))
+    return moves
+
+
+def _after(root, line: str):
+    """The position `line` (move names, space-separated) reaches from `root`."""
+    at = root.clone()
+    for name in line.split():
+        at.apply(at.string_to_action(name))
+    return at
 
 
 def read_proof_records(path=None) -> list[dict]:
@@ -310,8 +340,28 @@ def _from_proof_records(state, path=None):
                 certificate = certificates.get(line) or _holding(root, line, first,
                                                                  certificates)
             source = _source(where, nodes, certificate, line if is_open else None)
-            return (v if state.current_player() == mover else 1.0 - v), None, source, []
+            value = v if state.current_player() == mover else 1.0 - v
+            best = _winning_move(record, root, line, state) if value == 1.0 else None
+            return value, best, source, []
     return None
+
+
+def _winning_move(record, root, line: str, state) -> int | None:
+    """The record's certified winning move at `line`'s position (`winning_moves`), as the
+    move of `state` (that position, a transposition or its mirror) reaching the same
+    position under the proof's key; None if the record has none or no move matches."""
+    try:
+        name = dict(record.get("winning_moves") or {}).get(line)
+        if name is None:
+            return None
+        at = _after(root, line)
+        target = at.child(at.string_to_action(name))
+    except (NiwaError, TypeError, ValueError, KeyError):
+        return None
+    key = (target.symmetric_hash(), target.current_player())
+    return next((a for a in state.legal_actions()
+                 if (c := state.child(a)).symmetric_hash() == key[0]
+                 and c.current_player() == key[1]), None)
 
 
 def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
@@ -343,9 +393,7 @@ def _decided_line(record, root, state):
     key = (state.symmetric_hash(), state.current_player())
     for line, value in lines.items():
         try:
-            at = root.clone()
-            for name in str(line).split():
-                at.apply(at.string_to_action(name))
+            at = _after(root, str(line))
         except (NiwaError, ValueError, KeyError):
             continue        # a line the rules refuse proves nothing
         if (at.symmetric_hash(), at.current_player()) == key and value in (0, 1):

@@ -159,9 +159,14 @@ def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves(trampoline)
     plies = next(r for r in shipped.values() if r["variant"]["trampoline"] == trampoline
                  and r["variant"]["rule"] == "pro").get("plies", 1)
     record = proof_record(kept, open_proof=trampoline == "optional", plies=plies)
-    names = ("certificate", "certificates")
-    assert shipped[record["root"]] == {**record, **{k: shipped[record["root"]][k]
-                                                    for k in names if k in record}}
+    names = ("certificate", "certificates", "winning_moves")    # (from the certificates)
+    kept_record = {k: v for k, v in shipped[record["root"]].items() if k not in names}
+    assert kept_record == {k: v for k, v in record.items() if k not in names}
+    if "certificates" in record:        # the same record with the certificates named
+        again = proof_record(kept, open_proof=True, plies=plies,
+                             certificates=shipped[record["root"]]["certificates"],
+                             certificate_dir=PRO_RULE / "certification")
+        assert again == shipped[record["root"]]
 
 
 def test_pro_optional_first_stone_w3_is_answered_from_the_open_proof_record():
@@ -352,6 +357,7 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     into them are known moves. A line the rules refuse, or a key no line has, is not
     answered."""
     import niwa.solver.known as known
+    from niwa.solver.certificate import load_certificate
     from niwa.solver.known import known_moves, read_proof_records
 
     start = LotusState(rule="pro")
@@ -373,6 +379,15 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     assert held.value == 1.0 and \
         "inside certificate lotus-towers4-pro-optional-W3-a3.npz, checked" in held.status
     assert known_result(after("W1-a1 W2-a2"), folders=[]) is None      # not decided yet
+    # the winner's move, read off each certificate when the record was written, is played
+    # in the position and its mirror (the same position under the proof's key)
+    assert known_result(after("W2-a2 W4-4"), folders=[]).best_name == "B4-4"
+    assert known_result(after("W2-b2 pass"), folders=[]).best_name == "B2-b2"
+    for line, move in record["winning_moves"].items():
+        cert = load_certificate(PRO_RULE / "certification" / record["certificates"][line])
+        at = after(line)
+        assert cert.root == at.to_notation() and cert.winner == at.current_player() == 1
+        assert at.action_to_string(int(cert.actions[0])) == move
     assert {m.name for m in known_moves(after("W2-a2"), folders=[])} >= {"W4-4", "W3-a3"}
     # a damaged line proves nothing
     assert known._decided_line({"decided": {"W9-z9 W4-4": 0}}, start,

@@ -306,6 +306,10 @@ def checkpoint_main(argv=None) -> int:
     p.add_argument("--move-certificate", action="append", default=[], metavar="MOVE=FILE",
                    help="with --record of an open proof: the checked certificate of the "
                         "position a decided first move (or line) leads to (repeatable)")
+    p.add_argument("--certificates-dir", type=Path,
+                   default=HERE / "pro-rule" / "certification",
+                   help="with --move-certificate: where those certificates are (each of a "
+                        "won position gives the record its winning move)")
     p.add_argument("--record-plies", type=int, default=1,
                    help="with --record: also record the positions the top tree has "
                         "decided down to this many plies (2: the two-stone openings)")
@@ -322,7 +326,8 @@ def checkpoint_main(argv=None) -> int:
                               open_proof=not looked[1].proven,
                               certificates=dict(m.split("=", 1)
                                                 for m in args.move_certificate),
-                              plies=args.record_plies)
+                              plies=args.record_plies,
+                              certificate_dir=args.certificates_dir)
         print(f"record written: {add_proof_record(record)}", file=sys.stderr)
     row = checkpoint_row(args.checkpoint, looked)
     rows = read_rows(args.out)
