@@ -215,13 +215,19 @@ class ExactMoves:
         (proof_moves.most_proving_move, read from the table, nothing searched) as that
         unproven SearchResult's move, passing over the moves known to lose
         (niwa.solver.known: a certificate, a proof record); a move known to win instead,
-        proven, if there is one."""
+        proven, if there is one (the position's own known winning move first)."""
         from dataclasses import replace
 
-        from niwa.solver.known import decided_by_moves, known_moves
+        from niwa.solver.known import decided_by_moves, known_moves, known_result
         from niwa.solver.proof_moves import most_proving_move
 
-        known = known_moves(state, books=self.book_where != "none")
+        books = self.book_where != "none"
+        here = known_result(state, books=books)
+        if here is not None and here.best is not None:      # a known win, its move given
+            return replace(unfinished, value=1.0, proven=True, best=here.best,
+                           best_name=here.best_name, pv=here.pv, depth=1,
+                           status=here.status)
+        known = known_moves(state, books=books)
         decided = decided_by_moves(state, known)
         if decided is not None and decided.best is not None:
             return replace(unfinished, value=1.0, proven=True, best=decided.best,

@@ -401,11 +401,12 @@ def _decided_line(record, root, state):
     return None
 
 
-def known_result(state, folders=None):
+def known_result(state, folders=None, books: bool = True):
     """The SearchResult of `state` if a shipped book, a certificate or a shipped proof
     record already proves its value (algo "book", "certificate" or "record",
     `status` saying where from), else None.
-    `folders`: where to look for certificates (default: certificate_dirs())."""
+    `folders`: where to look for certificates (default: certificate_dirs()); `books`:
+    False leaves the opening books out."""
     import numpy  # noqa: F401  (imported before the clock starts: process start-up, not lookup)
 
     from niwa.solver import book  # noqa: F401
@@ -413,7 +414,7 @@ def known_result(state, folders=None):
     if state.is_terminal() or state.num_players != 2:
         return None
     t0 = time.perf_counter()
-    found = _known(state, lambda: _certificate_roots(_folders(folders)))
+    found = _known(state, lambda: _certificate_roots(_folders(folders)), books)
     return None if found is None else dataclasses.replace(
         found, time_s=time.perf_counter() - t0)
 

@@ -87,3 +87,9 @@ def test_lean_perfect_passes_over_the_moves_known_to_lose(tmp_path, monkeypatch)
     winner = make_agent("perfect:time=0.000001,tt_mb=16,tables=false,book=none", seed=0)
     assert winner.step(after, 1) == reply
     assert winner.sources["known"] == 1 and winner.analysis().proven
+    # pro/optional's record gives the winner's certified move after W2-b2 pass (mirrored)
+    mirrored = load_position("lotus rule=pro")
+    for name in ("W2-b2", "pass"):
+        mirrored.apply(mirrored.string_to_action(name))
+    assert mirrored.action_to_string(winner.step(mirrored, 1)) == "B2-b2"
+    assert winner.sources["known"] == 2 and "W2-a2 pass" in winner.analysis().status
