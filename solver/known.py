@@ -371,12 +371,15 @@ def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
     head, *rest = line.split()
     if head not in certificates or head not in first:
         return None
-    at = root.child(root.string_to_action(head))
-    loser = root.current_player() if first[head] == 0 else 1 - root.current_player()
-    for name in rest:
-        if at.current_player() != loser:
-            return None
-        at.apply(at.string_to_action(name))
+    try:
+        at = root.child(root.string_to_action(head))
+        loser = root.current_player() if first[head] == 0 else 1 - root.current_player()
+        for name in rest:
+            if at.current_player() != loser:
+                return None
+            at.apply(at.string_to_action(name))
+    except (NiwaError, ValueError, KeyError):
+        return None         # (a damaged record: no certificate named)
     return f"inside {certificates[head]}"
 
 

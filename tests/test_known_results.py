@@ -392,3 +392,32 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     # a damaged line proves nothing
     assert known._decided_line({"decided": {"W9-z9 W4-4": 0}}, start,
                                after("W2-a2 W4-4")) is None
+
+
+@pytest.mark.parametrize("damage, answered", [
+    ({"decided": {"W9-z9 zz": 0, "W2-a2 W4-4": "x"}}, False),
+    ({"decided": [1, 2]}, False),
+    ({"winning_moves": {"W2-a2 W4-4": "Q9"}}, True),
+    ({"winning_moves": 5}, True),
+    ({"certificates": {"W9": "a.npz"}, "first_moves": {"W9": 0}}, True)])
+def test_a_damaged_open_record_answers_less_never_wrongly(tmp_path, monkeypatch, damage,
+                                                          answered):
+    """Bad lines, values or moves in an open proof's record: the position is not answered
+    (a damaged line proves nothing), or answered without the damaged part (no move, no
+    certificate named); never an error."""
+    import niwa.solver.known as known
+    from niwa.solver.known import RECORDS_FORMAT, read_proof_records
+
+    start = LotusState(rule="pro")
+    record = next(r for r in read_proof_records() if r["root"] == start.to_notation())
+    path = tmp_path / "proofs.json"
+    path.write_text(json.dumps({"format": RECORDS_FORMAT, "records": [{**record, **damage}]}))
+    monkeypatch.setattr(known, "PROOF_RECORDS", path)
+    state = start.clone()
+    for name in ("W2-a2", "W4-4"):
+        state.apply(state.string_to_action(name))
+    r = known_result(state, folders=[])
+    assert (r is not None) == answered
+    if answered:
+        assert r.value == 1.0 and r.player == 1
+        assert (r.best_name == "B4-4") == ("winning_moves" not in damage)
