@@ -350,7 +350,6 @@ class PartChecker(threading.Thread):
             CheckLedger,
             _header_meta,
             certificate_folder,
-            parse_reference_position,
         )
 
         if self.ledger_rows is None:
@@ -383,9 +382,8 @@ class PartChecker(threading.Thread):
                         int(meta.get("plies_from_top", self.book_plies)) >= self.book_plies
                 except (CertificateError, KeyError, ValueError, TypeError):
                     continue            # being renamed into place, or not a certificate
-                symmetric = parse_reference_position(root).mirrored().to_notation() == root
                 self.headers[path.name] = PartHeader(
-                    mtime, sha, (False,) if symmetric else (False, True), deep,
+                    mtime, sha, (False,) if own_mirror(root) else (False, True), deep,
                     bool(meta.get("parts")))
             header = self.headers[path.name]
             left = [] if (header.sha, False) in checked else [(path, False)]
@@ -739,7 +737,9 @@ def main(argv=None) -> None:
              "--ledger", str(ledger)]
     workers = f" ({a.processes} processes)" if a.processes > 1 else ""
     step(a.name, "check" + workers, check, lines_in(ledger))
-    if a.move is not None and not own_mirror(cert):
+    from niwa.solver.certificate import load_certificate
+
+    if a.move is not None and not own_mirror(load_certificate(cert).root):
         # a position off the start stands for its lane mirror too (W3-a3 for W3-b3): its
         # claim is checked that way as well, into the same ledger, so that a later
         # certification of the whole stops at it in either orientation
@@ -761,11 +761,11 @@ def main(argv=None) -> None:
           f"{made.get('parts')} parts in {parts})")
 
 
-def own_mirror(cert: Path) -> bool:
-    """Whether the root of the certificate `cert` is its own lane mirror (the start is)."""
-    from niwa.solver.certificate import load_certificate, parse_reference_position
+def own_mirror(root: str) -> bool:
+    """Whether the position `root` (a certificate's root notation) is its own lane mirror
+    (the start is): then one orientation of its check serves both."""
+    from niwa.solver.certificate import parse_reference_position
 
-    root = load_certificate(cert).root
     return parse_reference_position(root).mirrored().to_notation() == root
 
 
