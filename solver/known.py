@@ -41,7 +41,6 @@ import dataclasses
 import functools
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -294,6 +293,21 @@ def _source(where: str, nodes: int, certificate, move: str | None = None) -> str
             + (f"{certificate} checked" if certificate else "not yet checked"))
 
 
+class _OpenAnswer(NamedTuple):
+    """An open proof's record answering a position: the records file, the proof's nodes so
+    far, the decided line, its checked certificate (None: none of its own yet; "inside C":
+    the position is inside C's tree). Shown as _source's text; kept whole so that the
+    answers of one record can be said together (_said)."""
+
+    where: str
+    nodes: int
+    line: str
+    certificate: str | None
+
+    def __str__(self) -> str:
+        return _source(self.where, self.nodes, self.certificate, self.line)
+
+
 def _from_proof_records(state, path=None):
     """(value for the mover, best action or None, source text, the first moves' values)
     from a proof record whose root is `state` or one of whose first moves leads to it, or
@@ -329,32 +343,30 @@ def _from_proof_records(state, path=None):
         for a, name in decided:             # one first move in: that move's value
             if root.child(a).to_notation() == notation:
                 v = float(first[name])
-                source = _source(where, nodes, certificates.get(name), name) \
+                source = _OpenAnswer(where, nodes, name, certificates.get(name)) \
                     if is_open else _source(where, nodes, record.get("certificate"))
                 return (v if state.current_player() == mover else 1.0 - v), None, source, []
         found = _decided_line(record, root, state)
         if found is not None:
-            line, v = found
-            certificate = record.get("certificate")
+            line, v, at = found
+            source = _source(where, nodes, record.get("certificate"))
             if is_open:
-                certificate = certificates.get(line) or _holding(root, line, first,
-                                                                 certificates)
-            source = _source(where, nodes, certificate, line if is_open else None)
+                source = _OpenAnswer(where, nodes, line, certificates.get(line)
+                                     or _holding(root, line, first, certificates))
             value = v if state.current_player() == mover else 1.0 - v
-            best = _winning_move(record, root, line, state) if value == 1.0 else None
+            best = _winning_move(record, line, at, state) if value == 1.0 else None
             return value, best, source, []
     return None
 
 
-def _winning_move(record, root, line: str, state) -> int | None:
-    """The record's certified winning move at `line`'s position (`winning_moves`), as the
-    move of `state` (that position, a transposition or its mirror) reaching the same
+def _winning_move(record, line: str, at, state) -> int | None:
+    """The record's certified winning move at `line`'s position `at` (`winning_moves`), as
+    the move of `state` (that position, a transposition or its mirror) reaching the same
     position under the proof's key; None if the record has none or no move matches."""
     try:
         name = dict(record.get("winning_moves") or {}).get(line)
         if name is None:
             return None
-        at = _after(root, line)
         target = at.child(at.string_to_action(name))
     except (NiwaError, TypeError, ValueError, KeyError):
         return None
@@ -384,9 +396,10 @@ def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
 
 
 def _decided_line(record, root, state):
-    """(line, value for the root's mover) of the record's decided position (`decided`,
-    2 plies down or more) that `state` is under the proof's own key (symmetric hash and
-    mover: a transposition or the lane mirror of the line's position), or None."""
+    """(line, value for the root's mover, the line's position) of the record's decided
+    position (`decided`, 2 plies down or more) that `state` is under the proof's own key
+    (symmetric hash and mover: a transposition or the lane mirror of the line's
+    position), or None."""
     try:
         lines = dict(record.get("decided") or {})
     except (TypeError, ValueError):
@@ -400,7 +413,7 @@ def _decided_line(record, root, state):
         except (NiwaError, ValueError, KeyError):
             continue        # a line the rules refuse proves nothing
         if (at.symmetric_hash(), at.current_player()) == key and value in (0, 1):
-            return str(line), float(value)
+            return str(line), float(value), at
     return None
 
 
@@ -426,11 +439,11 @@ def _folders(folders) -> list[Path]:
     return certificate_dirs() if folders is None else [Path(d) for d in folders]
 
 
-def _known(state, roots, books: bool = True):
-    """known_result's answer (its time not set); `roots()` gives _certificate_roots', read
-    only if the book does not answer; `books`: False leaves the opening books out."""
-    from niwa.solver.results import SearchResult
-
+def _found(state, roots, books: bool = True):
+    """(algo, value for the mover, best action or None, source, first moves' rows) of what
+    already proves `state`, or None: the book first, then a certificate, then a proof
+    record (whose `source` may be an _OpenAnswer). `roots()` gives _certificate_roots',
+    read only if the book does not answer; `books`: False leaves the opening books out."""
     found = _from_book(state) if books else None
     algo = "book"
     if found is None:
@@ -446,6 +459,17 @@ def _known(state, roots, books: bool = True):
     if found is None:
         return None
     value, move, source = found
+    return algo, value, move, source, actions
+
+
+def _known(state, roots, books: bool = True):
+    """known_result's answer (its time not set), from _found."""
+    from niwa.solver.results import SearchResult
+
+    found = _found(state, roots, books)
+    if found is None:
+        return None
+    algo, value, move, source, actions = found
     name = state.action_to_string(move) if move is not None else None
     return SearchResult(
         algo=algo, value=value, player=state.current_player(), proven=True, best=move,
@@ -459,7 +483,7 @@ class KnownMove(NamedTuple):
     action: int
     name: str
     value: float        # for the player who makes the move: 1 a win, 0 a loss
-    source: str         # where the position after it is proven (known_result's status)
+    source: object      # where the position after it is proven: text, or an _OpenAnswer
 
 
 def known_moves(state, folders=None, books: bool = True) -> list[KnownMove]:
@@ -482,11 +506,12 @@ def known_moves(state, folders=None, books: bool = True) -> list[KnownMove]:
         child = state.child(action)
         if child.is_terminal() or child.current_player() < 0:
             continue        # (an end of game is the search's own business; chance: none)
-        found = _known(child, roots, books)
+        found = _found(child, roots, books)
         if found is not None:
-            value = found.value if found.player == mover else 1.0 - found.value
-            out.append(KnownMove(action, state.action_to_string(action), value,
-                                 found.status.removeprefix("proven (").removesuffix(")")))
+            _, value, _, source, _ = found      # (value for the child's mover)
+            if child.current_player() != mover:
+                value = 1.0 - value
+            out.append(KnownMove(action, state.action_to_string(action), value, source))
     return out
 
 
@@ -524,8 +549,9 @@ def with_known_moves(state, result, moves: list[KnownMove]):
     known = {m.action: (1.0 - m.value if flip else m.value) for m in moves}
     rows = [dataclasses.replace(x, value=known[x.action], proven=True)
             if x.action in known else x for x in result.actions]
+    shown = {x.action for x in result.actions}
     rows += [ActionStat(m.action, m.name, known[m.action], proven=True)
-             for m in moves if m.action not in {x.action for x in result.actions}]
+             for m in moves if m.action not in shown]
     best, name, value, pv = result.best, result.best_name, result.value, result.pv
     if best in known:
         open_rows = [x for x in rows if x.action not in known and x.value is not None]
@@ -543,24 +569,20 @@ def _said(moves: list[KnownMove]) -> str:
     proof's record is named once for all its answers, with whether each has a checked
     certificate ("W3-a3, W3-b3, W4-4 (the open proof's record proofs.json, N nodes so far;
     each with a checked certificate)"); `niwa solve` on a move's position names its own."""
-    groups: dict[str, list[KnownMove]] = {}
+    groups: dict[object, list[KnownMove]] = {}
     for m in moves:
-        found = _OPEN_RECORD.match(m.source)
-        key = m.source if found is None else \
-            f"the open proof's record {found[1]}, {found[2]} nodes so far"
+        key = (m.source.where, m.source.nodes) if isinstance(m.source, _OpenAnswer) \
+            else str(m.source)
         groups.setdefault(key, []).append(m)
     out = []
     for key, group in groups.items():
         names = ", ".join(m.name for m in group)
-        if not key.startswith("the open proof's record"):
+        if isinstance(key, str):
             out.append(f"{names} ({key})")
             continue
-        bare = [m.name for m in group if _OPEN_RECORD.match(m.source)[3].startswith("no ")]
+        bare = [m.name for m in group if m.source.certificate is None]
         certified = "each with a checked certificate" if not bare else \
             f"{', '.join(bare)} with no certificate of its own yet"
-        out.append(f"{names} ({key}; {certified})")
+        out.append(f"{names} (the open proof's record {key[0]}, {key[1]:,} nodes so far; "
+                   f"{certified})")
     return "; ".join(out)
-
-
-_OPEN_RECORD = re.compile(r"proof record (\S+): .+ decided by a two-level proof still open "
-                          r"\(([\d,]+) nodes so far\), (.+)$")
