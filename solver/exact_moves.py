@@ -223,16 +223,15 @@ class ExactMoves:
 
         books = self.book_where != "none"
         here = known_result(state, books=books)
-        if here is not None and here.best is not None:      # a known win, its move given
-            return replace(unfinished, value=1.0, proven=True, best=here.best,
-                           best_name=here.best_name, pv=here.pv, depth=1,
-                           status=here.status)
-        known = known_moves(state, books=books)
-        decided = decided_by_moves(state, known)
-        if decided is not None and decided.best is not None:
-            return replace(unfinished, value=1.0, proven=True, best=decided.best,
-                           best_name=decided.best_name, pv=decided.pv, depth=1,
-                           status=decided.status)
+        known, decided = [], None
+        if here is None or here.best is None:   # (else a known win, its move given)
+            known = known_moves(state, books=books)
+            decided = decided_by_moves(state, known)
+        won = next((r for r in (here, decided) if r is not None and r.best is not None),
+                   None)
+        if won is not None:
+            return replace(unfinished, value=1.0, proven=True, best=won.best,
+                           best_name=won.best_name, pv=won.pv, depth=1, status=won.status)
         move = most_proving_move(shared_searcher(self.tt_mb, self._table(state)), state,
                                  avoid={m.action for m in known})
         name = state.action_to_string(move)
