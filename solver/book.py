@@ -51,6 +51,7 @@ sha256>.npz (book_name).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -96,7 +97,14 @@ def canonical_variant(game: str, variant: dict | None) -> dict:
 
 
 def book_name(game: str, variant: dict) -> str:
-    text = json.dumps(canonical_variant(game, variant), sort_keys=True)
+    return _book_name(game, json.dumps(variant or {}, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _book_name(game: str, given: str) -> str:
+    """book_name of the variant given as JSON: a lookup asks it for every move of a
+    position, and the canonical variant takes a new state to find."""
+    text = json.dumps(canonical_variant(game, json.loads(given)), sort_keys=True)
     return f"{game}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.npz"
 
 

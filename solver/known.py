@@ -252,13 +252,92 @@ def read_proof_records(path=None) -> list[dict]:
     """The records in `path` (default: the shipped PROOF_RECORDS); [] when the file is
     missing or damaged (a damaged record proves nothing: the caller proves afresh)."""
     try:
-        data = json.loads(Path(path or PROOF_RECORDS).read_text())
-    except (OSError, ValueError):
+        return _records_in(Path(path or PROOF_RECORDS).read_text())
+    except OSError:
+        return []
+
+
+def _records_in(text: str) -> list[dict]:
+    try:
+        data = json.loads(text)
+    except ValueError:
         return []
     if not isinstance(data, dict) or data.get("format") != RECORDS_FORMAT or \
             not isinstance(data.get("records"), list):
         return []
     return [r for r in data["records"] if isinstance(r, dict)]
+
+
+class _Record(NamedTuple):
+    """A proof record made ready for lookups (_prepared_records): its root state and
+    what identifies the positions it answers. Its states are only read, never changed."""
+
+    record: dict
+    game: str
+    variant: dict
+    root: object            # the root state
+    root_notation: str
+    is_open: bool
+    winner: int | None
+    first: dict             # decided first move -> its value for the root's mover
+    nodes: int
+    certificates: dict      # (of an open proof) decided line -> its certificate
+    decided: tuple          # (action, move) of each decided first move, in legal order
+    children: dict          # notation one decided first move down -> (action, move)
+    lines: dict             # _decided_lines'
+
+
+@functools.lru_cache(maxsize=4)
+def _prepared_records(text: str) -> tuple[_Record, ...]:
+    """The records of a records file's `text`, each replayed once (known_moves asks about
+    every move of a position, and a review about every position of a game): a record the
+    rules refuse is left out; a decided line they refuse, or whose value is not 0 or 1,
+    proves nothing and is left out of its record's `lines`."""
+    from niwa.ext.registry import get_game
+
+    out = []
+    for record in _records_in(text):
+        try:
+            game = str(record["game"])
+            root = get_game(game).from_notation(record["root"])
+            is_open = record.get("open") is True
+            winner = None if is_open else int(record["winner"])
+            first = dict(record["first_moves"])
+            nodes = int(record["nodes"])
+            certificates = dict(record.get("certificates") or {})
+            variant = dict(record["variant"])
+        except (KeyError, TypeError, ValueError, NiwaError):
+            continue
+        decided = tuple((a, name) for a in root.legal_actions()
+                        if (name := root.action_to_string(a)) in first)
+        children = {}
+        for a, name in decided:
+            children.setdefault(root.child(a).to_notation(), (a, name))
+        out.append(_Record(record, game, variant, root, root.to_notation(), is_open,
+                           winner, first, nodes, certificates, decided, children,
+                           _decided_lines(record, root)))
+    return tuple(out)
+
+
+def _decided_lines(record, root) -> dict:
+    """The record's decided positions (`decided`, 2 plies down or more) under the proof's
+    own key for a position (symmetric hash and mover: a transposition or the lane mirror
+    of the line's position is the same) -> (line, value for the root's mover, the line's
+    position); the first line of a key kept."""
+    try:
+        lines = dict(record.get("decided") or {})
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for line, value in lines.items():
+        try:
+            at = _after(root, str(line))
+        except (NiwaError, ValueError, KeyError):
+            continue        # a line the rules refuse proves nothing
+        if value in (0, 1) and at.current_player() >= 0:
+            out.setdefault((at.symmetric_hash(), at.current_player()),
+                           (str(line), float(value), at))
+    return out
 
 
 def add_proof_record(record: dict, path=None) -> Path:
@@ -314,47 +393,39 @@ def _from_proof_records(state, path=None):
     None."""
     from niwa.solver.results import ActionStat
 
+    try:
+        text = Path(path or PROOF_RECORDS).read_text()
+    except OSError:
+        return None
+    where = PROOF_RECORDS.name if path is None else Path(path).name
     notation = state.to_notation()
-    for record in read_proof_records(path):
-        try:
-            if record["game"] != state.game_name or \
-                    dict(record["variant"]) != dict(state.variant):
-                continue
-            root = type(state).from_notation(record["root"])
-            is_open = record.get("open") is True
-            winner = None if is_open else int(record["winner"])
-            first = dict(record["first_moves"])
-            where = PROOF_RECORDS.name if path is None else Path(path).name
-            nodes = int(record["nodes"])
-            certificates = dict(record.get("certificates") or {})   # (of an open proof)
-        except (KeyError, TypeError, ValueError, NiwaError):
+    for rec in _prepared_records(text):
+        if rec.game != state.game_name or rec.variant != dict(state.variant):
             continue
-        # first_moves: each first move's value for the root's mover
+        root, first, nodes = rec.root, rec.first, rec.nodes
         mover = root.current_player()
-        decided = [(a, name) for a in root.legal_actions()
-                   if (name := root.action_to_string(a)) in first]
-        if notation == root.to_notation() and not is_open:
+        if notation == rec.root_notation and not rec.is_open:
             actions = [ActionStat(a, name, float(first[name]), proven=True)
-                       for a, name in decided]
+                       for a, name in rec.decided]
             best = next((x.action for x in actions if x.value == 1.0), None) \
-                if mover == winner else None
-            return (1.0 if mover == winner else 0.0), best, \
-                _source(where, nodes, record.get("certificate")), actions
-        for a, name in decided:             # one first move in: that move's value
-            if root.child(a).to_notation() == notation:
-                v = float(first[name])
-                source = _OpenAnswer(where, nodes, name, certificates.get(name)) \
-                    if is_open else _source(where, nodes, record.get("certificate"))
-                return (v if state.current_player() == mover else 1.0 - v), None, source, []
-        found = _decided_line(record, root, state)
+                if mover == rec.winner else None
+            return (1.0 if mover == rec.winner else 0.0), best, \
+                _source(where, nodes, rec.record.get("certificate")), actions
+        if notation in rec.children:        # one first move in: that move's value
+            name = rec.children[notation][1]
+            v = float(first[name])
+            source = _OpenAnswer(where, nodes, name, rec.certificates.get(name)) \
+                if rec.is_open else _source(where, nodes, rec.record.get("certificate"))
+            return (v if state.current_player() == mover else 1.0 - v), None, source, []
+        found = _decided_line(rec, state)
         if found is not None:
             line, v, at = found
-            source = _source(where, nodes, record.get("certificate"))
-            if is_open:
-                source = _OpenAnswer(where, nodes, line, certificates.get(line)
-                                     or _holding(root, line, first, certificates))
+            source = _source(where, nodes, rec.record.get("certificate"))
+            if rec.is_open:
+                source = _OpenAnswer(where, nodes, line, rec.certificates.get(line)
+                                     or _holding(root, line, first, rec.certificates))
             value = v if state.current_player() == mover else 1.0 - v
-            best = _winning_move(record, line, at, state) if value == 1.0 else None
+            best = _winning_move(rec.record, line, at, state) if value == 1.0 else None
             return value, best, source, []
     return None
 
@@ -395,26 +466,14 @@ def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
     return f"inside {certificates[head]}"
 
 
-def _decided_line(record, root, state):
-    """(line, value for the root's mover, the line's position) of the record's decided
-    position (`decided`, 2 plies down or more) that `state` is under the proof's own key
-    (symmetric hash and mover: a transposition or the lane mirror of the line's
-    position), or None."""
-    try:
-        lines = dict(record.get("decided") or {})
-    except (TypeError, ValueError):
+def _decided_line(rec, state):
+    """(line, value for the root's mover, the line's position) of the prepared record
+    `rec`'s decided position (`decided`, 2 plies down or more) that `state` is under the
+    proof's own key (symmetric hash and mover: a transposition or the lane mirror of the
+    line's position), or None."""
+    if not rec.lines or state.current_player() < 0:
         return None
-    if not lines or state.current_player() < 0:
-        return None
-    key = (state.symmetric_hash(), state.current_player())
-    for line, value in lines.items():
-        try:
-            at = _after(root, str(line))
-        except (NiwaError, ValueError, KeyError):
-            continue        # a line the rules refuse proves nothing
-        if (at.symmetric_hash(), at.current_player()) == key and value in (0, 1):
-            return str(line), float(value), at
-    return None
+    return rec.lines.get((state.symmetric_hash(), state.current_player()))
 
 
 def known_result(state, folders=None, books: bool = True):

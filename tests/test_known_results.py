@@ -390,8 +390,7 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
         assert at.action_to_string(int(cert.actions[0])) == move
     assert {m.name for m in known_moves(after("W2-a2"), folders=[])} >= {"W4-4", "W3-a3"}
     # a damaged line proves nothing
-    assert known._decided_line({"decided": {"W9-z9 W4-4": 0}}, start,
-                               after("W2-a2 W4-4")) is None
+    assert known._decided_lines({"decided": {"W9-z9 W4-4": 0}}, start) == {}
 
 
 @pytest.mark.parametrize("damage, answered", [
