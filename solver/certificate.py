@@ -290,6 +290,39 @@ def _well_shaped(offsets, actions, children) -> bool:
         and len(actions) == len(children)
 
 
+def positions_in(cert: Certificate):
+    """(position, the winner's move there or None) for each position of the certificate's
+    own tree: its nodes (the winner's move at each of the winner's, None at the loser's)
+    and the roots of the parts it stops at (None: their moves are in the parts), each
+    once, parents first; derived from the root's notation with the engine (the checker
+    derives them with the reference rules: this is for looking a position up, not proof).
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> from niwa.solver.proof import ProofSearch
+    >>> root = LotusState(towers=2, lane=1, shared=3, trampoline_at=3)
+    >>> cert = extract_certificate(ProofSearch(tt_mb=8), root)
+    >>> [(p.to_notation() == root.to_notation(), m) for p, m in positions_in(cert)][0]
+    (True, None)
+    """
+    from niwa.ext.registry import parse_position
+
+    at, parts = {0: parse_position(cert.root)}, set()
+    for node in range(cert.nodes):
+        state = at.pop(node)
+        lo, hi = int(cert.offsets[node]), int(cert.offsets[node + 1])
+        winner = state.current_player() == cert.winner
+        yield state, int(cert.actions[lo]) if winner else None
+        for edge in range(lo, hi):
+            child = int(cert.children[edge])
+            if child >= 0 and child not in at:
+                at[child] = state.child(int(cert.actions[edge]))
+            elif child <= PART_BASE:    # (a part may be met by several edges)
+                part_root = state.child(int(cert.actions[edge]))
+                if (text := part_root.to_notation()) not in parts:
+                    parts.add(text)
+                    yield part_root, None
+
+
 _FIXED = ("format", "game", "variant", "root", "winner", "value", "nodes", "edges",
           "game_over_leaves", "table_leaves", "part_leaves", "parts", "sha256")
 

@@ -20,8 +20,9 @@ What counts as known, and why it is sound:
     answer says so, and whether a certificate has been checked yet. This is the weakest
     of the three (the search's own claim until its certificate passes), so it is looked
     at last. The record of a proof still open (`open: true`, no winner) answers only the
-    positions one decided first move from its start, each naming its own certificate
-    once one is checked.
+    positions one decided first move from its start and the lines its top tree decided
+    a few plies down (`decided`), each naming its own certificate once one is checked, or
+    a named certificate whose tree holds it (`inside`), whose winner's move it plays.
 A position not known itself may be one move from known ones (known_moves): one move to a
 known loss for the opponent wins it, every move known and lost loses it
 (decided_by_moves), and otherwise a search's result marks the moves known to lose
@@ -218,26 +219,65 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
         record.update(plies=plies, decided=dict(sorted(decided.items())))
     if not r.proven:
         record.update(open=True, certificates=dict(sorted((certificates or {}).items())))
-        moves = _certified_moves(state, certificates or {}, certificate_dir)
+        moves, inside = _certified_lines(state, certificates or {}, certificate_dir,
+                                         {**first, **decided})
+        if inside:
+            record["inside"] = inside
         if moves:
             record["winning_moves"] = moves
     return record
 
 
-def _certified_moves(root, certificates: dict, folder) -> dict:
-    """Line -> the winner's first move in the line's certificate (in `folder`), for each
-    certificate whose root is the position its line reaches with the winner to move."""
-    from niwa.solver.certificate import load_certificate
+def _certified_lines(root, certificates: dict, folder, lines: dict) -> tuple[dict, dict]:
+    """(winning_moves, inside) of the decided `lines` (line -> value for the root's mover)
+    from the checked `certificates` named (line -> file in `folder`). A line's position
+    found in a certificate's own tree (positions_in) under the proof's key (symmetric
+    hash and mover), its own certificate looked at first, is `inside` that certificate
+    when it is not its own, and with the winner to move there gives its winning move, as
+    the move of the line's position. A certificate whose winner disagrees with a line's
+    value is a ProofRecordError (the proof and its certificates contradict each other)."""
+    from niwa.solver.certificate import load_certificate, positions_in
 
-    if folder is None:
-        return {}
-    moves = {}
-    for line, name in sorted(certificates.items()):
-        at = _after(root, line)
+    if folder is None or not certificates:
+        return {}, {}
+    trees = {}      # certificate -> {key: (position, the winner's move or None)}, winner
+    for name in sorted(set(certificates.values())):
         cert = load_certificate(Path(folder) / name)
-        if cert.root == at.to_notation() and cert.winner == at.current_player():
-            moves[line] = at.action_to_string(int(cert.actions[0]))
-    return moves
+        trees[name] = {}, cert.winner
+        for position, move in positions_in(cert):
+            trees[name][0].setdefault(_key(position), (position, move))
+    mover = root.current_player()
+    moves, inside = {}, {}
+    for line, value in sorted(lines.items()):
+        at = _after(root, line)
+        own = certificates.get(line)
+        for name in ([own] if own else []) + [n for n in trees if n != own]:
+            positions, winner = trees[name]
+            if _key(at) not in positions:
+                continue
+            if (winner == mover) != (value == 1):
+                raise ProofRecordError(f"{line}: decided {value} for the root's mover, "
+                                       f"but certificate {name} has seat {winner} win it")
+            if name != own:
+                inside[line] = name
+            position, move = positions[_key(at)]
+            if move is not None and at.current_player() == winner:
+                action = _move_to(at, _key(position.child(move)))
+                if action is not None:
+                    moves[line] = at.action_to_string(action)
+            break
+    return moves, inside
+
+
+def _key(state) -> tuple[int, int]:
+    """The proof's own key for a position: its symmetric hash (a transposition or the
+    lane mirror is the same position) and its mover."""
+    return state.symmetric_hash(), state.current_player()
+
+
+def _move_to(state, key) -> int | None:
+    """The move of `state` reaching the position of proof key `key`, or None."""
+    return next((a for a in state.legal_actions() if _key(state.child(a)) == key), None)
 
 
 def _after(root, line: str):
@@ -282,6 +322,7 @@ class _Record(NamedTuple):
     first: dict             # decided first move -> its value for the root's mover
     nodes: int
     certificates: dict      # (of an open proof) decided line -> its certificate
+    inside: dict            # (of an open proof) decided line -> a certificate holding it
     decided: tuple          # (action, move) of each decided first move, in legal order
     children: dict          # notation one decided first move down -> (action, move)
     lines: dict             # _decided_lines'
@@ -305,6 +346,7 @@ def _prepared_records(text: str) -> tuple[_Record, ...]:
             first = dict(record["first_moves"])
             nodes = int(record["nodes"])
             certificates = dict(record.get("certificates") or {})
+            inside = {str(k): str(v) for k, v in dict(record.get("inside") or {}).items()}
             variant = dict(record["variant"])
         except (KeyError, TypeError, ValueError, NiwaError):
             continue
@@ -314,8 +356,8 @@ def _prepared_records(text: str) -> tuple[_Record, ...]:
         for a, name in decided:
             children.setdefault(root.child(a).to_notation(), (a, name))
         out.append(_Record(record, game, variant, root, root.to_notation(), is_open,
-                           winner, first, nodes, certificates, decided, children,
-                           _decided_lines(record, root)))
+                           winner, first, nodes, certificates, inside, decided,
+                           children, _decided_lines(record, root)))
     return tuple(out)
 
 
@@ -335,8 +377,7 @@ def _decided_lines(record, root) -> dict:
         except (NiwaError, ValueError, KeyError):
             continue        # a line the rules refuse proves nothing
         if value in (0, 1) and at.current_player() >= 0:
-            out.setdefault((at.symmetric_hash(), at.current_player()),
-                           (str(line), float(value), at))
+            out.setdefault(_key(at), (str(line), float(value), at))
     return out
 
 
@@ -422,8 +463,9 @@ def _from_proof_records(state, path=None):
             line, v, at = found
             source = _source(where, nodes, rec.record.get("certificate"))
             if rec.is_open:
+                inside = rec.inside.get(line)
                 source = _OpenAnswer(where, nodes, line, rec.certificates.get(line)
-                                     or _holding(root, line, first, rec.certificates))
+                                     or (f"inside {inside}" if inside else None))
             value = v if state.current_player() == mover else 1.0 - v
             best = _winning_move(rec.record, line, at, state) if value == 1.0 else None
             return value, best, source, []
@@ -441,29 +483,7 @@ def _winning_move(record, line: str, at, state) -> int | None:
         target = at.child(at.string_to_action(name))
     except (NiwaError, TypeError, ValueError, KeyError):
         return None
-    key = (target.symmetric_hash(), target.current_player())
-    return next((a for a in state.legal_actions()
-                 if (c := state.child(a)).symmetric_hash() == key[0]
-                 and c.current_player() == key[1]), None)
-
-
-def _holding(root, line: str, first: dict, certificates: dict) -> str | None:
-    """"inside C" if the certificate C of the line's first move holds the line's position:
-    every later move of the line is the loser's there (a certificate keeps every move of
-    the loser, one of the winner's), else None."""
-    head, *rest = line.split()
-    if head not in certificates or head not in first:
-        return None
-    try:
-        at = root.child(root.string_to_action(head))
-        loser = root.current_player() if first[head] == 0 else 1 - root.current_player()
-        for name in rest:
-            if at.current_player() != loser:
-                return None
-            at.apply(at.string_to_action(name))
-    except (NiwaError, ValueError, KeyError):
-        return None         # (a damaged record: no certificate named)
-    return f"inside {certificates[head]}"
+    return _move_to(state, _key(target))
 
 
 def _decided_line(rec, state):
@@ -473,7 +493,7 @@ def _decided_line(rec, state):
     line's position), or None."""
     if not rec.lines or state.current_player() < 0:
         return None
-    return rec.lines.get((state.symmetric_hash(), state.current_player()))
+    return rec.lines.get(_key(state))
 
 
 def known_result(state, folders=None, books: bool = True):

@@ -24,6 +24,7 @@ from niwa.solver.certificate import (
     extract_certificate,
     load_certificate,
     parse_reference_position,
+    positions_in,
 )
 from niwa.solver.proof import ProofSearch
 
@@ -120,6 +121,27 @@ def test_nodes_are_numbered_parents_first_and_transpositions_shared(small):
     inner = small.children[small.children >= 0]
     assert len(set(inner.tolist())) == small.nodes - 1      # every node but the root reached
     assert len(inner) > len(set(inner.tolist()))    # some reached twice: a DAG, not a tree
+
+
+def test_positions_in_gives_each_node_and_part_root_once_with_the_winners_move(small):
+    """positions_in: every node of the tree once (a transposition too), the winner's one
+    move at the winner's nodes, None at the loser's; a part's root once however many
+    edges reach it, with None (its moves are in the part)."""
+    listed = list(positions_in(small))
+    assert len(listed) == small.nodes and len({p.to_notation() for p, _ in listed}) == \
+        small.nodes
+    for position, move in listed:
+        if position.current_player() == small.winner:
+            assert move in position.legal_actions()
+        else:
+            assert move is None
+    top = load_certificate(Path(__file__).resolve().parent.parent / "bench" / "perfect-play"
+                           / "pro-rule" / "certification"
+                           / "lotus-towers4-pro-optional-W3-a3.npz")
+    listed = {p.to_notation(): m for p, m in positions_in(top)}
+    roots = {q["root"] for q in top.parts if not q.get("mirror")}
+    assert len(listed) == len(list(positions_in(top))) > top.nodes
+    assert roots and roots <= set(listed) and all(listed[r] is None for r in roots)
 
 
 def test_save_load_round_trip_and_info(tmp_path, small):

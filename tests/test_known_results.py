@@ -159,7 +159,7 @@ def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves(trampoline)
     plies = next(r for r in shipped.values() if r["variant"]["trampoline"] == trampoline
                  and r["variant"]["rule"] == "pro").get("plies", 1)
     record = proof_record(kept, open_proof=trampoline == "optional", plies=plies)
-    names = ("certificate", "certificates", "winning_moves")    # (from the certificates)
+    names = ("certificate", "certificates", "winning_moves", "inside")  # (certificates')
     kept_record = {k: v for k, v in shipped[record["root"]].items() if k not in names}
     assert kept_record == {k: v for k, v in record.items() if k not in names}
     if "certificates" in record:        # the same record with the certificates named
@@ -357,7 +357,7 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     into them are known moves. A line the rules refuse, or a key no line has, is not
     answered."""
     import niwa.solver.known as known
-    from niwa.solver.certificate import load_certificate
+    from niwa.solver.certificate import load_certificate, positions_in
     from niwa.solver.known import known_moves, read_proof_records
 
     start = LotusState(rule="pro")
@@ -376,18 +376,24 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
         assert "W2-a2 W4-4 decided by a two-level proof still open" in r.status
         assert "certificate lotus-towers4-pro-optional-W2-a2-W4-4.npz checked" in r.status
     held = known_result(after("W1-b1 W3-b3"), folders=[])       # (W3-a3 W1-a1, mirrored)
-    assert held.value == 1.0 and \
+    assert held.value == 1.0 and held.best_name == "B1-b1" and \
         "inside certificate lotus-towers4-pro-optional-W3-a3.npz, checked" in held.status
     assert known_result(after("W1-a1 W2-a2"), folders=[]) is None      # not decided yet
     # the winner's move, read off each certificate when the record was written, is played
     # in the position and its mirror (the same position under the proof's key)
     assert known_result(after("W2-a2 W4-4"), folders=[]).best_name == "B4-4"
     assert known_result(after("W2-b2 pass"), folders=[]).best_name == "B2-b2"
+    # (a line inside another certificate: the winner's move at its node there)
+    assert set(record["inside"]) >= {"W3-a3 W1-a1", "W3-a3 W1-b1"}
     for line, move in record["winning_moves"].items():
-        cert = load_certificate(PRO_RULE / "certification" / record["certificates"][line])
+        name = record["certificates"].get(line) or record["inside"][line]
+        cert = load_certificate(PRO_RULE / "certification" / name)
         at = after(line)
-        assert cert.root == at.to_notation() and cert.winner == at.current_player() == 1
-        assert at.action_to_string(int(cert.actions[0])) == move
+        assert cert.winner == at.current_player() == 1
+        # (matched under the proof's key: the line's position may be a node's mirror)
+        key = lambda s: (s.symmetric_hash(), s.current_player())    # noqa: E731
+        targets = {key(p): key(p.child(m)) for p, m in positions_in(cert) if m is not None}
+        assert key(at.child(at.string_to_action(move))) == targets[key(at)]
     assert {m.name for m in known_moves(after("W2-a2"), folders=[])} >= {"W4-4", "W3-a3"}
     # a damaged line proves nothing
     assert known._decided_lines({"decided": {"W9-z9 W4-4": 0}}, start) == {}
@@ -420,3 +426,21 @@ def test_a_damaged_open_record_answers_less_never_wrongly(tmp_path, monkeypatch,
     if answered:
         assert r.value == 1.0 and r.player == 1
         assert (r.best_name == "B4-4") == ("winning_moves" not in damage)
+
+
+def test_a_record_refuses_a_certificate_that_contradicts_the_proof():
+    """A decided line whose value a named certificate's tree contradicts (here W3-a3 told
+    won for the first player, its certificate a seat-1 win) is a ProofRecordError when
+    the record is written, not a record that answers two ways; a line the certificates
+    do not hold gets neither a move nor a certificate."""
+    import niwa.solver.known as known
+    from niwa.solver.known import ProofRecordError
+
+    start = LotusState(rule="pro")
+    named = {"W3-a3": "lotus-towers4-pro-optional-W3-a3.npz"}
+    folder = PRO_RULE / "certification"
+    with pytest.raises(ProofRecordError, match="W3-a3: decided 1 .* seat 1 win"):
+        known._certified_lines(start, named, folder, {"W3-a3": 1})
+    moves, inside = known._certified_lines(
+        start, named, folder, {"W3-a3": 0, "W3-b3 W1-b1": 0, "W1-a1 W2-a2": 0})
+    assert inside == {"W3-b3 W1-b1": named["W3-a3"]} and moves == {"W3-b3 W1-b1": "B1-b1"}
