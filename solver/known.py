@@ -343,13 +343,17 @@ def _prepared_records(text: str) -> tuple[_Record, ...]:
             root = get_game(game).from_notation(record["root"])
             is_open = record.get("open") is True
             winner = None if is_open else int(record["winner"])
-            first = dict(record["first_moves"])
+            first = {str(k): v for k, v in dict(record["first_moves"]).items()
+                     if v in (0, 1)}     # (a damaged value proves nothing)
             nodes = int(record["nodes"])
             certificates = dict(record.get("certificates") or {})
-            inside = {str(k): str(v) for k, v in dict(record.get("inside") or {}).items()}
             variant = dict(record["variant"])
         except (KeyError, TypeError, ValueError, NiwaError):
             continue
+        try:
+            inside = {str(k): str(v) for k, v in dict(record.get("inside") or {}).items()}
+        except (TypeError, ValueError):
+            inside = {}     # (damaged: no certificate named, the values still stand)
         decided = tuple((a, name) for a in root.legal_actions()
                         if (name := root.action_to_string(a)) in first)
         children = {}

@@ -404,7 +404,8 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     ({"decided": [1, 2]}, False),
     ({"winning_moves": {"W2-a2 W4-4": "Q9"}}, True),
     ({"winning_moves": 5}, True),
-    ({"certificates": {"W9": "a.npz"}, "first_moves": {"W9": 0}}, True)])
+    ({"certificates": {"W9": "a.npz"}, "first_moves": {"W9": 0}}, True),
+    ({"first_moves": {"W3-a3": "x", "W3-b3": [0]}, "inside": 3}, True)])
 def test_a_damaged_open_record_answers_less_never_wrongly(tmp_path, monkeypatch, damage,
                                                           answered):
     """Bad lines, values or moves in an open proof's record: the position is not answered
