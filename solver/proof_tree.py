@@ -203,6 +203,12 @@ _WORKER = threading.local()     # one ProofSearch per worker thread/process, kep
 # run id -> the SharedProofTable of that session, mapped by the coordinator before it forks
 # its local workers (who find it here, inherited); absent in any other process
 _SHARED_TABLES: dict = {}
+# In a worker process elsewhere (a Dask worker), whose tables the coordinator cannot read:
+# run id -> the rows an earlier session kept, sent by the coordinator (_stash_kept) and
+# loaded into each table made for that run; run id -> the searches made for it, whose
+# proofs a stop collects (_collect_kept). One run's at a time, as _WORKER keeps.
+_KEPT_ROWS: dict = {}
+_RUN_SEARCHES: dict = {}
 
 
 def _worker_search(tt_mb: float, tables: str | None, state, run: str,
@@ -225,8 +231,58 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str,
         table = resolve_tables(state, tables)
     search = ProofSearch(tt_mb=tt_mb, tables=table, shared=_SHARED_TABLES.get(run),
                          huge_pages=huge_pages)
+    if run in _KEPT_ROWS and search.shared is None:
+        search.load_proven(_KEPT_ROWS[run])
+    for other in [r for r in _RUN_SEARCHES if r != run]:
+        del _RUN_SEARCHES[other]        # (their tables go with the threads' _WORKER)
+    _RUN_SEARCHES.setdefault(run, []).append(search)
     _WORKER.search = (key, search)
     return search
+
+
+def _root_key(root: str) -> int:
+    """This build's table key of the position `root` (what kept rows are filed under)."""
+    from niwa.ext.registry import parse_position
+    from niwa.solver.proof import ProofSearch
+
+    return ProofSearch(tt_mb=1).table_key(parse_position(root))
+
+
+def _stash_kept(run: str, rows, root: str, root_key: int) -> int:
+    """In a worker process (run there by the coordinator): keep the rows an earlier session
+    of `run` kept, for each table made for it here; 0 (none kept) if this build files
+    positions under other keys than the coordinator's."""
+    if _root_key(root) != root_key:
+        return 0
+    _KEPT_ROWS.clear()
+    _KEPT_ROWS[run] = rows
+    return len(rows)
+
+
+def _collect_kept(run: str, root: str, min_work: int, most: int):
+    """In a worker process: (this build's table key of `root`, the proven rows of every
+    table made here for `run`, as ProofSearch.proven_entries gives them; safe while a job
+    still writes), the rows of all its tables together."""
+    import numpy as np
+
+    parts = [s.proven_entries(min_work, most) for s in _RUN_SEARCHES.get(run, [])]
+    rows = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.uint64)
+    _KEPT_ROWS.pop(run, None)
+    return _root_key(root), rows
+
+
+def merge_kept(parts, most: int):
+    """The rows of several tables' proven_entries as one: the most costly proof of each
+    key, the largest work first, at most `most` rows (0: all)."""
+    import numpy as np
+
+    rows = np.concatenate([np.asarray(r, dtype=np.uint64).reshape(-1, 3) for r in parts]) \
+        if parts else np.zeros((0, 3), dtype=np.uint64)
+    order = np.argsort(-(rows[:, 2] & np.uint64(0xFFFFFFFF)).astype(np.int64), kind="stable")
+    rows = rows[order]
+    _, first = np.unique(rows[:, 0], return_index=True)
+    rows = rows[np.sort(first)]
+    return rows[:most] if most > 0 else rows
 
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
@@ -355,6 +411,10 @@ class JobExecutor(Protocol):
 
     def run(self, tasks) -> Iterator[dict]:
         """Yield each task's result row as it ends."""
+
+    # optional, for workers whose tables this process cannot read (Dask's):
+    # run_on_workers(fn, *args) calls fn(*args) once in each worker process and returns
+    # the results, a list; the proofs kept between sessions travel that way
 
 
 class InProcessExecutor:
@@ -531,6 +591,7 @@ class ProofTree:
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
         self.proven_loaded = self.proven_saved = 0
         self._kept_search = None     # the table whose proofs a stop keeps (see _load_proven)
+        self._kept_remote = None     # or the executor whose workers' tables a stop collects
         self.shared_mb = 0.0        # the size of the table shared in the last session, if any
         if busy_policy not in BUSY_POLICIES:
             raise ValueError(f"busy_policy must be one of {', '.join(BUSY_POLICIES)}")
@@ -1046,11 +1107,12 @@ class ProofTree:
     def _load_proven(self, executor) -> None:
         """Put the proofs an earlier session kept (DIR/proven.npy) into this session's table
         before the first job, so a resume does not prove them again."""
-        self._kept_search = None
+        self._kept_search = self._kept_remote = None
         if self.dir is None or self.read_only or self.keep_proven <= 0:
             return
         search = self._session_search(executor)
         if search is None:
+            self._load_proven_remote(executor)
             return
         self._kept_search = search
         rows = read_proven(self.dir, search, self.root_state)
@@ -1061,15 +1123,54 @@ class ProofTree:
                 raise CheckpointError(f"checkpoint {self.dir} is damaged: proven.npy {e}") \
                     from None
 
+    def _load_proven_remote(self, executor) -> None:
+        """The kept proofs sent to every worker process elsewhere (a Dask cluster), each
+        loading them into the tables it makes for this session; a stop then collects the
+        workers' proofs (_save_proven). Nothing for an executor that cannot reach its
+        workers' processes."""
+        if not callable(getattr(executor, "run_on_workers", None)):
+            return
+        from niwa.solver.proof import ProofSearch
+
+        self._kept_remote = executor
+        rows = read_proven(self.dir, ProofSearch(tt_mb=1), self.root_state)
+        if rows is not None and len(rows):
+            sent = executor.run_on_workers(_stash_kept, self.run_id, rows, self.notation,
+                                           _root_key(self.notation))
+            self.proven_loaded = len(rows) if any(sent) else 0
+
     def _save_proven(self) -> None:
         """Keep the largest proofs of this session's table (DIR/proven.npy, atomically),
-        read while no worker writes it (the workers have ended)."""
+        read while no worker writes it (the workers have ended), or of the workers' tables
+        elsewhere (each read safely while a job may still write it)."""
         search, self._kept_search = self._kept_search, None
-        if search is None or self.dir is None or self.read_only:
+        remote, self._kept_remote = self._kept_remote, None
+        if self.dir is None or self.read_only:
+            return
+        if remote is not None:
+            self._save_proven_remote(remote)
+            return
+        if search is None:
             return
         rows = search.proven_entries(self.keep_min_work, self.keep_proven)
         write_proven(self.dir, rows, search.table_key(self.root_state), self.notation,
                      self.keep_min_work)
+        self.proven_saved = len(rows)
+
+    def _save_proven_remote(self, executor) -> None:
+        """_save_proven for workers elsewhere: their tables' proofs collected and merged
+        (rows filed under another build's keys are left out); if the workers cannot be
+        reached, the kept proofs of the last session stay as they were."""
+        key = _root_key(self.notation)
+        try:
+            answers = executor.run_on_workers(_collect_kept, self.run_id, self.notation,
+                                              self.keep_min_work, self.keep_proven)
+        except Exception:   # noqa: BLE001 (a cluster gone at the stop: keep the old file)
+            return
+        rows = merge_kept([r for k, r in answers if k == key], self.keep_proven)
+        if not len(rows):
+            return          # (workers restarted, or another build: keep the old file)
+        write_proven(self.dir, rows, key, self.notation, self.keep_min_work)
         self.proven_saved = len(rows)
 
     def run(self, executor: JobExecutor | None = None, time_limit: float = 0.0, max_jobs: int = 0,

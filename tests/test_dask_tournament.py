@@ -200,6 +200,34 @@ def test_a_two_level_proof_on_the_cluster_keeps_one_job_per_worker(cluster):
     assert r.jobs > 3 and 1 <= Counting.most <= ex.workers == 2
 
 
+def test_a_proof_on_the_cluster_keeps_its_workers_proofs_between_sessions(cluster, tmp_path):
+    """The workers' tables are theirs alone: a stop collects their largest proofs into
+    DIR/proven.npy (merged: one row a position, proofs only), and a resume sends them to
+    every worker, which loads them into its table; the value is the plain df-pn value."""
+    from niwa.ext.lotus import LotusState
+    from niwa.solver.proof import ProofSearch
+    from niwa.solver.proof_tree import ProofTree, open_checkpoint, read_proven
+
+    state = LotusState(towers=2, rule="pro", trampoline="mandatory")
+    ex = DaskExecutor(f"dask://{cluster}")
+    try:
+        first = ProofTree(state, job_nodes=1000, tt_mb=16, checkpoint=tmp_path,
+                          keep_min_work=1)
+        r = first.run(ex, max_jobs=4)
+        first.close()
+        assert not r.proven and first.proven_saved > 0
+        rows = read_proven(tmp_path, ProofSearch(tt_mb=1), state)
+        assert len(rows) == first.proven_saved == len(set(rows[:, 0].tolist()))
+        assert ProofSearch(tt_mb=16).load_proven(rows) == len(rows)     # proofs only
+        again = open_checkpoint(tmp_path, keep_min_work=1)
+        r = again.run(ex)
+        again.close()
+    finally:
+        ex.close()
+    assert again.proven_loaded == first.proven_saved
+    assert r.value == ProofSearch(tt_mb=16).solve(state, pv=False).value
+
+
 def test_a_certificate_in_parts_checks_on_the_cluster_as_in_one_process(cluster, tmp_path):
     """`niwa proof check --executor dask://...`: the parts are checked on the cluster's
     workers (which see the same files here) with the report of one process."""

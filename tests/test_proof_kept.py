@@ -143,3 +143,28 @@ def test_keep_proven_from_the_command_line_bounds_the_rows_kept(tmp_path):
                  ["lotus", "--keep-proven", "3"]):
         r = CliRunner().invoke(main, ["solve", *args])
         assert r.exit_code == 2 and "--keep-proven" in r.output, r.output
+
+
+def test_kept_rows_reach_tables_made_in_a_worker_process_and_come_back_merged():
+    """What a worker elsewhere (Dask) does with kept proofs, in this process: rows stashed
+    for a run go into each table made for it, are collected back from all of them, and a
+    build that files positions under other keys stashes none."""
+    from niwa.solver import proof_tree as pt
+
+    state = LotusState(**PRO)
+    solved = ProofSearch(tt_mb=16)
+    solved.solve(state, pv=False)
+    rows = solved.proven_entries(min_work=10)
+    root, key = state.to_notation(), solved.table_key(state)
+    assert pt._stash_kept("run-a", rows, root, key ^ 1) == 0        # another build's keys
+    assert pt._stash_kept("run-a", rows, root, key) == len(rows)
+    table = pt._worker_search(8, None, state, "run-a")
+    assert all(table._probe_key(int(k)) is not None for k in rows[:50, 0])
+    got_key, back = pt._collect_kept("run-a", root, 10, 0)
+    assert got_key == key and set(back[:, 0].tolist()) >= set(rows[:, 0].tolist())
+    merged = pt.merge_kept([back, back[:5]], 3)
+    assert len(merged) == 3 and len(set(merged[:, 0].tolist())) == 3
+    work = merged[:, 2] & np.uint64(0xFFFFFFFF)
+    assert list(work) == sorted(work, reverse=True)
+    pt._worker_search(8, None, state, "run-b")      # a new run: the old one's are let go
+    assert "run-a" not in pt._RUN_SEARCHES and "run-a" not in pt._KEPT_ROWS

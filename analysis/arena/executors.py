@@ -497,6 +497,15 @@ class DaskExecutor:
         finally:
             stream.clear()
 
+    def run_on_workers(self, fn, *args) -> list:
+        """fn(*args) once in each worker process of the cluster; the results, a list (what
+        a proof's kept proofs travel by: the workers' tables are theirs alone)."""
+        try:
+            return list(self.client.run(fn, *args).values())
+        except Exception as e:     # noqa: BLE001 (a worker gone, or without niwa)
+            raise ExecutorError(f"a call on the Dask workers failed: {first_line(e)}") \
+                from None
+
     def close(self):
         self.client.close()
 
