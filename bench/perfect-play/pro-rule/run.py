@@ -428,8 +428,12 @@ def main(argv=None):
         q = report_parser("the top tree's double counting below lines", "double-counting.csv")
         q.add_argument("lines", nargs="+", help="lines of moves from the root")
         b = q.parse_args(argv[1:])
+        out = Path(b.out)
+        with (out.open(newline="") if out.exists() else open(os.devnull)) as f:
+            known = {tuple(r.get(c, "") for c in DAG_COLUMNS) for r in csv.DictReader(f)}
         for row in double_counting(b.checkpoint, b.lines, b.label):
-            append_row(Path(b.out), row, DAG_COLUMNS)
+            if tuple(str(row[c]) for c in DAG_COLUMNS) not in known:    # (not measured yet)
+                append_row(out, row, DAG_COLUMNS)
             print(f"{row['line']}: pn {row['tree_pn']:,} (set {row['set_pn']:,}, "
                   f"{row['set_pn_leaves']} leaves), dn {row['tree_dn']:,} (set "
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
