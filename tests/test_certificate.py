@@ -731,7 +731,7 @@ def test_the_full_pro_mandatory_certificate_checks_with_its_ledger(tmp_path):
 PRO_OPTIONAL_CERTIFIED = [      # (line, parts, positions in all)
     ("W3-a3", 24, 17_899_872), ("W2-a2 W4-4", 85, 25_453_267), ("W1-a1 pass", 14, 38_735),
     ("W2-a2 pass", 13, 39_738), ("W2-a2 W3-a3", 6, 5_787_700), ("W2-a2 W3-b3", 6, 6_450_746),
-    ("W4-4 W3-a3", 7, 5_741_881), ("W4-4 pass", 14, 49_554)]
+    ("W4-4 W3-a3", 7, 5_741_881), ("W4-4 pass", 14, 49_554), ("W2-a2 W1-a1", 80, 32_456_844)]
 
 
 @pytest.mark.parametrize("line, parts, positions", PRO_OPTIONAL_CERTIFIED,
