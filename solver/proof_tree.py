@@ -224,6 +224,8 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str,
     if cached is not None and cached[0] == key:
         return cached[1]
     _WORKER.search = None       # free the old table before mapping a new one
+    for other in [r for r in _RUN_SEARCHES if r != run]:
+        del _RUN_SEARCHES[other]    # (so too the other runs' tables this process made)
     table = None
     if tables is not None:
         from niwa.solver.tables import resolve_tables
@@ -233,8 +235,6 @@ def _worker_search(tt_mb: float, tables: str | None, state, run: str,
                          huge_pages=huge_pages)
     if run in _KEPT_ROWS and search.shared is None:
         search.load_proven(_KEPT_ROWS[run])
-    for other in [r for r in _RUN_SEARCHES if r != run]:
-        del _RUN_SEARCHES[other]        # (their tables go with the threads' _WORKER)
     _RUN_SEARCHES.setdefault(run, []).append(search)
     _WORKER.search = (key, search)
     return search
