@@ -591,7 +591,9 @@ class ProofTree:
         self.keep_proven, self.keep_min_work = int(keep_proven), int(keep_min_work)
         self.proven_loaded = self.proven_saved = 0
         self._kept_search = None     # the table whose proofs a stop keeps (see _load_proven)
-        self._kept_remote = None     # or the executor whose workers' tables a stop collects
+        # or (the executor whose workers' tables a stop collects, this build's table key of
+        # the root, which the rows are filed under)
+        self._kept_remote = None
         self.shared_mb = 0.0        # the size of the table shared in the last session, if any
         if busy_policy not in BUSY_POLICIES:
             raise ValueError(f"busy_policy must be one of {', '.join(BUSY_POLICIES)}")
@@ -1132,11 +1134,12 @@ class ProofTree:
             return
         from niwa.solver.proof import ProofSearch
 
-        self._kept_remote = executor
-        rows = read_proven(self.dir, ProofSearch(tt_mb=1), self.root_state)
+        keys = ProofSearch(tt_mb=1)         # (a table of its own to read the keys with)
+        key = keys.table_key(self.root_state)
+        self._kept_remote = executor, key
+        rows = read_proven(self.dir, keys, self.root_state)
         if rows is not None and len(rows):
-            sent = executor.run_on_workers(_stash_kept, self.run_id, rows, self.notation,
-                                           _root_key(self.notation))
+            sent = executor.run_on_workers(_stash_kept, self.run_id, rows, self.notation, key)
             self.proven_loaded = len(rows) if any(sent) else 0
 
     def _save_proven(self) -> None:
@@ -1148,7 +1151,7 @@ class ProofTree:
         if self.dir is None or self.read_only:
             return
         if remote is not None:
-            self._save_proven_remote(remote)
+            self._save_proven_remote(*remote)
             return
         if search is None:
             return
@@ -1157,11 +1160,10 @@ class ProofTree:
                      self.keep_min_work)
         self.proven_saved = len(rows)
 
-    def _save_proven_remote(self, executor) -> None:
+    def _save_proven_remote(self, executor, key: int) -> None:
         """_save_proven for workers elsewhere: their tables' proofs collected and merged
-        (rows filed under another build's keys are left out); if the workers cannot be
-        reached, the kept proofs of the last session stay as they were."""
-        key = _root_key(self.notation)
+        (rows filed under other keys than `key`, another build's, are left out); if the
+        workers cannot be reached, the kept proofs of the last session stay as they were."""
         try:
             answers = executor.run_on_workers(_collect_kept, self.run_id, self.notation,
                                               self.keep_min_work, self.keep_proven)
