@@ -218,24 +218,18 @@ class ExactMoves:
         proven, if there is one (the position's own known winning move first)."""
         from dataclasses import replace
 
-        from niwa.solver.known import decided_by_moves, known_moves, known_result
+        from niwa.solver.known import known_answer
         from niwa.solver.proof_moves import most_proving_move
 
-        books = self.book_where != "none"
-        here = known_result(state, books=books)
-        known, decided = [], None
-        if here is None or here.best is None:   # (else a known win, its move given)
-            known = known_moves(state, books=books)
-            decided = decided_by_moves(state, known)
-        won = next((r for r in (here, decided) if r is not None and r.best is not None),
-                   None)
-        if won is not None:
-            return replace(unfinished, value=1.0, proven=True, best=won.best,
-                           best_name=won.best_name, pv=won.pv, depth=1, status=won.status)
+        here, known = known_answer(state, books=self.book_where != "none")
+        if here is not None and here.best is not None:
+            return replace(unfinished, value=1.0, proven=True, best=here.best,
+                           best_name=here.best_name, pv=here.pv, depth=1, status=here.status)
         move = most_proving_move(shared_searcher(self.tt_mb, self._table(state)), state,
                                  avoid={m.action for m in known})
         name = state.action_to_string(move)
-        avoided = "" if not known else " (every move known to lose)" if decided else \
+        lost = here is not None and here.value == 0.0
+        avoided = "" if not known else " (every move known to lose)" if lost else \
             f" ({len(known)} known to lose passed over)"
         return replace(unfinished, best=move, best_name=name, pv=[name], depth=1,
                        status=f"{unfinished.status}: the unfinished proof's most-proving "

@@ -26,7 +26,8 @@ What counts as known, and why it is sound:
 A position not known itself may be one move from known ones (known_moves): one move to a
 known loss for the opponent wins it, every move known and lost loses it
 (decided_by_moves), and otherwise a search's result marks the moves known to lose
-(with_known_moves), so that `niwa solve` never recommends them.
+(with_known_moves), so that `niwa solve` never recommends them. known_answer is that chain
+in one call, as its users ask it.
 Certificates are looked up in $NIWA_CERTIFICATES (folders separated by ':'), else in
 ~/.cache/niwa/certificates/; a folder holds its certificates as regular files (a symbolic
 link there is skipped, as an opening book linked into the books folder is refused).
@@ -326,6 +327,7 @@ class _Record(NamedTuple):
     decided: tuple          # (action, move) of each decided first move, in legal order
     children: dict          # notation one decided first move down -> (action, move)
     lines: dict             # _decided_lines'
+    winning: dict           # (of an open proof) decided line -> its winner's move (a name)
 
 
 @functools.lru_cache(maxsize=4)
@@ -354,6 +356,11 @@ def _prepared_records(text: str) -> tuple[_Record, ...]:
             inside = {str(k): str(v) for k, v in dict(record.get("inside") or {}).items()}
         except (TypeError, ValueError):
             inside = {}     # (damaged: no certificate named, the values still stand)
+        try:
+            winning = {str(k): str(v)
+                       for k, v in dict(record.get("winning_moves") or {}).items()}
+        except (TypeError, ValueError):
+            winning = {}    # (damaged: no move named, the values still stand)
         decided = tuple((a, name) for a in root.legal_actions()
                         if (name := root.action_to_string(a)) in first)
         children = {}
@@ -361,7 +368,7 @@ def _prepared_records(text: str) -> tuple[_Record, ...]:
             children.setdefault(root.child(a).to_notation(), (a, name))
         out.append(_Record(record, game, variant, root, root.to_notation(), is_open,
                            winner, first, nodes, certificates, inside, decided,
-                           children, _decided_lines(record, root)))
+                           children, _decided_lines(record, root), winning))
     return tuple(out)
 
 
@@ -471,19 +478,19 @@ def _from_proof_records(state, path=None):
                 source = _OpenAnswer(where, nodes, line, rec.certificates.get(line)
                                      or (f"inside {inside}" if inside else None))
             value = v if state.current_player() == mover else 1.0 - v
-            best = _winning_move(rec.record, line, at, state) if value == 1.0 else None
+            best = _winning_move(rec.winning.get(line), at, state) if value == 1.0 else None
             return value, best, source, []
     return None
 
 
-def _winning_move(record, line: str, at, state) -> int | None:
-    """The record's certified winning move at `line`'s position `at` (`winning_moves`), as
-    the move of `state` (that position, a transposition or its mirror) reaching the same
-    position under the proof's key; None if the record has none or no move matches."""
+def _winning_move(name: str | None, at, state) -> int | None:
+    """The record's certified winning move `name` at a decided line's position `at`
+    (`winning_moves`), as the move of `state` (that position, a transposition or its
+    mirror) reaching the same position under the proof's key; None if the record names
+    none or no move matches."""
+    if name is None:
+        return None
     try:
-        name = dict(record.get("winning_moves") or {}).get(line)
-        if name is None:
-            return None
         target = at.child(at.string_to_action(name))
     except (NiwaError, TypeError, ValueError, KeyError):
         return None
@@ -617,6 +624,33 @@ def decided_by_moves(state, moves: list[KnownMove]):
         algo="known moves", value=1.0 if won else 0.0, player=mover, proven=True,
         best=won.action if won else None, best_name=won.name if won else None, actions=rows,
         pv=[won.name] if won else [], depth=1 if won else 0, status=status)
+
+
+def known_answer(state, folders=None, books: bool = True):
+    """What is already known of `state`, the one chain `niwa solve`, a review and the
+    `perfect` agent share: (its SearchResult or None, its known moves).
+    The result is the position's own (known_result), else the one its known moves decide
+    (decided_by_moves). The known moves are looked up only where the position's own answer
+    does not settle the move to play: none known, or a win whose answer names no move (a
+    record's decided line without a certified move), which then takes the winning move its
+    known moves give. A known loss needs no move (every move loses).
+
+    >>> from niwa.ext.lotus import LotusState
+    >>> known_answer(LotusState(towers=2), folders=[])
+    (None, [])
+    """
+    here = known_result(state, folders, books)
+    if here is not None and (here.best is not None or here.value != 1.0):
+        return here, []
+    moves = known_moves(state, folders, books)
+    decided = decided_by_moves(state, moves)
+    if here is None:
+        return decided, moves
+    if decided is not None and decided.best is not None:
+        here = dataclasses.replace(
+            here, best=decided.best, best_name=decided.best_name, pv=decided.pv, depth=1,
+            status=f"{here.status}; {decided.status.removeprefix('proven: ')}")
+    return here, moves
 
 
 def with_known_moves(state, result, moves: list[KnownMove]):

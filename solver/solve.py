@@ -135,23 +135,22 @@ def _solve_position(state, algo, time_s, depth, iters, seed, tt_bits, round_only
             return solve_from_table(state, table)
     if not fresh and not round_only and algo in ("auto", "proof") and depth is None and \
             iters is None:
-        from niwa.solver.known import known_result
+        from niwa.solver.known import known_answer
 
-        known = known_result(state)
+        # (its known moves too, which a proof passes over below)
+        known, moves = known_answer(state)
         if known is not None:
             return known
+    else:
+        moves = []
     if algo in ("auto", "proof"):
         refusal = proof_refusal(state) if depth is None and iters is None else \
             "a --depth or --iters budget asks for alpha-beta or MCTS"
         if refusal is None:
-            from niwa.solver.known import decided_by_moves, known_moves, with_known_moves
+            from niwa.solver.known import with_known_moves
 
-            # the moves already known (a proof still open knows some), where a proof is
-            # asked for: they may decide the position, else the search passes them over
-            moves = [] if fresh else known_moves(state)
-            known = decided_by_moves(state, moves)
-            if known is not None:
-                return known
+            # the moves already known (a proof still open knows some, known_answer above
+            # found them): the search passes them over
             return with_known_moves(state, _proof_or_estimate(
                 state, time_s, tt_mb, tt_bits, table, huge_pages, moves), moves)
         if algo == "proof":

@@ -336,6 +336,39 @@ def test_a_position_whose_moves_are_known_is_decided_at_once(tmp_path, monkeypat
     assert r.value == ProofSearch(tt_mb=8).prove_value(start, 0)
 
 
+def test_a_known_win_without_its_move_takes_the_move_from_its_known_moves(
+        tmp_path, monkeypatch):
+    """An open record's decided first move tells the value of the position after it but
+    not the winner's move there; a certificate one move further down does: known_answer
+    (the chain solve, review and perfect share) answers the win with that move, solve
+    plays it, and the perfect agent's leaning move is that proven move."""
+    import niwa.solver.known as known
+    from niwa.solver.known import RECORDS_FORMAT, known_answer
+
+    start = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)   # seat 1 wins
+    first = start.legal_actions()[0]
+    after = start.child(first)
+    reply = ProofSearch(tt_mb=8).solve(after).pv_actions[0]
+    path = tmp_path / "proofs.json"
+    path.write_text(json.dumps({"format": RECORDS_FORMAT, "records": [{
+        "game": "lotus", "variant": dict(sorted(start.variant.items())),
+        "root": start.to_notation(), "winner": None, "open": True,
+        "first_moves": {start.action_to_string(first): 0}, "nodes": 40,
+        "certificate": None}]}))
+    monkeypatch.setattr(known, "PROOF_RECORDS", path)
+    certificates = tmp_path / "certificates"
+    monkeypatch.setenv("NIWA_CERTIFICATES", str(certificates))
+    r, moves = known_answer(after)                      # no certificate yet
+    assert (r.algo, r.value, r.best, moves) == ("record", 1.0, None, [])
+    _small_certificates(certificates, [after.child(reply)])
+    r, moves = known_answer(after)
+    assert (r.algo, r.value, r.proven, r.best) == ("record", 1.0, True, reply)
+    assert [m.action for m in moves] == [reply]
+    assert "decided by a two-level proof still open" in r.status and \
+        f"{after.action_to_string(reply)} wins (certificate c0.npz" in r.status
+    assert solve_position(after).best == reply
+
+
 def test_solve_moves_solves_the_position_after_them():
     after = run("solve", SMALL, "--moves", "W2-2", "--json", "--tt-mb", "8")
     state = LotusState(towers=2, lane=1, shared=4, trampoline_at=3)

@@ -154,11 +154,11 @@ class Judge:
             if known is not None:
                 return {mover: known[0], 1 - mover: 1.0 - known[0]}, "table"
         if self.known:
-            from niwa.solver.known import decided_by_moves, known_moves, known_result
+            from niwa.solver.known import known_answer
 
             # (the loser's positions of a book's tree are known through their moves: the
             # book holds the winner's positions only)
-            found = known_result(state) or decided_by_moves(state, known_moves(state))
+            found, _ = known_answer(state)
             if found is not None:
                 return {mover: found.value, 1 - mover: 1.0 - found.value}, "known"
         if self.prove_time > 0:
