@@ -1392,8 +1392,6 @@ class ProofTree:
             _atomic_write(meta_path, json.dumps(self._meta(), indent=1) + "\n")
         if not self.read_only:
             self._log = open(log_path, "ab")
-            # a steering file left by a run that ended before it took it: not for this one
-            (d / STEER_FILE).unlink(missing_ok=True)
 
     def _restore_auto_line(self, saved):
         """The position an earlier session's --focus auto chose (tree.json), if it is a line
@@ -1417,6 +1415,10 @@ class ProofTree:
             raise CheckpointError(f"checkpoint {self.dir} is in use by another running proof "
                                   "(stop it first; --status only reads)") from None
         _HELD_LOCKS.add(self._lock.fileno())
+        # a steering file left by a run that ended before it took it is not for this one;
+        # dropped as the lock is taken, so that one written while this run replays its log
+        # (it holds the lock, and `--steer` accepts) is kept for it
+        (self.dir / STEER_FILE).unlink(missing_ok=True)
 
     def _record(self, row):
         cert = row.pop("certificate", None)

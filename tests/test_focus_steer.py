@@ -92,6 +92,27 @@ def test_steering_needs_a_running_proof_a_good_line_and_nothing_else(tmp_path):
         tree.close()
 
 
+def test_a_focus_steered_while_a_resumed_run_replays_its_log_is_taken(tmp_path):
+    """A resumed run holds its checkpoint from the start of its replay (a long log takes
+    minutes), so `--steer` accepts a new focus then: the run takes it, it does not drop it
+    as a file an earlier run left behind."""
+    state, d = LotusState(**PRO), tmp_path / "run"
+    idle_checkpoint(state, d)
+    said = []
+
+    def steer_once(tree, row):
+        if not said:
+            said.append(steer_checkpoint(d, ["W1-a1"]))
+
+    tree = ProofTree(state, job_nodes=30, tt_mb=8, checkpoint=d, on_replay=steer_once)
+    try:
+        assert said == ["W1-a1"] and (d / "focus.steer").exists()
+        tree.run(max_jobs=1)
+        assert tree.steered == 1 and tree.focus_text() == "W1-a1"
+    finally:
+        tree.close()
+
+
 def test_steer_flag_steers_a_running_proof_and_never_starts_one(tmp_path):
     state, d = LotusState(**PRO), tmp_path / "run"
     idle_checkpoint(state, d)
