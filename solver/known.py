@@ -408,35 +408,36 @@ def add_proof_record(record: dict, path=None) -> Path:
     return path
 
 
-def _source(where: str, nodes: int, certificate, move: str | None = None) -> str:
+def _source(where: str, nodes: int, certificate, move: str | None = None,
+            inside: str | None = None) -> str:
     """What an answer from a proof record (in the records file named `where`) says it rests
-    on: the proof's `nodes` and its checked `certificate` (None: none yet; "inside C":
-    the position is inside C's tree); `move`: the decided first move (or line) of an open
-    proof whose position is answered."""
+    on: the proof's `nodes` and its checked `certificate` (None: none yet); `move`: the
+    decided first move (or line) of an open proof whose position is answered, and `inside`:
+    a checked certificate whose tree holds that position when it has none of its own."""
     if move is not None:
-        held = certificate.removeprefix("inside ") if certificate else None
         return (f"proof record {where}: {move} decided by a two-level proof still open "
                 f"({nodes:,} nodes so far), "
-                + ("no certificate of its own yet" if not certificate else
-                   f"certificate {certificate} checked" if held == certificate else
-                   f"inside certificate {held}, checked"))
+                + (f"certificate {certificate} checked" if certificate else
+                   f"inside certificate {inside}, checked" if inside else
+                   "no certificate of its own yet"))
     return (f"proof record {where}: two-level proof of {nodes:,} nodes, certificate "
             + (f"{certificate} checked" if certificate else "not yet checked"))
 
 
 class _OpenAnswer(NamedTuple):
     """An open proof's record answering a position: the records file, the proof's nodes so
-    far, the decided line, its checked certificate (None: none of its own yet; "inside C":
-    the position is inside C's tree). Shown as _source's text; kept whole so that the
-    answers of one record can be said together (_said)."""
+    far, the decided line, its own checked certificate (None: none yet) and, without one,
+    a checked certificate whose tree holds the position (`inside`). Shown as _source's
+    text; kept whole so that the answers of one record can be said together (_said)."""
 
     where: str
     nodes: int
     line: str
     certificate: str | None
+    inside: str | None = None
 
     def __str__(self) -> str:
-        return _source(self.where, self.nodes, self.certificate, self.line)
+        return _source(self.where, self.nodes, self.certificate, self.line, self.inside)
 
 
 def _from_proof_records(state, path=None):
@@ -474,9 +475,9 @@ def _from_proof_records(state, path=None):
             line, v, at = found
             source = _source(where, nodes, rec.record.get("certificate"))
             if rec.is_open:
-                inside = rec.inside.get(line)
-                source = _OpenAnswer(where, nodes, line, rec.certificates.get(line)
-                                     or (f"inside {inside}" if inside else None))
+                own = rec.certificates.get(line)
+                source = _OpenAnswer(where, nodes, line, own,
+                                     None if own else rec.inside.get(line))
             value = v if state.current_player() == mover else 1.0 - v
             best = _winning_move(rec.winning.get(line), at, state) if value == 1.0 else None
             return value, best, source, []
@@ -697,7 +698,8 @@ def _said(moves: list[KnownMove]) -> str:
         if isinstance(key, str):
             out.append(f"{names} ({key})")
             continue
-        bare = [m.name for m in group if m.source.certificate is None]
+        bare = [m.name for m in group
+                if m.source.certificate is None and m.source.inside is None]
         certified = "each with a checked certificate" if not bare else \
             f"{', '.join(bare)} with no certificate of its own yet"
         out.append(f"{names} (the open proof's record {key[0]}, {key[1]:,} nodes so far; "
