@@ -616,15 +616,21 @@ def decided_by_moves(state, moves: list[KnownMove]):
     if won is None and len(moves) < len(state.legal_actions()):
         return None
     rows = [ActionStat(m.action, m.name, m.value, proven=True) for m in moves]
-    if won is not None:
-        status = f"proven: {won.name} wins ({won.source})"
-    else:
-        status = (f"proven: every move loses ({len(moves)} moves, e.g. {moves[0].name}: "
-                  f"{moves[0].source})")
     return SearchResult(
         algo="known moves", value=1.0 if won else 0.0, player=mover, proven=True,
         best=won.action if won else None, best_name=won.name if won else None, actions=rows,
-        pv=[won.name] if won else [], depth=1 if won else 0, status=status)
+        pv=[won.name] if won else [], depth=1 if won else 0,
+        status=f"proven: {_why_decided(won, moves)}")
+
+
+def _why_decided(won: KnownMove | None, moves: list[KnownMove]) -> str:
+    """Why known `moves` decide their position: the winning move `won` and its source, or
+    that every move loses; said once here for the status of decided_by_moves and for a
+    record's answer that takes its winning move from them (known_answer)."""
+    if won is not None:
+        return f"{won.name} wins ({won.source})"
+    return (f"every move loses ({len(moves)} moves, e.g. {moves[0].name}: "
+            f"{moves[0].source})")
 
 
 def known_answer(state, folders=None, books: bool = True):
@@ -648,9 +654,10 @@ def known_answer(state, folders=None, books: bool = True):
     if here is None:
         return decided, moves
     if decided is not None and decided.best is not None:
+        won = next(m for m in moves if m.action == decided.best)
         here = dataclasses.replace(
             here, best=decided.best, best_name=decided.best_name, pv=decided.pv, depth=1,
-            status=f"{here.status}; {decided.status.removeprefix('proven: ')}")
+            status=f"{here.status}; {_why_decided(won, moves)}")
     return here, moves
 
 
