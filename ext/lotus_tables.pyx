@@ -471,42 +471,74 @@ cdef class LotusTableIndex(ExactValues):
         self.refs = {"all": values}
         self.attached = True
 
-    def build_class(self, int c, deps, progress=None):
-        """Solve class `c` given its dependencies' values (`deps`: class id -> uint8 array,
-        every class of dependencies(c)); returns its values (a new uint8 array).
-        `progress(n)` is called now and then with the positions done since the last call."""
+    def composition_order(self, int c):
+        """The compositions of class `c` in build order and the progress of each, in that
+        order: (order, progress), int64 arrays. Progress (the sum of the board stones'
+        route positions) strictly grows with every track move, so compositions are solved
+        by decreasing progress, and a run of equal progress can be solved in any order, or
+        in parts at once (solver/tables.py splits a large class so)."""
         import numpy as np
 
         nw, nb, sw, sb = self._parts(c)
-        for dep in self.dependencies(c):
-            if dep not in deps:
-                raise TableError(f"class {c} needs class {dep}, which was not given")
-            self.set_class_values(dep, deps[dep])
-        cdef int64_t ncol = self.ncol[c], ncomp = self.ncomp[c]
-        out = np.zeros(2 * ncol * ncomp, dtype=np.uint8)
-        self.set_class_values(c, out)
-        cdef unsigned char[::1] res = out
-        cdef int bb = nb - self.start_total[sb]
-        cdef int m = nw - self.start_total[sw] + bb
+        cdef int m = nw - self.start_total[sw] + nb - self.start_total[sb]
+        cdef int64_t ncomp = self.ncomp[c], comp
         cdef int space[64]
-        cdef unsigned char colour[64]
-        # compositions by decreasing progress (sum of the board stones' route positions)
-        cdef long[::1] prog = np.zeros(ncomp, dtype=np.int_)
-        cdef int64_t comp, col, i, done = 0
-        cdef int s, total
+        cdef int s
+        cdef int64_t total
+        prog_arr = np.empty(ncomp, dtype=np.int64)
+        cdef int64_t[::1] prog = prog_arr
         for comp in range(ncomp):
             self.unrank_comp(<uint64_t>comp, m, space)
             total = 0
             for s in range(m):
                 total += self.proto.pos[space[s]]
             prog[comp] = total
-        order_arr = np.argsort(-np.asarray(prog), kind="stable").astype(np.int64)
-        cdef int64_t[::1] order = order_arr
+        order = np.argsort(-prog_arr, kind="stable").astype(np.int64)
+        return order, prog_arr[order]
+
+    def build_class(self, int c, deps, progress=None, out=None, order=None,
+                    int64_t start=0, int64_t stop=-1):
+        """Solve class `c` given its dependencies' values (`deps`: class id -> uint8 array,
+        every class of dependencies(c)); returns its values (a new uint8 array, or `out`).
+        `progress(n)` is called now and then with the positions done since the last call.
+        Part of a class: only the compositions order[start:stop] of its build order
+        (`order`: composition_order(c)[0], passed in to save its recomputation), written
+        into `out` (the class's values, every composition of higher progress than the
+        part's already solved there; stop -1: to the end)."""
+        import numpy as np
+
+        nw, nb, sw, sb = self._parts(c)
+        for dep in self.dependencies(c):
+            if dep not in deps:
+                raise TableError(f"class {c} needs class {dep}, which was not given")
+        cdef int64_t ncol = self.ncol[c], ncomp = self.ncomp[c]
+        if out is None:
+            out = np.zeros(2 * ncol * ncomp, dtype=np.uint8)
+        elif len(out) != 2 * ncol * ncomp:
+            raise TableError(f"class {c} has {2 * ncol * ncomp:,} positions, "
+                             f"not {len(out):,}")
+        if order is None:
+            order = self.composition_order(c)[0]
+        if stop < 0:
+            stop = ncomp
+        if not 0 <= start <= stop <= ncomp or len(order) != ncomp:
+            raise TableError(f"compositions {start}:{stop} are not a part of class {c} "
+                             f"({ncomp:,} compositions)")
+        for dep in self.dependencies(c):
+            self.set_class_values(dep, deps[dep])
+        self.set_class_values(c, out)
+        cdef unsigned char[::1] res = out
+        cdef int bb = nb - self.start_total[sb]
+        cdef int m = nw - self.start_total[sw] + bb
+        cdef int space[64]
+        cdef unsigned char colour[64]
+        cdef const int64_t[::1] order_view = np.ascontiguousarray(order, dtype=np.int64)
+        cdef int64_t comp, col, i, done = 0
         cdef LotusState parent = LotusState(**self.variant)
         cdef LotusState child = LotusState(**self.variant)
         cdef int side, first, err, t
-        for i in range(ncomp):
-            comp = order[i]
+        for i in range(start, stop):
+            comp = order_view[i]
             self.unrank_comp(<uint64_t>comp, m, space)
             for col in range(ncol):
                 self.unrank_colour(<uint64_t>col, m, bb, colour)

@@ -30,6 +30,7 @@ A table is two files in the tables folder (`--dir`, else $NIWA_TABLES, else
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import time
@@ -102,25 +103,87 @@ class ClassJob:
     deps: dict | None = field(default=None, repr=False)
     payload: str | None = None
     spans: dict | None = field(default=None, repr=False)
+    part: tuple[int, int] | None = None     # compositions [start, stop) of the build order
 
     def __repr__(self):
-        return f"ClassJob(class {self.cls} of {table_name(self.variant, self.k)})"
+        part = f" compositions {self.part[0]}:{self.part[1]}" if self.part else ""
+        return f"ClassJob(class {self.cls}{part} of {table_name(self.variant, self.k)})"
 
     def __call__(self) -> dict:
         import numpy as np
 
         t0 = time.perf_counter()
         index = make_index(self.variant, self.k)
+        positions = None
         if self.payload is None:
             values = index.build_class(self.cls, self.deps)
         else:
             table = np.load(self.payload, mmap_mode="r+")
             deps = {d: table[o:o + n] for d, (o, n) in self.spans.items() if d != self.cls}
             at, size = self.spans[self.cls]
-            table[at:at + size] = index.build_class(self.cls, deps)
+            if self.part is None:
+                table[at:at + size] = index.build_class(self.cls, deps)
+            else:
+                start, stop = self.part
+                order = _composition_order(index, self.variant, self.k, self.cls)[0]
+                index.build_class(self.cls, deps, out=table[at:at + size], order=order,
+                                  start=start, stop=stop)
+                positions = (stop - start) * (size // len(order))
             table.flush()
             values = None
-        return {"cls": self.cls, "values": values, "duration_s": time.perf_counter() - t0}
+        return {"cls": self.cls, "values": values, "positions": positions,
+                "duration_s": time.perf_counter() - t0}
+
+
+# A class's build order (its compositions by decreasing progress) costs a second or two
+# for the largest classes; the build works it out once, and the local workers, forked
+# from the build's process, find it here for every part they solve.
+_ORDERS: dict[tuple, tuple] = {}
+
+
+def _composition_order(index, variant: dict, k: int, cls: int) -> tuple:
+    key = (table_name(variant, k), cls)
+    if key not in _ORDERS:
+        _ORDERS.clear()         # one class at a time: the largest is 80 MB
+        _ORDERS[key] = index.composition_order(cls)
+    return _ORDERS[key]
+
+
+def plan_parts(progress, pieces: int, least: int) -> list[list[tuple[int, int]]]:
+    """Stages that solve one class in parts: lists of composition ranges [start, stop) of
+    its build order, the ranges of a stage solved at once and the stages one after
+    another. `progress`: each composition's progress in build order (non-increasing, from
+    composition_order). Only a run of equal progress can be cut (a composition depends on
+    those of higher progress only): a run of at least 2 * `least` compositions becomes a
+    stage of up to `pieces` ranges; smaller runs go together, in order, into a stage of
+    one range.
+
+    >>> plan_parts([9, 7, 7, 7, 7, 7, 7, 5, 2, 2], pieces=2, least=2)
+    [[(0, 1)], [(1, 4), (4, 7)], [(7, 10)]]
+    """
+    import numpy as np
+
+    progress = np.asarray(progress)
+    bounds = [0, *(np.flatnonzero(np.diff(progress)) + 1).tolist(), len(progress)]
+    stages, pending = [], 0         # pending: the start of the range not yet staged
+    for a, b in itertools.pairwise(bounds):
+        n = min(pieces, (b - a) // max(least, 1))
+        if n < 2:
+            continue
+        if pending < a:
+            stages.append([(pending, a)])
+        cuts = np.linspace(a, b, n + 1).round().astype(int).tolist()
+        stages.append(list(itertools.pairwise(cuts)))
+        pending = b
+    if pending < len(progress):
+        stages.append([(pending, len(progress))])
+    return stages
+
+
+class _PartJobs(list):
+    """The parts of one stage, one to each worker (not batched)."""
+
+    one_per_worker = True
 
 
 class _LevelJobs:
@@ -145,6 +208,30 @@ class _LevelJobs:
                                spans={d: self.spans[d] for d in touched})
 
 
+def _split_classes(group: list, executor, payload, least: int) -> tuple[list, list]:
+    """The classes of a level solved whole, and those solved in parts: larger than the
+    level's share of a worker and than two parts (local workers only: the parts of a
+    class write into the one payload file)."""
+    workers = getattr(executor, "workers", 1) or 1
+    if payload is None or workers < 2:
+        return group, []
+    share = sum(c["size"] for c in group) / workers
+    split = [c for c in group if c["size"] > share and c["size"] >= 2 * least]
+    return [c for c in group if c not in split], split
+
+
+def _build_in_parts(index, c: dict, spans, variant, k, payload, executor, least, bar):
+    """Solve class `c` in parts on the local workers, stage by stage (plan_parts)."""
+    order, progress = _composition_order(index, variant, k, c["id"])
+    per_composition = c["size"] // len(order)
+    touched = [c["id"], *index.dependencies(c["id"])]
+    for stage in plan_parts(progress, executor.workers, -(-least // per_composition)):
+        jobs = _PartJobs(ClassJob(variant, k, c["id"], payload=payload, part=part,
+                                  spans={d: spans[d] for d in touched}) for part in stage)
+        for row in executor.run(jobs):
+            bar.update(row["positions"])
+
+
 def _deps(index, cls, values, spans, copy=False):
     """The values of the classes class `cls` depends on (views, or copies to send)."""
     out = {}
@@ -154,15 +241,23 @@ def _deps(index, cls, values, spans, copy=False):
     return out
 
 
+SPLIT_LEAST = 1 << 20      # positions (~0.5 s): the smallest part of a class worth a job
+
+
 def build_table(variant: dict, k: int, directory=None, executor=None, progress=None,
-                force=False) -> dict:
+                force=False, split_least: int = SPLIT_LEAST) -> dict:
     """Build the table of `variant` (2-player Lotus) for at most `k` stones a player
     outside the goal and write it to `directory`; returns its header.
 
     `executor`: None runs in this process; else an executor of the arena (analysis/arena/executors.py:
     LocalExecutor(n), DaskExecutor(...)) solves the classes of each level in parallel. The
     values do not depend on it (nor on the number of workers): every entry is the game's
-    exact value. `progress`: a tqdm bar (None: only on a terminal)."""
+    exact value. `progress`: a tqdm bar (None: only on a terminal).
+
+    Local workers share the payload, and a class larger than its level's fair share of
+    the workers (k = 5: the 2.7e9 positions with all ten stones on the board, 42% of the
+    table, alone in its level) is solved in parts of at least `split_least` positions,
+    stage by stage (plan_parts), so that no worker sits idle beside it."""
     import numpy as np
     from tqdm import tqdm
 
@@ -199,12 +294,16 @@ def build_table(variant: dict, k: int, directory=None, executor=None, progress=N
                     values[c["offset"]:c["offset"] + c["size"]] = out
             else:
                 by_id = {c["id"]: c for c in group}
-                jobs = _LevelJobs(index, group, values, spans, full_variant, k, payload)
+                whole, split = _split_classes(group, executor, payload, split_least)
+                jobs = _LevelJobs(index, whole, values, spans, full_variant, k, payload)
                 for row in executor.run(jobs):
                     c = by_id[row["cls"]]
                     if row["values"] is not None:
                         values[c["offset"]:c["offset"] + c["size"]] = row["values"]
                     bar.update(c["size"])
+                for c in split:
+                    _build_in_parts(index, c, spans, full_variant, k, payload, executor,
+                                    split_least, bar)
         values.flush()
         seconds = time.perf_counter() - t0
         counts = _value_counts(values)

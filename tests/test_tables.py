@@ -4,6 +4,7 @@ checksum, the build's reproducibility across workers, and their use by solve, th
 search and MCTS (docs/endgame-tables.md)."""
 
 import io
+import itertools
 import json
 import random
 import time
@@ -31,6 +32,7 @@ from niwa.solver.tables import (
     find_table,
     load_table,
     make_index,
+    plan_parts,
     table_name,
     table_value,
 )
@@ -193,6 +195,73 @@ def test_the_build_is_the_same_with_two_workers(tmp_path):
     assert saved.getvalue() == payload.read_bytes()
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == \
         sorted([two["payload"], two["payload"].replace(".npy", ".json")])
+
+
+class _Spy(LocalExecutor):
+    """A local executor that keeps the job lists it was given."""
+
+    def __init__(self, workers):
+        super().__init__(workers)
+        self.runs = []
+
+    def run(self, tasks):
+        self.runs.append(tasks)
+        yield from super().run(tasks)
+
+
+def test_a_class_solved_in_parts_on_two_workers_is_the_same_table(tmp_path):
+    one = build_table(SMALL, 2, tmp_path / "one", progress=False)
+    spy = _Spy(2)
+    parts = build_table(SMALL, 2, tmp_path / "parts", executor=spy, progress=False,
+                        split_least=1)
+    assert one["payload_sha256"] == parts["payload_sha256"] and one["counts"] == parts["counts"]
+    staged = [list(r) for r in spy.runs if getattr(r, "one_per_worker", False)]
+    assert sum(len(stage) >= 2 for stage in staged) >= 2        # parts solved side by side
+    # the default least part (1M positions) leaves a table this small whole
+    spy = _Spy(2)
+    build_table(SMALL, 2, tmp_path / "whole", executor=spy, progress=False)
+    assert not any(getattr(r, "one_per_worker", False) for r in spy.runs)
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=60), st.integers(1, 4),
+       st.integers(1, 5))
+def test_parts_cover_the_build_order_and_only_cut_runs_of_equal_progress(values, pieces, least):
+    progress = sorted(values, reverse=True)
+    stages = plan_parts(progress, pieces, least)
+    ranges = [r for stage in stages for r in stage]
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(progress)
+    assert all(a < b for a, b in ranges)
+    assert all(b == c for (_, b), (c, _) in itertools.pairwise(ranges))    # in order, no gap
+    for stage in stages:
+        assert len(stage) <= pieces
+        if len(stage) > 1:      # solved at once: one progress, parts of at least `least`
+            assert len({progress[i] for a, b in stage for i in range(a, b)}) == 1
+            assert all(b - a >= least for a, b in stage)
+
+
+def test_every_move_inside_a_class_raises_its_progress_or_passes():
+    """What solving a class in parts rests on: a position's successors in its own class
+    have a higher progress (a track move), or the same board (a pass)."""
+    index = make_index(SMALL, 2)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for c in index.classes():
+        order, progress = index.composition_order(c["id"])
+        of = np.empty(len(order), dtype=np.int64)
+        of[order] = progress                    # composition -> its progress
+        ncomp = len(order)
+        for at in rng.integers(c["offset"], c["offset"] + c["size"], size=60):
+            state = index.unrank(int(at))
+            comp = (int(at) - c["offset"]) % ncomp
+            for action in state.legal_actions():
+                child = state.child(action)
+                there = index.index(child) if not child.is_terminal() else -1
+                if not c["offset"] <= there < c["offset"] + c["size"]:
+                    continue
+                after = (there - c["offset"]) % ncomp
+                assert of[after] > of[comp] or after == comp
+                checked += 1
+    assert checked > 1000
 
 
 def test_local_workers_read_and_write_the_payload_instead_of_copies(tmp_path):
