@@ -521,7 +521,10 @@ cdef class LotusTableIndex(ExactValues):
             order = self.composition_order(c)[0]
         if stop < 0:
             stop = ncomp
-        if not 0 <= start <= stop <= ncomp or len(order) != ncomp:
+        if len(order) != ncomp:
+            raise TableError(f"a build order of {len(order):,} compositions for class {c}, "
+                             f"which has {ncomp:,}")
+        if not 0 <= start <= stop <= ncomp:
             raise TableError(f"compositions {start}:{stop} are not a part of class {c} "
                              f"({ncomp:,} compositions)")
         for dep in self.dependencies(c):

@@ -203,9 +203,14 @@ class _LevelJobs:
                 yield ClassJob(self.variant, self.k, c["id"],
                                _deps(self.index, c["id"], self.values, self.spans, copy=True))
             else:
-                touched = [c["id"], *self.index.dependencies(c["id"])]
                 yield ClassJob(self.variant, self.k, c["id"], payload=self.payload,
-                               spans={d: self.spans[d] for d in touched})
+                               spans=_touched_spans(self.index, c["id"], self.spans))
+
+
+def _touched_spans(index, cls: int, spans: dict) -> dict:
+    """Where class `cls` and the classes it depends on lie in the payload (a job on a
+    local worker reads and writes only these)."""
+    return {d: spans[d] for d in (cls, *index.dependencies(cls))}
 
 
 def _split_classes(group: list, executor, payload, least: int) -> tuple[list, list]:
@@ -224,10 +229,10 @@ def _build_in_parts(index, c: dict, spans, variant, k, payload, executor, least,
     """Solve class `c` in parts on the local workers, stage by stage (plan_parts)."""
     order, progress = _composition_order(index, variant, k, c["id"])
     per_composition = c["size"] // len(order)
-    touched = [c["id"], *index.dependencies(c["id"])]
+    touched = _touched_spans(index, c["id"], spans)
     for stage in plan_parts(progress, executor.workers, -(-least // per_composition)):
         jobs = _PartJobs(ClassJob(variant, k, c["id"], payload=payload, part=part,
-                                  spans={d: spans[d] for d in touched}) for part in stage)
+                                  spans=touched) for part in stage)
         for row in executor.run(jobs):
             bar.update(row["positions"])
 
