@@ -8,6 +8,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
     python run.py time --trampoline mandatory      # the quicker pro/mandatory case
     python run.py speed --trampoline mandatory --baseline /work/main/.venv/bin/python
                                                    # plain df-pn, this code against another
+    python run.py calibrate --label "s34 start"    # this machine's plain df-pn rate, to
+                                                   # compare the real run's rates across machines
     python run.py certification CHECKPOINT --jobs 27022: --label "s36 cut"
                                                    # what --certify-jobs cost on those jobs
     python run.py dag CHECKPOINT "W4-4 W1-a1" "W4-4 W1-a1 B4-4" --label s37
@@ -240,6 +242,52 @@ def speed(a) -> None:
                 w.writerow(row)
                 f.flush()
                 print(row, flush=True)
+
+
+CALIBRATION_COLUMNS = ["label", "case", "code", "cpu", "boot", "value", "nodes", "cpu_s",
+                       "nodes_per_cpu_s", "load", "utc"]
+
+
+def cpu_model() -> str:
+    """The processor's name as Linux reports it ('' elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f
+                         if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
+CALIBRATION_CASE = dict(towers=3, rule="pro", trampoline="mandatory", tt_mb=1024)
+
+
+def boot_id() -> str:
+    """Which boot of which machine this is (Linux; '' elsewhere): rows with the same one
+    were measured on the same machine."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+    except OSError:
+        return ""
+
+
+def calibrate(a) -> None:
+    """This machine's plain df-pn rate on a fixed search (CALIBRATION_CASE: towers 3..1
+    pro/mandatory, 16.7M nodes, no endgame table; `--pairs` runs in a
+    child process each, CPU-timed), one row per run in results/calibration.csv. The real
+    run's nodes per CPU second moved from 1.21M to 0.76M between machines at the same depth
+    and budget; a session that runs this first says how much of a change is the machine."""
+    child = SPEED_CHILD.format(**CALIBRATION_CASE)
+    for _ in range(a.pairs):
+        load = os.getloadavg()[0]
+        r = json.loads(subprocess.run([sys.executable, "-c", child], capture_output=True,
+                                      text=True, check=True).stdout)
+        row = dict(label=a.label, case="towers{towers}-{rule}-{trampoline}".format(
+                       **CALIBRATION_CASE), code=code_label(a).split()[0], cpu=cpu_model(), boot=boot_id(),
+                   value=r["value"], nodes=r["nodes"], cpu_s=round(r["cpu_s"], 2),
+                   nodes_per_cpu_s=round(r["nodes"] / r["cpu_s"]), load=round(load, 2),
+                   utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        append_row(HERE / "results" / "calibration.csv", row, CALIBRATION_COLUMNS)
+        print(json.dumps(row), flush=True)
 
 
 CERTIFICATION_COLUMNS = ["label", "checkpoint", "first_job", "last_job", "jobs", "cpu_s",
@@ -486,7 +534,7 @@ def main(argv=None):
         print(json.dumps(row))
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["time", "dask", "kill", "speed"])
+    p.add_argument("mode", choices=["time", "dask", "kill", "speed", "calibrate"])
     p.add_argument("--towers", type=int, default=3)
     p.add_argument("--rule", default="pro")
     p.add_argument("--trampoline", default="optional", choices=["optional", "mandatory"])
@@ -510,12 +558,17 @@ def main(argv=None):
     p.add_argument("--huge-pages", action="store_true",
                    help="the df-pn tables on 2 MB pages (ProofTree huge_pages)")
     p.add_argument("--baseline", default=None, help="speed: the python of the other code")
-    p.add_argument("--pairs", type=int, default=2, help="speed: alternating pairs of runs")
+    p.add_argument("--pairs", type=int, default=2,
+                   help="speed: alternating pairs of runs; calibrate: runs")
+    p.add_argument("--label", default="", help="calibrate: what the row is (session, load)")
     a = p.parse_args(argv)
     if a.mode == "speed":
         if not a.baseline:
             p.error("speed needs --baseline PYTHON")
         speed(a)
+        return
+    if a.mode == "calibrate":
+        calibrate(a)
         return
     if a.mode == "time":
         a.mode = "local"
