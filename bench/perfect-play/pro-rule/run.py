@@ -217,6 +217,17 @@ print(json.dumps({{"value": r.value, "nodes": r.nodes, "cpu_s": r.time_s}}))
 """
 
 
+def time_child(python: str, child: str) -> dict:
+    """Run a SPEED_CHILD script with `python`: its value, nodes, CPU seconds and rate, the
+    load average (1 min) before it and when it ended (UTC)."""
+    load = os.getloadavg()[0]
+    r = json.loads(subprocess.run([python, "-c", child], capture_output=True, text=True,
+                                  check=True).stdout)
+    return dict(value=r["value"], nodes=r["nodes"], cpu_s=round(r["cpu_s"], 2),
+                nodes_per_cpu_s=round(r["nodes"] / r["cpu_s"]), load=round(load, 2),
+                utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+
 def speed(a) -> None:
     """Plain df-pn (one process, no top tree) timed in CPU seconds, this code's python and
     a baseline's alternately (`--pairs` times each), so the load hits both alike; one row
@@ -233,12 +244,7 @@ def speed(a) -> None:
         for _ in range(a.pairs):
             for label, python in ((code_label(a).split()[0], sys.executable),
                                   ("baseline", a.baseline)):
-                load = os.getloadavg()[0]
-                r = json.loads(subprocess.run([python, "-c", child], capture_output=True,
-                                              text=True, check=True).stdout)
-                row = [case_name(a), label, python, r["value"], r["nodes"],
-                       round(r["cpu_s"], 2), round(r["nodes"] / r["cpu_s"]), round(load, 2),
-                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
+                row = [case_name(a), label, python, *time_child(python, child).values()]
                 w.writerow(row)
                 f.flush()
                 print(row, flush=True)
@@ -258,9 +264,6 @@ def cpu_model() -> str:
         return ""
 
 
-CALIBRATION_CASE = dict(towers=3, rule="pro", trampoline="mandatory", tt_mb=1024)
-
-
 def boot_id() -> str:
     """Which boot of which machine this is (Linux; '' elsewhere): rows with the same one
     were measured on the same machine."""
@@ -270,22 +273,22 @@ def boot_id() -> str:
         return ""
 
 
+CALIBRATION_CASE = argparse.Namespace(towers=3, rule="pro", trampoline="mandatory",
+                                      tt_mb=1024)
+
+
 def calibrate(a) -> None:
     """This machine's plain df-pn rate on a fixed search (CALIBRATION_CASE: towers 3..1
-    pro/mandatory, 16.7M nodes, no endgame table; `--pairs` runs in a
-    child process each, CPU-timed), one row per run in results/calibration.csv. The real
-    run's nodes per CPU second moved from 1.21M to 0.76M between machines at the same depth
-    and budget; a session that runs this first says how much of a change is the machine."""
-    child = SPEED_CHILD.format(**CALIBRATION_CASE)
+    pro/mandatory, 14.4M nodes with the code of 2026-12-07, no endgame table; `--pairs`
+    runs in a child process each, CPU-timed), one row per run in results/calibration.csv.
+    The real run's nodes per CPU second moved from 1.21M to 0.76M between machines at the
+    same depth and budget; a session that runs this first says how much of a change is
+    the machine."""
+    child = SPEED_CHILD.format(**vars(CALIBRATION_CASE))
     for _ in range(a.pairs):
-        load = os.getloadavg()[0]
-        r = json.loads(subprocess.run([sys.executable, "-c", child], capture_output=True,
-                                      text=True, check=True).stdout)
-        row = dict(label=a.label, case="towers{towers}-{rule}-{trampoline}".format(
-                       **CALIBRATION_CASE), code=code_label(a).split()[0], cpu=cpu_model(), boot=boot_id(),
-                   value=r["value"], nodes=r["nodes"], cpu_s=round(r["cpu_s"], 2),
-                   nodes_per_cpu_s=round(r["nodes"] / r["cpu_s"]), load=round(load, 2),
-                   utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        row = dict(label=a.label, case=case_name(CALIBRATION_CASE),
+                   code=code_label(a).split()[0], cpu=cpu_model(), boot=boot_id(),
+                   **time_child(sys.executable, child))
         append_row(HERE / "results" / "calibration.csv", row, CALIBRATION_COLUMNS)
         print(json.dumps(row), flush=True)
 
