@@ -625,6 +625,44 @@ def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_pat
         assert 0 <= r["same_choice_plies"] <= min(r["tree_line_plies"], r["set_line_plies"])
 
 
+@pytest.mark.parametrize("kind", ["optional", "mandatory"])
+def test_the_published_stop_figures_are_the_shipped_checkpoints(kind):
+    """The pro-rule README's state table (last row of each kind) and, while a proof is open,
+    the README, results page and campaign README's figures agree with the checkpoint kept
+    in the repository (its tree.json): the figures are copied by hand at each stop."""
+    run = load("perfect-play/pro-rule")
+    assert run.figure_mismatches(BENCH / "perfect-play/pro-rule" / f"checkpoint-pro-{kind}",
+                                 kind) == []
+
+
+def test_the_figures_check_finds_a_stale_figure(tmp_path):
+    """figure_mismatches on copies of the documents with one figure changed: a stale state
+    table cell and a stale phrase are each named."""
+    run = load("perfect-play/pro-rule")
+    here = "bench/perfect-play/pro-rule"
+    ckpt = tmp_path / here / "checkpoint"
+    ckpt.mkdir(parents=True)
+    for name in ("tree.json", "meta.json"):
+        (ckpt / name).write_text((BENCH / "perfect-play/pro-rule/checkpoint-pro-optional"
+                                  / name).read_text())
+    for doc in ("README.md", "docs/results/perfect-play.md", f"{here}/README.md"):
+        (tmp_path / doc).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / doc).write_text((BENCH.parent / doc).read_text())
+    assert run.figure_mismatches(ckpt, "optional", tmp_path) == []
+    tree = json.loads((ckpt / "tree.json").read_text())
+    tree["jobs"] += 1
+    tree["root_dn"] += 20_000
+    (ckpt / "tree.json").write_text(json.dumps(tree))
+    problems = run.figure_mismatches(ckpt, "optional", tmp_path)
+    assert any(p.startswith("state table, optional:") and f"{tree['jobs']:,}" in p
+               for p in problems)
+    assert any(p.startswith("docs/results/perfect-play.md lacks") and "dn" in p
+               for p in problems)
+    fig = run.stop_figures(ckpt)
+    assert run.decided_cell({"a": 0.0, "b": None, "c": 1.0, "d": 0.0}) == "3 of 4 (a = d = 0; c = 1)"
+    assert run.state_cells(fig)[2] == f"{tree['jobs']:,}"
+
+
 def test_the_warmup_mode_cuts_the_log_into_sessions_and_parts(tmp_path):
     """bench/perfect-play/pro-rule's `warmup` mode: a job log cut into sessions where no job
     started for ten minutes, each cut into equal parts with the share of decided jobs;

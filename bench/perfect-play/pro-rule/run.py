@@ -16,6 +16,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
                                                    # the top tree's double counting there
     python run.py milestones pro/mandatory=results/pro-mandatory-history.csv \
         pro/optional=results/pro-optional-history.csv    # where each position was decided
+    python run.py figures checkpoint-pro-optional   # a stop's state-table row and figures,
+                                                   # and where the documents differ
     python run.py warmup CHECKPOINT --since 25000  # the share of jobs decided through each
                                                    # session (results/warm-up.csv and .png)
 
@@ -463,6 +465,86 @@ def milestones(history_csv, case: str) -> list[dict]:
     return sorted(out, key=lambda r: (r["job"], r["line"]))
 
 
+INFINITE = 2**32 - 1         # a proof number's infinity, as tree.json writes it
+REPO = HERE.parents[2]
+
+
+def stop_figures(checkpoint) -> dict:
+    """What a session's stop publishes, read from the checkpoint's own record of it
+    (tree.json, written as the run stops), so that no figure is copied by hand."""
+    folder = Path(checkpoint)
+    t = json.loads((folder / "tree.json").read_text())
+    meta = json.loads((folder / "meta.json").read_text())
+    return {"stopped_utc": t["written_utc"][:16].replace("T", " "),
+            "top_tree": "positions" if meta.get("transpositions") else "paths",
+            "jobs": t["jobs"], "nodes": t["nodes"], "cpu_s": round(t["cpu_s"]),
+            "tree_nodes": t["tree_nodes"], "root_pn": t["root_pn"], "root_dn": t["root_dn"],
+            "value": t["value"], "first_moves": t["first_moves"], "focus": t.get("focus")}
+
+
+def decided_cell(first_moves: dict) -> str:
+    """'2 of 7 (W3-a3 = W3-b3 = 0)': the first moves decided, grouped by value."""
+    done = {m: v for m, v in first_moves.items() if v is not None}
+    cell = f"{len(done)} of {len(first_moves)}"
+    if done and len(done) == len(first_moves) and len(set(done.values())) == 1:
+        return cell + f" (all {next(iter(done.values())):g})"
+    groups = [" = ".join(m for m in done if done[m] == v) + f" = {v:g}"
+              for v in sorted(set(done.values()))]
+    return cell + (f" ({'; '.join(groups)})" if groups else "")
+
+
+def state_cells(fig: dict) -> list[str]:
+    """The state table's cells after its first (the run's label), in the README's order:
+    stopped, top tree of, jobs, df-pn nodes, CPU s, top tree, root pn, root dn, decided."""
+    def number(n):
+        return "inf" if n == INFINITE else f"{n:,}"
+    return [fig["stopped_utc"], fig["top_tree"], f"{fig['jobs']:,}", f"{fig['nodes']:,}",
+            f"{fig['cpu_s']:,}", f"{fig['tree_nodes']:,}", number(fig["root_pn"]),
+            number(fig["root_dn"]), decided_cell(fig["first_moves"])]
+
+
+def published_phrases(fig: dict) -> list[tuple[str, str]]:
+    """(document, phrase) pairs that each name an open proof's stop figures, as the
+    documents word them (whitespace aside). A decided proof's text is written once, by
+    hand, and its state-table row alone is checked."""
+    if fig["value"] is not None:
+        return []
+    billions, cpu = f"{fig['nodes'] / 1e9:.1f}", f"{fig['cpu_s']:,}"
+    pn, dn = fig["root_pn"] / 1e6, fig["root_dn"] / 1e6
+    here = "bench/perfect-play/pro-rule/README.md"
+    return [("README.md", f"{billions} billion nodes so far"),
+            ("docs/results/perfect-play.md", f"not decided after {billions} billion nodes "
+                                             f"({cpu} CPU s"),
+            ("docs/results/perfect-play.md", f"root pn {pn:.2f}M / dn {dn:.2f}M"),
+            (here, f"({fig['jobs']:,} jobs, {billions} billion nodes;"),
+            (here, f"**{fig['jobs']:,} jobs, {fig['nodes'] / 1e9:.2f}e9 nodes, {cpu} CPU s**"),
+            (here, f"root pn {pn:.2f}M, dn {dn:.2f}M")]
+
+
+def state_table_rows(readme: Path, kind: str) -> list[list[str]]:
+    """The cells of the README's state-table rows for one trampoline setting."""
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in readme.read_text().splitlines()
+            if line.startswith("| ") and f"{kind} trampoline" in line.split("|")[1]]
+
+
+def figure_mismatches(checkpoint, kind: str, repo: Path = REPO) -> list[str]:
+    """Where the published figures disagree with a checkpoint: the state table's last row of
+    its kind, and (while the proof is open) each phrase of published_phrases."""
+    fig = stop_figures(checkpoint)
+    rows = state_table_rows(repo / "bench/perfect-play/pro-rule/README.md", kind)
+    if not rows:
+        return [f"the state table has no row for the {kind} trampoline"]
+    want, have = state_cells(fig), rows[-1][1:]
+    skip = {5} if fig["value"] is not None else set()    # a decided tree gives its peak
+    out = [f"state table, {kind}: {have[i]!r}, the checkpoint says {want[i]!r}"
+           for i in range(len(want)) if i not in skip and (i >= len(have) or have[i] != want[i])]
+    for doc, phrase in published_phrases(fig):
+        if phrase not in " ".join((repo / doc).read_text().split()):
+            out.append(f"{doc} lacks {phrase!r}")
+    return out
+
+
 def report_parser(description: str, results_csv: str) -> argparse.ArgumentParser:
     """The options of a mode that reads a checkpoint and appends rows to a results CSV."""
     q = argparse.ArgumentParser(description=description)
@@ -490,6 +572,24 @@ def main(argv=None):
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
                   f"{row['tree_line_plies']} plies, the sets' {row['set_line_plies']}, the "
                   f"same for {row['same_choice_plies']}")
+        return
+    if argv[:1] == ["figures"]:
+        q = argparse.ArgumentParser(description="a checkpoint's stop figures, as the state "
+                                                "table row and the documents' phrases")
+        q.add_argument("checkpoint")
+        q.add_argument("--label", default=None, help="the row's first cell (default: from "
+                                                      "the checkpoint's focus)")
+        b = q.parse_args(argv[1:])
+        fig = stop_figures(b.checkpoint)
+        kind = "optional" if "optional" in json.loads(
+            (Path(b.checkpoint) / "meta.json").read_text())["position"] else "mandatory"
+        label = b.label or (f"{kind} trampoline" + (f" (focus `{fig['focus']}`)"
+                                                    if fig["focus"] else ""))
+        print("| " + " | ".join([label, *state_cells(fig)]) + " |")
+        for doc, phrase in published_phrases(fig):
+            print(f"{doc}: {phrase}")
+        for problem in figure_mismatches(b.checkpoint, kind):
+            print(f"differs: {problem}")
         return
     if argv[:1] == ["milestones"]:
         q = argparse.ArgumentParser(description="where each followed position was decided, "
