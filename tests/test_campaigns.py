@@ -623,6 +623,12 @@ def test_the_dag_mode_sets_the_tree_numbers_beside_the_proof_set_numbers(tmp_pat
         assert 0 < r["set_pn"] <= r["tree_pn"] and 0 < r["set_dn"] <= r["tree_dn"]
         assert r["set_pn_leaves"] >= 1 and r["set_dn_leaves"] >= 1
         assert 0 <= r["same_choice_plies"] <= min(r["tree_line_plies"], r["set_line_plies"])
+        parted = r["same_choice_plies"] < min(r["tree_line_plies"], r["set_line_plies"])
+        assert (r["parting"] is not None) == parted
+        if parted:      # the two choices there are two different children, each flagged once
+            choices = [c["choice"] for c in r["parting"]["children"]]
+            assert choices.count("sets ") == 1 and choices.count("tree") == 1
+            assert r["parting"]["line"].startswith(r["line"])
 
 
 @pytest.mark.parametrize("kind", ["optional", "mandatory"])
@@ -661,6 +667,36 @@ def test_the_figures_check_finds_a_stale_figure(tmp_path):
     fig = run.stop_figures(ckpt)
     assert run.decided_cell({"a": 0.0, "b": None, "c": 1.0, "d": 0.0}) == "3 of 4 (a = d = 0; c = 1)"
     assert run.state_cells(fig)[2] == f"{tree['jobs']:,}"
+
+
+def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
+    """run.py's parting_choices where a leaf is reached along two paths: the tree's number
+    counts it twice (6) and prefers the other child (5); the proof set counts it once (3)."""
+    from types import SimpleNamespace
+
+    from niwa.solver.proof_tree import Node
+
+    class Moves:            # a stand-in state: action a is the move "m<a>"
+        def clone(self):
+            return self
+
+        def apply(self, a):
+            pass
+
+        def action_to_string(self, a):
+            return f"m{a}"
+
+    run = load("perfect-play/pro-rule")
+    x = Node(1, (), None, 0, 1, 1, 0)
+    a, b = Node(2, (0,), x, 1, 1, 6, 1), Node(3, (1,), x, 1, 1, 5, 1)
+    p, q = Node(4, (0, 0), a, 0, 1, 3, 2), Node(5, (0, 1), a, 0, 1, 3, 2)
+    shared = Node(6, (0, 0, 0), p, 1, 1, 3, 3)
+    shared.parents.append(q)
+    x.children, a.children, p.children, q.children = [a, b], [p, q], [shared], [shared]
+    got = run.parting_choices(SimpleNamespace(root_state=Moves()), x, {})
+    assert got == {"line": "", "children": [
+        {"move": "m0", "set": 3, "tree": 6, "choice": "sets "},
+        {"move": "m1", "set": 5, "tree": 5, "choice": "tree"}]}
 
 
 def test_the_warmup_mode_cuts_the_log_into_sessions_and_parts(tmp_path):

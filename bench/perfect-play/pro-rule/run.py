@@ -14,6 +14,8 @@ timed on towers 3..1, and its checkpoint tested by a kill.
                                                    # what --certify-jobs cost on those jobs
     python run.py dag CHECKPOINT "W4-4 W1-a1" "W4-4 W1-a1 B4-4" --label s37
                                                    # the top tree's double counting there
+                                                   # (--parting: where its choice and the
+                                                   # proof sets' differ, a focus to steer by)
     python run.py milestones pro/mandatory=results/pro-mandatory-history.csv \
         pro/optional=results/pro-optional-history.csv    # where each position was decided
     python run.py figures checkpoint-pro-optional   # a stop's state-table row and figures,
@@ -366,14 +368,36 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
         pairs = zip(by_sets, by_numbers, strict=False)     # (lines of different lengths)
         same = next((i for i, (a, b) in enumerate(pairs) if a is not b),
                     min(len(by_sets), len(by_numbers))) - 1
+        parting = by_sets[same] if same + 1 < min(len(by_sets), len(by_numbers)) else None
         rows.append({"label": label, "checkpoint": str(checkpoint), "jobs": result.jobs,
                      "tree_nodes": len(tree.by_key), "line": line, "tree_pn": pn,
                      "tree_dn": dn, "set_pn": set_pn, "set_dn": set_dn,
                      "set_pn_leaves": len(pn_leaves or ()),
                      "set_dn_leaves": len(dn_leaves or ()),
                      "tree_line_plies": len(by_numbers) - 1, "set_line_plies": len(by_sets) - 1,
-                     "same_choice_plies": same})
+                     "same_choice_plies": same,
+                     "parting": parting and parting_choices(tree, parting, memo)})
     return rows
+
+
+def parting_choices(tree, node, memo) -> dict:
+    """Where the tree's choice and the proof sets' first differ: that node's line of moves
+    and, for each open child, its move, its proof-set weight and the tree's own number for
+    the node's mover (the child each would choose flagged), the choice to steer by hand."""
+    from niwa.solver.proof_sets import proof_set
+    from niwa.solver.proof_tree import line_text
+
+    open_children = [c for c in node.children if not c.proven]
+    by_set = min(open_children, key=lambda c: (proof_set(c, node.mover, memo)[0],
+                                               node.seen(c)))
+    by_tree = min(open_children, key=node.seen)
+    return {"line": line_text(tree.root_state, node.path),
+            "children": [{"move": line_text(tree.root_state, c.path).split()[-1],
+                          "set": proof_set(c, node.mover, memo)[0],
+                          "tree": node.seen(c)[0],
+                          "choice": ("sets " if c is by_set else "") +
+                                    ("tree" if c is by_tree else "")}
+                         for c in open_children]}
 
 
 WARM_UP_COLUMNS = ["session_start_utc", "first_job", "last_job", "session_jobs", "part",
@@ -560,18 +584,25 @@ def main(argv=None):
     if argv[:1] == ["dag"]:
         q = report_parser("the top tree's double counting below lines", "double-counting.csv")
         q.add_argument("lines", nargs="+", help="lines of moves from the root")
+        q.add_argument("--parting", action="store_true",
+                       help="also print where the tree's choice and the sets' first differ")
         b = q.parse_args(argv[1:])
         out = Path(b.out)
         with (out.open(newline="") if out.exists() else open(os.devnull)) as f:
             known = {tuple(r.get(c, "") for c in DAG_COLUMNS) for r in csv.DictReader(f)}
         for row in double_counting(b.checkpoint, b.lines, b.label):
             if tuple(str(row[c]) for c in DAG_COLUMNS) not in known:    # (not measured yet)
-                append_row(out, row, DAG_COLUMNS)
+                append_row(out, {c: row[c] for c in DAG_COLUMNS}, DAG_COLUMNS)
             print(f"{row['line']}: pn {row['tree_pn']:,} (set {row['set_pn']:,}, "
                   f"{row['set_pn_leaves']} leaves), dn {row['tree_dn']:,} (set "
                   f"{row['set_dn']:,}, {row['set_dn_leaves']} leaves); choices: the tree's "
                   f"{row['tree_line_plies']} plies, the sets' {row['set_line_plies']}, the "
                   f"same for {row['same_choice_plies']}")
+            if b.parting and row["parting"]:
+                print(f"  they part at {row['parting']['line']} (the mover's numbers):")
+                for c in row["parting"]["children"]:
+                    print(f"    {c['move']:>8}  set {c['set']:>12,}  tree {c['tree']:>12,}  "
+                          f"{c['choice']}")
         return
     if argv[:1] == ["figures"]:
         q = argparse.ArgumentParser(description="a checkpoint's stop figures, as the state "
