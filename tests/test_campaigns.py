@@ -641,7 +641,7 @@ def test_the_published_stop_figures_are_the_shipped_checkpoints(kind):
                                  kind) == []
 
 
-def test_the_figures_check_finds_a_stale_figure(tmp_path):
+def test_the_figures_check_finds_a_stale_figure(tmp_path, capsys):
     """figure_mismatches on copies of the documents with one figure changed: a stale state
     table cell and a stale phrase are each named."""
     run = load("perfect-play/pro-rule")
@@ -667,6 +667,9 @@ def test_the_figures_check_finds_a_stale_figure(tmp_path):
     fig = run.stop_figures(ckpt)
     assert run.decided_cell({"a": 0.0, "b": None, "c": 1.0, "d": 0.0}) == "3 of 4 (a = d = 0; c = 1)"
     assert run.state_cells(fig)[2] == f"{tree['jobs']:,}"
+    with pytest.raises(SystemExit) as e:
+        run.main(["figures", str(tmp_path)])
+    assert e.value.code == 2 and "is not a proof checkpoint" in capsys.readouterr().err
 
 
 def test_the_parting_names_the_children_the_sets_and_the_tree_choose():

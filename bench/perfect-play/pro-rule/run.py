@@ -611,6 +611,8 @@ def main(argv=None):
         q.add_argument("--label", default=None, help="the row's first cell (default: from "
                                                       "the checkpoint's focus)")
         b = q.parse_args(argv[1:])
+        if not all((Path(b.checkpoint) / f).is_file() for f in ("tree.json", "meta.json")):
+            q.error(f"{b.checkpoint} is not a proof checkpoint (no tree.json and meta.json)")
         fig = stop_figures(b.checkpoint)
         kind = "optional" if "optional" in json.loads(
             (Path(b.checkpoint) / "meta.json").read_text())["position"] else "mandatory"
