@@ -637,8 +637,8 @@ def test_the_published_stop_figures_are_the_shipped_checkpoints(kind):
     the README, results page and campaign README's figures agree with the checkpoint kept
     in the repository (its tree.json): the figures are copied by hand at each stop."""
     run = load("perfect-play/pro-rule")
-    assert run.figure_mismatches(BENCH / "perfect-play/pro-rule" / f"checkpoint-pro-{kind}",
-                                 kind) == []
+    fig = run.stop_figures(BENCH / "perfect-play/pro-rule" / f"checkpoint-pro-{kind}")
+    assert fig["kind"] == kind and run.figure_mismatches(fig) == []
 
 
 def test_the_figures_check_finds_a_stale_figure(tmp_path, capsys):
@@ -654,17 +654,17 @@ def test_the_figures_check_finds_a_stale_figure(tmp_path, capsys):
     for doc in ("README.md", "docs/results/perfect-play.md", f"{here}/README.md"):
         (tmp_path / doc).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / doc).write_text((BENCH.parent / doc).read_text())
-    assert run.figure_mismatches(ckpt, "optional", tmp_path) == []
+    assert run.figure_mismatches(run.stop_figures(ckpt), tmp_path) == []
     tree = json.loads((ckpt / "tree.json").read_text())
     tree["jobs"] += 1
     tree["root_dn"] += 20_000
     (ckpt / "tree.json").write_text(json.dumps(tree))
-    problems = run.figure_mismatches(ckpt, "optional", tmp_path)
+    fig = run.stop_figures(ckpt)
+    problems = run.figure_mismatches(fig, tmp_path)
     assert any(p.startswith("state table, optional:") and f"{tree['jobs']:,}" in p
                for p in problems)
     assert any(p.startswith("docs/results/perfect-play.md lacks") and "dn" in p
                for p in problems)
-    fig = run.stop_figures(ckpt)
     assert run.decided_cell({"a": 0.0, "b": None, "c": 1.0, "d": 0.0}) == "3 of 4 (a = d = 0; c = 1)"
     assert run.state_cells(fig)[2] == f"{tree['jobs']:,}"
     with pytest.raises(SystemExit) as e:
@@ -677,6 +677,7 @@ def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
     counts it twice (6) and prefers the other child (5); the proof set counts it once (3)."""
     from types import SimpleNamespace
 
+    from niwa.solver.proof_sets import set_line
     from niwa.solver.proof_tree import Node
 
     class Moves:            # a stand-in state: action a is the move "m<a>"
@@ -696,7 +697,9 @@ def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
     shared = Node(6, (0, 0, 0), p, 1, 1, 3, 3)
     shared.parents.append(q)
     x.children, a.children, p.children, q.children = [a, b], [p, q], [shared], [shared]
-    got = run.parting_choices(SimpleNamespace(root_state=Moves()), x, {})
+    memo = {}
+    by_set, by_tree = set_line(x, 1, memo)[1], run.numbers_line(x)[1]
+    got = run.parting_choices(SimpleNamespace(root_state=Moves()), x, by_set, by_tree, memo)
     assert got == {"line": "", "children": [
         {"move": "m0", "set": 3, "tree": 6, "choice": "sets "},
         {"move": "m1", "set": 5, "tree": 5, "choice": "tree"}]}

@@ -368,7 +368,7 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
         pairs = zip(by_sets, by_numbers, strict=False)     # (lines of different lengths)
         same = next((i for i, (a, b) in enumerate(pairs) if a is not b),
                     min(len(by_sets), len(by_numbers))) - 1
-        parting = by_sets[same] if same + 1 < min(len(by_sets), len(by_numbers)) else None
+        parted = same + 1 < min(len(by_sets), len(by_numbers))
         rows.append({"label": label, "checkpoint": str(checkpoint), "jobs": result.jobs,
                      "tree_nodes": len(tree.by_key), "line": line, "tree_pn": pn,
                      "tree_dn": dn, "set_pn": set_pn, "set_dn": set_dn,
@@ -376,21 +376,20 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
                      "set_dn_leaves": len(dn_leaves or ()),
                      "tree_line_plies": len(by_numbers) - 1, "set_line_plies": len(by_sets) - 1,
                      "same_choice_plies": same,
-                     "parting": parting and parting_choices(tree, parting, memo)})
+                     "parting": parting_choices(tree, by_sets[same], by_sets[same + 1],
+                                                by_numbers[same + 1], memo) if parted else None})
     return rows
 
 
-def parting_choices(tree, node, memo) -> dict:
-    """Where the tree's choice and the proof sets' first differ: that node's line of moves
-    and, for each open child, its move, its proof-set weight and the tree's own number for
-    the node's mover (the child each would choose flagged), the choice to steer by hand."""
+def parting_choices(tree, node, by_set, by_tree, memo) -> dict:
+    """Where the tree's choice and the proof sets' first differ (`node`, whose children
+    `by_set` and `by_tree` set_line and numbers_line took): that node's line of moves and,
+    for each open child, its move, its proof-set weight and the tree's own number for the
+    node's mover (the two choices flagged), the choice to steer by hand."""
     from niwa.solver.proof_sets import proof_set
     from niwa.solver.proof_tree import line_text
 
     open_children = [c for c in node.children if not c.proven]
-    by_set = min(open_children, key=lambda c: (proof_set(c, node.mover, memo)[0],
-                                               node.seen(c)))
-    by_tree = min(open_children, key=node.seen)
     return {"line": line_text(tree.root_state, node.path),
             "children": [{"move": line_text(tree.root_state, c.path).split()[-1],
                           "set": proof_set(c, node.mover, memo)[0],
@@ -489,7 +488,6 @@ def milestones(history_csv, case: str) -> list[dict]:
     return sorted(out, key=lambda r: (r["job"], r["line"]))
 
 
-INFINITE = 2**32 - 1         # a proof number's infinity, as tree.json writes it
 REPO = HERE.parents[2]
 
 
@@ -499,7 +497,8 @@ def stop_figures(checkpoint) -> dict:
     folder = Path(checkpoint)
     t = json.loads((folder / "tree.json").read_text())
     meta = json.loads((folder / "meta.json").read_text())
-    return {"stopped_utc": t["written_utc"][:16].replace("T", " "),
+    return {"kind": "optional" if "trampoline=optional" in meta["position"] else "mandatory",
+            "stopped_utc": t["written_utc"][:16].replace("T", " "),
             "top_tree": "positions" if meta.get("transpositions") else "paths",
             "jobs": t["jobs"], "nodes": t["nodes"], "cpu_s": round(t["cpu_s"]),
             "tree_nodes": t["tree_nodes"], "root_pn": t["root_pn"], "root_dn": t["root_dn"],
@@ -520,8 +519,10 @@ def decided_cell(first_moves: dict) -> str:
 def state_cells(fig: dict) -> list[str]:
     """The state table's cells after its first (the run's label), in the README's order:
     stopped, top tree of, jobs, df-pn nodes, CPU s, top tree, root pn, root dn, decided."""
+    from niwa.solver.proof_sets import INF
+
     def number(n):
-        return "inf" if n == INFINITE else f"{n:,}"
+        return "inf" if n == INF else f"{n:,}"
     return [fig["stopped_utc"], fig["top_tree"], f"{fig['jobs']:,}", f"{fig['nodes']:,}",
             f"{fig['cpu_s']:,}", f"{fig['tree_nodes']:,}", number(fig["root_pn"]),
             number(fig["root_dn"]), decided_cell(fig["first_moves"])]
@@ -552,10 +553,11 @@ def state_table_rows(readme: Path, kind: str) -> list[list[str]]:
             if line.startswith("| ") and f"{kind} trampoline" in line.split("|")[1]]
 
 
-def figure_mismatches(checkpoint, kind: str, repo: Path = REPO) -> list[str]:
-    """Where the published figures disagree with a checkpoint: the state table's last row of
-    its kind, and (while the proof is open) each phrase of published_phrases."""
-    fig = stop_figures(checkpoint)
+def figure_mismatches(fig: dict, repo: Path = REPO) -> list[str]:
+    """Where the published figures disagree with a checkpoint's (stop_figures): the state
+    table's last row of its kind, and (while the proof is open) each phrase of
+    published_phrases."""
+    kind = fig["kind"]
     rows = state_table_rows(repo / "bench/perfect-play/pro-rule/README.md", kind)
     if not rows:
         return [f"the state table has no row for the {kind} trampoline"]
@@ -614,14 +616,12 @@ def main(argv=None):
         if not all((Path(b.checkpoint) / f).is_file() for f in ("tree.json", "meta.json")):
             q.error(f"{b.checkpoint} is not a proof checkpoint (no tree.json and meta.json)")
         fig = stop_figures(b.checkpoint)
-        kind = "optional" if "optional" in json.loads(
-            (Path(b.checkpoint) / "meta.json").read_text())["position"] else "mandatory"
-        label = b.label or (f"{kind} trampoline" + (f" (focus `{fig['focus']}`)"
+        label = b.label or (f"{fig['kind']} trampoline" + (f" (focus `{fig['focus']}`)"
                                                     if fig["focus"] else ""))
         print("| " + " | ".join([label, *state_cells(fig)]) + " |")
         for doc, phrase in published_phrases(fig):
             print(f"{doc}: {phrase}")
-        for problem in figure_mismatches(b.checkpoint, kind):
+        for problem in figure_mismatches(fig):
             print(f"differs: {problem}")
         return
     if argv[:1] == ["milestones"]:
