@@ -546,11 +546,22 @@ def published_phrases(fig: dict) -> list[tuple[str, str]]:
             (here, f"root pn {pn:.2f}M, dn {dn:.2f}M")]
 
 
+STATE_TABLE_HEADER = "| full game, pro rule |"
+
+
 def state_table_rows(readme: Path, kind: str) -> list[list[str]]:
-    """The cells of the README's state-table rows for one trampoline setting."""
-    return [[c.strip() for c in line.strip().strip("|").split("|")]
-            for line in readme.read_text().splitlines()
-            if line.startswith("| ") and f"{kind} trampoline" in line.split("|")[1]]
+    """The cells of the README's state-table rows for one trampoline setting: the rows of
+    the table under STATE_TABLE_HEADER only, so another table naming the setting is not
+    taken for it."""
+    rows, inside = [], False
+    for line in readme.read_text().splitlines():
+        if line.startswith(STATE_TABLE_HEADER):
+            inside = True
+        elif inside and not line.startswith("|"):
+            break
+        elif inside and f"{kind} trampoline" in line.split("|")[1]:
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
 
 
 def figure_mismatches(fig: dict, repo: Path = REPO) -> list[str]:
