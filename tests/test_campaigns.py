@@ -676,13 +676,28 @@ def test_the_figures_check_finds_a_stale_figure(tmp_path, capsys):
     assert e.value.code == 2 and "is not a proof checkpoint" in capsys.readouterr().err
 
 
+def two_path_dag():
+    """A top tree (root x, children a and b) where a leaf below a is reached along two
+    paths: the tree's number counts it twice (6) and prefers b (5); the proof set counts
+    it once (3)."""
+    from niwa.solver.proof_tree import Node
+
+    x = Node(1, (), None, 0, 1, 1, 0)
+    a, b = Node(2, (0,), x, 1, 1, 6, 1), Node(3, (1,), x, 1, 1, 5, 1)
+    p, q = Node(4, (0, 0), a, 0, 1, 3, 2), Node(5, (0, 1), a, 0, 1, 3, 2)
+    shared = Node(6, (0, 0, 0), p, 1, 1, 3, 3)
+    shared.parents.append(q)
+    x.children, a.children, p.children, q.children = [a, b], [p, q], [shared], [shared]
+    x.actions, a.actions, p.actions, q.actions = [0, 1], [0, 1], [0], [0]
+    return x, a, b
+
+
 def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
-    """run.py's parting_choices where a leaf is reached along two paths: the tree's number
-    counts it twice (6) and prefers the other child (5); the proof set counts it once (3)."""
+    """run.py's parting_choices on two_path_dag: the sets choose a (3 counted once), the
+    tree b (5 against a's 6)."""
     from types import SimpleNamespace
 
     from niwa.solver.proof_sets import set_line
-    from niwa.solver.proof_tree import Node
 
     class Moves:            # a stand-in state: action a is the move "m<a>"
         def clone(self):
@@ -695,18 +710,53 @@ def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
             return f"m{a}"
 
     run = load("perfect-play/pro-rule")
-    x = Node(1, (), None, 0, 1, 1, 0)
-    a, b = Node(2, (0,), x, 1, 1, 6, 1), Node(3, (1,), x, 1, 1, 5, 1)
-    p, q = Node(4, (0, 0), a, 0, 1, 3, 2), Node(5, (0, 1), a, 0, 1, 3, 2)
-    shared = Node(6, (0, 0, 0), p, 1, 1, 3, 3)
-    shared.parents.append(q)
-    x.children, a.children, p.children, q.children = [a, b], [p, q], [shared], [shared]
+    x, a, b = two_path_dag()
     memo = {}
     by_set, by_tree = set_line(x, 1, memo)[1], run.numbers_line(x)[1]
-    got = run.parting_choices(SimpleNamespace(root_state=Moves()), x, by_set, by_tree, memo)
+    got = run.parting_choices(SimpleNamespace(root_state=Moves()), "", x, by_set, by_tree, memo)
     assert got == {"line": "", "children": [
         {"move": "m0", "set": 3, "tree": 6, "choice": "sets "},
         {"move": "m1", "set": 5, "tree": 5, "choice": "tree"}]}
+    # a transposed child is named by the move from this parent, not its own path's last
+    q = a.children[1]
+    q.actions = [5]
+    tree = SimpleNamespace(root_state=Moves())
+    assert run.move_name(tree, q, q.children[0]) == "m5" != f"m{q.children[0].path[-1]}"
+    assert run.walk_text(tree, "m9", [x, a, q, q.children[0]]) == "m9 m0 m1 m5"
+
+
+def test_steering_by_sets_takes_the_sets_choice_unless_the_last_is_within_one_plus_eps():
+    """run.py's sets_steer_choice on two_path_dag: the sets' child a (3) where nothing was
+    steered to before; b (5), steered to before, is kept while 5 <= (1 + eps) * 3 and left
+    for a when eps is smaller; a decided b is not kept; no choice where the lines agree."""
+    from niwa.solver.proof_tree import Node
+
+    run = load("perfect-play/pro-rule")
+    x, a, b = two_path_dag()
+    assert run.sets_steer_choice(x, None, {})[1:] == (a, 3, 3, False)
+    assert run.sets_steer_choice(x, b, {}, eps=1.0)[1:] == (b, 5, 3, True)
+    assert run.sets_steer_choice(x, b, {}, eps=0.5)[1:] == (a, 3, 3, False)
+    assert run.sets_steer_choice(x, a, {}, eps=0.0)[1:] == (a, 3, 3, True)
+    c = Node(7, (2,), x, 1, 1, 4, 1)    # a third child the tree prefers (4)
+    x.children.append(c)
+    x.actions.append(2)
+    assert run.sets_steer_choice(x, b, {}, eps=1.0)[1] is b
+    b.dn = 0            # b decided: no work left in it to keep
+    assert run.sets_steer_choice(x, b, {}, eps=1.0)[1:] == (a, 3, 3, False)
+    c.dn = 9            # the tree now prefers a too: the lines agree, nothing to steer
+    assert run.sets_steer_choice(x, None, {}) is None
+
+
+def test_the_steer_mode_reads_a_checkpoint_and_writes_nothing_when_dry(tmp_path, capsys):
+    """`run.py steer CHECKPOINT "" --dry` on an open towers 2..1 proof: one row of the base's
+    numbers (counted once never above the tree's count), no CSV and no steering file."""
+    run = load("perfect-play/pro-rule")
+    d = tiny_pro_checkpoint(tmp_path / "cp")
+    out = tmp_path / "steer.csv"
+    run.main(["steer", str(d), "", "--dry", "--out", str(out)])
+    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert row["jobs"] == 12 and 0 < row["base_set_dn"] <= row["base_tree_dn"]
+    assert not out.exists() and not list(d.glob("*.steer"))
 
 
 def test_the_warmup_mode_cuts_the_log_into_sessions_and_parts(tmp_path):

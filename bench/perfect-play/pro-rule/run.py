@@ -16,6 +16,10 @@ timed on towers 3..1, and its checkpoint tested by a kill.
                                                    # the top tree's double counting there
                                                    # (--parting: where its choice and the
                                                    # proof sets' differ, a focus to steer by)
+    python run.py steer CHECKPOINT "W2-a2 W1-b1" --every 540
+                                                   # steer a running proof to the proof
+                                                   # sets' choice where they part from the
+                                                   # tree's (1+eps kept), results/sets-steering.csv
     python run.py milestones pro/mandatory=results/pro-mandatory-history.csv \
         pro/optional=results/pro-optional-history.csv    # where each position was decided
     python run.py figures checkpoint-pro-optional   # a stop's state-table row and figures,
@@ -345,6 +349,14 @@ def numbers_line(node) -> list:
     return line
 
 
+def first_difference(by_sets: list, by_numbers: list) -> int:
+    """The first place where two lines of nodes hold different nodes (the shorter line's
+    length where one is the start of the other)."""
+    pairs = zip(by_sets, by_numbers, strict=False)     # (lines of different lengths)
+    return next((i for i, (a, b) in enumerate(pairs) if a is not b),
+                min(len(by_sets), len(by_numbers)))
+
+
 def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     """For each line, the top tree's (pn, dn) against the proof-set numbers (root mover's
     view), the number of leaves in each set, and how far down from there the tree's own
@@ -365,9 +377,7 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
         set_pn, pn_leaves = proof_set(node, me, memo)
         set_dn, dn_leaves = proof_set(node, 1 - me, memo)
         by_sets, by_numbers = set_line(node, 10_000, memo), numbers_line(node)
-        pairs = zip(by_sets, by_numbers, strict=False)     # (lines of different lengths)
-        same = next((i for i, (a, b) in enumerate(pairs) if a is not b),
-                    min(len(by_sets), len(by_numbers))) - 1
+        same = first_difference(by_sets, by_numbers) - 1
         parted = same + 1 < min(len(by_sets), len(by_numbers))
         rows.append({"label": label, "checkpoint": str(checkpoint), "jobs": result.jobs,
                      "tree_nodes": len(tree.by_key), "line": line, "tree_pn": pn,
@@ -376,27 +386,105 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
                      "set_dn_leaves": len(dn_leaves or ()),
                      "tree_line_plies": len(by_numbers) - 1, "set_line_plies": len(by_sets) - 1,
                      "same_choice_plies": same,
-                     "parting": parting_choices(tree, by_sets[same], by_sets[same + 1],
+                     "parting": parting_choices(tree, walk_text(tree, line, by_sets[:same + 1]),
+                                                by_sets[same], by_sets[same + 1],
                                                 by_numbers[same + 1], memo) if parted else None})
     return rows
 
 
-def parting_choices(tree, node, by_set, by_tree, memo) -> dict:
-    """Where the tree's choice and the proof sets' first differ (`node`, whose children
-    `by_set` and `by_tree` set_line and numbers_line took): that node's line of moves and,
+def parting_choices(tree, line: str, node, by_set, by_tree, memo) -> dict:
+    """Where the tree's choice and the proof sets' first differ (`node`, reached by `line`,
+    whose children `by_set` and `by_tree` set_line and numbers_line took): the line and,
     for each open child, its move, its proof-set weight and the tree's own number for the
     node's mover (the two choices flagged), the choice to steer by hand."""
     from niwa.solver.proof_sets import proof_set
-    from niwa.solver.proof_tree import line_text
 
-    open_children = [c for c in node.children if not c.proven]
-    return {"line": line_text(tree.root_state, node.path),
-            "children": [{"move": line_text(tree.root_state, c.path).split()[-1],
+    return {"line": line,
+            "children": [{"move": move_name(tree, node, c),
                           "set": proof_set(c, node.mover, memo)[0],
                           "tree": node.seen(c)[0],
                           "choice": ("sets " if c is by_set else "") +
                                     ("tree" if c is by_tree else "")}
-                         for c in open_children]}
+                         for c in node.children if not c.proven]}
+
+
+def walk_text(tree, line: str, nodes: list) -> str:
+    """`line` (the moves to nodes[0]) followed by the moves along `nodes`: the line a walk
+    down the tree took (a node's own path may be another line to its position)."""
+    steps = zip(nodes, nodes[1:], strict=False)
+    return " ".join([line, *(move_name(tree, a, b) for a, b in steps)]).strip()
+
+
+def move_name(tree, node, child) -> str:
+    """The name of the move from `node` to `child`. Not the last move of the child's own
+    path: a transposed child keeps the path it was first reached by, often through
+    another parent (or its lane mirror), whose last move is another."""
+    from niwa.solver.proof_tree import line_text
+
+    action = node.actions[next(i for i, c in enumerate(node.children) if c is child)]
+    return line_text(tree.root_state, node.path + (action,)).split()[-1]
+
+
+STEER_EPS = 0.25            # the 1+eps trick's margin (Pawlewicz and Lew 2007)
+STEER_COLUMNS = ["label", "utc", "jobs", "nodes", "cpu_s", "base", "base_set_dn", "base_tree_dn",
+                 "parting", "steer", "steer_set", "best_set", "kept"]
+
+
+def sets_steer_choice(base, current, memo, eps: float = STEER_EPS):
+    """Where to steer below `base`: (the proof sets' line from `base` to the node where it
+    and the tree's own line first part, the child to steer to there, that child's set weight, the lightest set
+    weight among the open children there, whether `current` was kept), or None where the
+    two lines never part. The sets' child is taken unless `current`, the child steered to
+    before, is still an open child of the same node and within (1 + eps) of the lightest:
+    the 1+eps trick keeps one reply worked on instead of a seesaw among near-equal ones."""
+    from niwa.solver.proof_sets import proof_set, set_line
+
+    by_sets, by_numbers = set_line(base, 10_000, memo), numbers_line(base)
+    i = first_difference(by_sets, by_numbers)
+    if i >= min(len(by_sets), len(by_numbers)):
+        return None
+    walk, parting, target = by_sets[:i], by_sets[i - 1], by_sets[i]
+    best = proof_set(target, parting.mover, memo)[0]
+    if current is not None and not current.proven and \
+            any(c is current for c in parting.children):
+        weight = proof_set(current, parting.mover, memo)[0]
+        if weight <= (1 + eps) * best:
+            return walk, current, weight, best, True
+    return walk, target, best, best, False
+
+
+def steer_by_sets(checkpoint, base: str, eps: float, dry: bool, label: str = "") -> dict:
+    """One look at a running proof: the sets' choice below `base` (sets_steer_choice, the
+    present focus's first line as the child steered to before), steered to (then `base`)
+    unless `dry` or unchanged. The row of results/sets-steering.csv."""
+    from niwa.solver.proof_sets import proof_set
+    from niwa.solver.proof_tree import line_actions, look_at_checkpoint, steer_checkpoint
+
+    sys.setrecursionlimit(max(100_000, sys.getrecursionlimit()))
+    focus = json.loads((Path(checkpoint) / "tree.json").read_text()).get("focus") or ""
+    current_line = focus.split(", then ")[0] if ", then " in focus else None
+    tree, result = look_at_checkpoint(checkpoint)
+    node = tree.node_at(line_actions(tree.root_state, base) if base.strip() else ())
+    if node is None:
+        raise LookupError(f"the top tree has no node for {base!r}")
+    current = None if current_line is None else \
+        tree.node_at(line_actions(tree.root_state, current_line))
+    memo: dict = {}
+    row = {"label": label, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "jobs": result.jobs,
+           "nodes": result.nodes, "cpu_s": round(result.cpu_s, 1), "base": base,
+           "base_set_dn": proof_set(node, 1 - tree.root.mover, memo)[0],
+           "base_tree_dn": tree.root_view(node)[1], "parting": "", "steer": "",
+           "steer_set": "", "best_set": "", "kept": ""}
+    choice = None if node.proven else sets_steer_choice(node, current, memo, eps)
+    if choice is not None:
+        walk, target, weight, best, kept = choice
+        row.update(parting=walk_text(tree, base, walk),
+                   steer=walk_text(tree, base, [*walk, target]), steer_set=weight,
+                   best_set=best, kept=int(kept))
+        if not dry and row["steer"] != current_line:
+            steer_checkpoint(checkpoint, [row["steer"], base])
+    return row
 
 
 WARM_UP_COLUMNS = ["session_start_utc", "first_job", "last_job", "session_jobs", "part",
@@ -617,6 +705,28 @@ def main(argv=None):
                     print(f"    {c['move']:>8}  set {c['set']:>12,}  tree {c['tree']:>12,}  "
                           f"{c['choice']}")
         return
+    if argv[:1] == ["steer"]:
+        q = report_parser("steer a running proof to the proof sets' choice where they part "
+                          "from the tree's below a line", "sets-steering.csv")
+        q.add_argument("base", help="the line of moves the steering works below (\"\": "
+                                    "the root)")
+        q.add_argument("--eps", type=float, default=STEER_EPS)
+        q.add_argument("--every", type=float, default=0.0,
+                       help="seconds between looks (0: one look)")
+        q.add_argument("--dry", action="store_true", help="print the choice, do not steer")
+        b = q.parse_args(argv[1:])
+        from niwa.solver.proof_tree import CheckpointError, LineError, checkpoint_in_use
+        while True:
+            try:
+                row = steer_by_sets(b.checkpoint, b.base, b.eps, b.dry, b.label)
+            except (CheckpointError, LineError, LookupError) as e:
+                q.error(str(e))     # one line, status 2
+            if not b.dry:
+                append_row(Path(b.out), row, STEER_COLUMNS)
+            print(json.dumps(row), flush=True)
+            if b.every <= 0 or not checkpoint_in_use(Path(b.checkpoint)):
+                return
+            time.sleep(b.every)
     if argv[:1] == ["figures"]:
         q = argparse.ArgumentParser(description="a checkpoint's stop figures, as the state "
                                                 "table row and the documents' phrases")
