@@ -482,7 +482,7 @@ def steer_by_sets(checkpoint, base: str, eps: float, dry: bool, label: str = "")
         row.update(parting=walk_text(tree, base, walk),
                    steer=walk_text(tree, base, [*walk, target]), steer_set=weight,
                    best_set=best, kept=int(kept))
-        if not dry and row["steer"] != current_line:
+        if not dry and target is not current:     # (current: the same position, by any line)
             steer_checkpoint(checkpoint, [row["steer"], base])
     return row
 
