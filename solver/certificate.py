@@ -949,9 +949,8 @@ class PartsFolder:
     """The parts of a split certification (extract_certificate's make_part), saved in one
     folder that several processes may fill at once, on one machine or several sharing the
     folder: a part is made by the process that creates its lock file first
-    (<stem>.lock, O_EXCL) and saved as <stem>.npz, the stem naming the game, its variant
-    and the position's symmetric hash (part_stem), so a position and its lane mirror are
-    one part and two variants' parts never share a name. A process that finds the lock
+    (part-<key>.lock, O_EXCL) and saved as part-<key>.npz, <key> the position's symmetric
+    hash, so a position and its lane mirror are one part. A process that finds the lock
     taken leaves that part to its holder and goes on (make returns None); `wait` then
     takes it from the folder when it is saved, or makes it after all if the holder died
     or left no part. A holder touches its lock every BEAT_S seconds while it works; a lock
@@ -969,24 +968,9 @@ class PartsFolder:
         self.folder, self.extract = Path(folder), extract
         self.made = 0       # parts this process extracted (not those it took from others)
 
-    @staticmethod
-    def part_stem(position) -> str:
-        """part-<game>-<variant>-<position>: the variant as 8 hex digits of the sha256 of
-        its settings, since a position's symmetric hash leaves out the rules it is played
-        under (pro/optional and pro/mandatory positions hash alike).
-
-        >>> from niwa.ext.lotus import LotusState
-        >>> optional = PartsFolder.part_stem(LotusState(rule="pro"))
-        >>> optional == PartsFolder.part_stem(LotusState(rule="pro", trampoline="mandatory"))
-        False
-        """
-        settings = json.dumps(sorted(position.variant.items())).encode()
-        return (f"part-{position.game_name}-{hashlib.sha256(settings).hexdigest()[:8]}-"
-                f"{position.symmetric_hash():016x}")
-
     def _paths(self, position) -> tuple[Path, Path]:
-        stem = self.part_stem(position)
-        return self.folder / f"{stem}.npz", self.folder / f"{stem}.lock"
+        key = f"{position.symmetric_hash():016x}"
+        return self.folder / f"part-{key}.npz", self.folder / f"part-{key}.lock"
 
     def __call__(self, position, plies=None):
         return self.make(position, plies)

@@ -302,11 +302,9 @@ def _positions_at(state, plies):
 
 
 def _lock_all(folder, positions, holder):
-    from niwa.solver.certificate import PartsFolder
-
     folder.mkdir(parents=True, exist_ok=True)
     for s in positions:
-        (folder / f"{PartsFolder.part_stem(s)}.lock").write_text(holder)
+        (folder / f"part-{s.symmetric_hash():016x}.lock").write_text(holder)
 
 
 def _check_split(cp, parts, out):
