@@ -724,9 +724,11 @@ def main(argv=None):
             if not b.dry:
                 append_row(Path(b.out), row, STEER_COLUMNS)
             print(json.dumps(row), flush=True)
-            if b.every <= 0 or not checkpoint_in_use(Path(b.checkpoint)):
+            if b.every <= 0:
                 return
             time.sleep(b.every)
+            if not checkpoint_in_use(Path(b.checkpoint)):     # the run ended meanwhile
+                return
     if argv[:1] == ["figures"]:
         q = argparse.ArgumentParser(description="a checkpoint's stop figures, as the state "
                                                 "table row and the documents' phrases")
