@@ -692,37 +692,52 @@ def two_path_dag():
     return x, a, b
 
 
+class StandInMoves:
+    """A stand-in state for run.py's move names: action a is the move "m<a>", 0..9 legal."""
+
+    def __init__(self, line=()):
+        self.line = tuple(line)
+
+    def clone(self):
+        return StandInMoves(self.line)
+
+    def apply(self, a):
+        self.line += (a,)
+
+    def is_terminal(self):
+        return False
+
+    def legal_actions(self):
+        return list(range(10))
+
+    def action_to_string(self, a):
+        return f"m{a}"
+
+
 def test_the_parting_names_the_children_the_sets_and_the_tree_choose():
     """run.py's parting_choices on two_path_dag: the sets choose a (3 counted once), the
-    tree b (5 against a's 6)."""
+    tree b (5 against a's 6). Moves are named by the tree's key from the walk's own
+    position: the shared leaf, listed under q's action 7 (the view of the path q was first
+    reached by, say a lane mirror), is reached from this walk's q by m5."""
     from types import SimpleNamespace
 
     from niwa.solver.proof_sets import set_line
 
-    class Moves:            # a stand-in state: action a is the move "m<a>"
-        def clone(self):
-            return self
-
-        def apply(self, a):
-            pass
-
-        def action_to_string(self, a):
-            return f"m{a}"
-
     run = load("perfect-play/pro-rule")
     x, a, b = two_path_dag()
+    q, shared = a.children[1], a.children[1].children[0]
+    q.actions = [7]
+    nodes = {(): x, (0,): a, (1,): b, (0, 0): a.children[0], (0, 1): q, (0, 0, 0): shared,
+             (0, 1, 5): shared}
+    tree = SimpleNamespace(root_state=StandInMoves(), node_at=lambda line: nodes.get(tuple(line)))
     memo = {}
     by_set, by_tree = set_line(x, 1, memo)[1], run.numbers_line(x)[1]
-    got = run.parting_choices(SimpleNamespace(root_state=Moves()), "", x, by_set, by_tree, memo)
+    got = run.parting_choices(tree, "", x, by_set, by_tree, memo)
     assert got == {"line": "", "children": [
         {"move": "m0", "set": 3, "tree": 6, "choice": "sets "},
         {"move": "m1", "set": 5, "tree": 5, "choice": "tree"}]}
-    # a transposed child is named by the move from this parent, not its own path's last
-    q = a.children[1]
-    q.actions = [5]
-    tree = SimpleNamespace(root_state=Moves())
-    assert run.move_name(tree, q, q.children[0]) == "m5" != f"m{q.children[0].path[-1]}"
-    assert run.walk_text(tree, "m9", [x, a, q, q.children[0]]) == "m9 m0 m1 m5"
+    assert run.move_name(tree, "m0 m1", shared) == "m5"
+    assert run.walk_text(tree, "m0", [a, q, shared]) == "m0 m1 m5"
 
 
 def test_steering_by_sets_takes_the_sets_choice_unless_the_last_is_within_one_plus_eps():

@@ -400,7 +400,7 @@ def parting_choices(tree, line: str, node, by_set, by_tree, memo) -> dict:
     from niwa.solver.proof_sets import proof_set
 
     return {"line": line,
-            "children": [{"move": move_name(tree, node, c),
+            "children": [{"move": move_name(tree, line, c),
                           "set": proof_set(c, node.mover, memo)[0],
                           "tree": node.seen(c)[0],
                           "choice": ("sets " if c is by_set else "") +
@@ -411,18 +411,39 @@ def parting_choices(tree, line: str, node, by_set, by_tree, memo) -> dict:
 def walk_text(tree, line: str, nodes: list) -> str:
     """`line` (the moves to nodes[0]) followed by the moves along `nodes`: the line a walk
     down the tree took (a node's own path may be another line to its position)."""
-    steps = zip(nodes, nodes[1:], strict=False)
-    return " ".join([line, *(move_name(tree, a, b) for a, b in steps)]).strip()
+    actions = line_moves(tree, line)
+    for child in nodes[1:]:
+        actions += (move_to(tree, actions, child),)
+    return line_text_of(tree, actions)
 
 
-def move_name(tree, node, child) -> str:
-    """The name of the move from `node` to `child`. Not the last move of the child's own
-    path: a transposed child keeps the path it was first reached by, often through
-    another parent (or its lane mirror), whose last move is another."""
+def move_name(tree, line: str, child) -> str:
+    """The name of the move from the position `line` reaches to `child`'s."""
+    actions = line_moves(tree, line)
+    return line_text_of(tree, (*actions, move_to(tree, actions, child))).split()[-1]
+
+
+def move_to(tree, actions: tuple, child) -> int:
+    """The action from the position `actions` reach to `child`'s, found by the tree's own
+    key. Not the last action of the child's own path, nor the parent's action list: a node
+    keeps the path it was first reached by, which may end in a transposition or the lane
+    mirror of this position, where the same action is another move."""
+    state = tree.root_state.clone()
+    for a in actions:
+        state.apply(a)
+    return next(a for a in state.legal_actions() if tree.node_at((*actions, a)) is child)
+
+
+def line_moves(tree, line: str) -> tuple:
+    from niwa.solver.proof_tree import line_actions
+
+    return tuple(line_actions(tree.root_state, line)) if line.strip() else ()
+
+
+def line_text_of(tree, actions: tuple) -> str:
     from niwa.solver.proof_tree import line_text
 
-    action = node.actions[next(i for i, c in enumerate(node.children) if c is child)]
-    return line_text(tree.root_state, node.path + (action,)).split()[-1]
+    return line_text(tree.root_state, actions)
 
 
 STEER_EPS = 0.25            # the 1+eps trick's margin (Pawlewicz and Lew 2007)
@@ -464,7 +485,7 @@ def steer_by_sets(checkpoint, base: str, eps: float, dry: bool, label: str = "")
     focus = json.loads((Path(checkpoint) / "tree.json").read_text()).get("focus") or ""
     current_line = focus.split(", then ")[0] if ", then " in focus else None
     tree, result = look_at_checkpoint(checkpoint)
-    node = tree.node_at(line_actions(tree.root_state, base) if base.strip() else ())
+    node = tree.node_at(line_moves(tree, base))
     if node is None:
         raise LookupError(f"the top tree has no node for {base!r}")
     current = None if current_line is None else \
