@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 from niwa.ext.lotus import LotusState
-from niwa.solver.proof_tree import ProofTree, open_checkpoint, read_rows
+from niwa.solver.proof_tree import ProofTree, line_actions, line_text, open_checkpoint, read_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))        # bench/, for campaign.py
@@ -362,7 +362,7 @@ def double_counting(checkpoint, lines: list[str], label: str) -> list[dict]:
     view), the number of leaves in each set, and how far down from there the tree's own
     choices and the proof sets' (`set_line`) go and agree."""
     from niwa.solver.proof_sets import proof_set, set_line
-    from niwa.solver.proof_tree import line_actions, look_at_checkpoint
+    from niwa.solver.proof_tree import look_at_checkpoint
 
     sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
     tree, result = look_at_checkpoint(checkpoint)
@@ -414,13 +414,13 @@ def walk_text(tree, line: str, nodes: list) -> str:
     actions = line_moves(tree, line)
     for child in nodes[1:]:
         actions += (move_to(tree, actions, child),)
-    return line_text_of(tree, actions)
+    return line_text(tree.root_state, actions)
 
 
 def move_name(tree, line: str, child) -> str:
     """The name of the move from the position `line` reaches to `child`'s."""
     actions = line_moves(tree, line)
-    return line_text_of(tree, (*actions, move_to(tree, actions, child))).split()[-1]
+    return line_text(tree.root_state, (*actions, move_to(tree, actions, child))).split()[-1]
 
 
 def move_to(tree, actions: tuple, child) -> int:
@@ -435,15 +435,8 @@ def move_to(tree, actions: tuple, child) -> int:
 
 
 def line_moves(tree, line: str) -> tuple:
-    from niwa.solver.proof_tree import line_actions
-
+    """The actions of a line of moves from the tree's root ("" the root itself)."""
     return tuple(line_actions(tree.root_state, line)) if line.strip() else ()
-
-
-def line_text_of(tree, actions: tuple) -> str:
-    from niwa.solver.proof_tree import line_text
-
-    return line_text(tree.root_state, actions)
 
 
 STEER_EPS = 0.25            # the 1+eps trick's margin (Pawlewicz and Lew 2007)
@@ -453,11 +446,12 @@ STEER_COLUMNS = ["label", "utc", "jobs", "nodes", "cpu_s", "base", "base_set_dn"
 
 def sets_steer_choice(base, current, memo, eps: float = STEER_EPS):
     """Where to steer below `base`: (the proof sets' line from `base` to the node where it
-    and the tree's own line first part, the child to steer to there, that child's set weight, the lightest set
-    weight among the open children there, whether `current` was kept), or None where the
-    two lines never part. The sets' child is taken unless `current`, the child steered to
-    before, is still an open child of the same node and within (1 + eps) of the lightest:
-    the 1+eps trick keeps one reply worked on instead of a seesaw among near-equal ones."""
+    and the tree's own line first part, the child to steer to there, that child's set
+    weight, the lightest set weight among the open children there, whether `current` was
+    kept), or None where the two lines never part. The sets' child is taken unless
+    `current`, the child steered to before, is still an open child of the same node and
+    within (1 + eps) of the lightest: the 1+eps trick keeps one reply worked on instead of
+    a seesaw among near-equal ones."""
     from niwa.solver.proof_sets import proof_set, set_line
 
     by_sets, by_numbers = set_line(base, 10_000, memo), numbers_line(base)
@@ -479,17 +473,17 @@ def steer_by_sets(checkpoint, base: str, eps: float, dry: bool, label: str = "")
     present focus's first line as the child steered to before), steered to (then `base`)
     unless `dry` or unchanged. The row of results/sets-steering.csv."""
     from niwa.solver.proof_sets import proof_set
-    from niwa.solver.proof_tree import line_actions, look_at_checkpoint, steer_checkpoint
+    from niwa.solver.proof_tree import look_at_checkpoint, steer_checkpoint
 
     sys.setrecursionlimit(max(100_000, sys.getrecursionlimit()))
-    focus = json.loads((Path(checkpoint) / "tree.json").read_text()).get("focus") or ""
-    current_line = focus.split(", then ")[0] if ", then " in focus else None
     tree, result = look_at_checkpoint(checkpoint)
     node = tree.node_at(line_moves(tree, base))
     if node is None:
         raise LookupError(f"the top tree has no node for {base!r}")
-    current = None if current_line is None else \
-        tree.node_at(line_actions(tree.root_state, current_line))
+    # the focus the run's last snapshot names (focus_text's "first, then base")
+    focus = tree.saved_focus or ""
+    current = tree.node_at(line_moves(tree, focus.split(", then ")[0])) \
+        if ", then " in focus else None
     memo: dict = {}
     row = {"label": label, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "jobs": result.jobs,
