@@ -205,6 +205,10 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
                                f"(root pn {r.root_pn}, dn {r.root_dn})")
     decided = {line_text(state, node.path): int(tree.root_view(node)[0] == 0)
                for ply, node in tree.nodes_below(plies) if ply >= 2 and node.proven}
+    for line in set(certificates or {}) - set(first) - set(decided):
+        value = _decided_through_loser(state, line, {**first, **decided})
+        if value is not None:
+            decided[line] = value
     unknown = set(certificates or {}) - set(first) - set(decided)
     if unknown:
         raise ProofRecordError(f"{checkpoint}: certificates for lines the proof has not "
@@ -227,6 +231,31 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
         if moves:
             record["winning_moves"] = moves
     return record
+
+
+def _decided_through_loser(root, line: str, lines: dict) -> int | None:
+    """The value of `line` for the root's mover if a decided line (`lines`: line -> that
+    value) is a prefix of it and every move after that prefix is the loser's (a lost
+    position stays lost whatever its loser plays), else None. The top tree drops what
+    lies below a decided node, so a line certified before its first move fell (pro's
+    second stone after a losing first one) is known this way."""
+    moves = line.split()
+    mover = root.current_player()
+    for cut in range(len(moves) - 1, 0, -1):
+        value = lines.get(" ".join(moves[:cut]))
+        if value is None:
+            continue
+        loser = 1 - mover if value == 1 else mover
+        try:
+            at = _after(root, " ".join(moves[:cut]))
+            for name in moves[cut:]:
+                if at.current_player() != loser:
+                    return None
+                at.apply(at.string_to_action(name))
+        except ValueError:
+            return None
+        return value
+    return None
 
 
 def _certified_lines(root, certificates: dict, folder, lines: dict) -> tuple[dict, dict]:

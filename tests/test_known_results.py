@@ -161,6 +161,10 @@ def test_the_shipped_proof_record_is_what_the_kept_checkpoint_proves(trampoline)
     record = proof_record(kept, open_proof=trampoline == "optional", plies=plies)
     names = ("certificate", "certificates", "winning_moves", "inside")  # (certificates')
     kept_record = {k: v for k, v in shipped[record["root"]].items() if k not in names}
+    if "decided" in kept_record:    # (a certified line below a fallen first move: below)
+        certified = shipped[record["root"]].get("certificates", {})
+        kept_record["decided"] = {line: v for line, v in kept_record["decided"].items()
+                                  if line in record["decided"] or line not in certified}
     assert kept_record == {k: v for k, v in record.items() if k not in names}
     if "certificates" in record:        # the same record with the certificates named
         again = proof_record(kept, open_proof=True, plies=plies,
@@ -290,7 +294,10 @@ def test_the_decided_first_moves_of_an_open_proof_are_marked_in_a_search_of_its_
     assert r.best_name not in decided and r.pv[0] == r.best_name
     assert f"{len(decided)} of 7 moves known to lose: " in r.status
     assert f"{', '.join(decided)} (the open proof's record proofs.json, " in r.status
-    assert "nodes so far; each with a checked certificate)" in r.status
+    bare = [n for n in decided if n not in record["certificates"]
+            and n not in record.get("inside", {})]
+    assert ("nodes so far; each with a checked certificate)" if not bare else
+            f"nodes so far; {', '.join(bare)} with no certificate of its own yet)") in r.status
     assert not any(f"leaning to {n}" in r.status for n in decided)
     # --fresh searches without them
     fresh = solve_position(start, time_s=0.3, tt_mb=16, fresh=True)
@@ -430,6 +437,22 @@ def test_the_open_records_decided_two_stone_openings_answer_their_transpositions
     assert {m.name for m in known_moves(after("W2-a2"), folders=[])} >= {"W4-4", "W3-a3"}
     # a damaged line proves nothing
     assert known._decided_lines({"decided": {"W9-z9 W4-4": 0}}, start) == {}
+
+
+def test_a_certified_line_below_a_fallen_first_move_stays_decided():
+    """The top tree drops what lies below a decided node; a certified line under a first
+    move that fell later is still decided when only the loser moves after that move (pro's
+    second stone), never when the winner does, nor for a line the rules refuse."""
+    from niwa.solver.known import _decided_through_loser
+
+    start = LotusState(rule="pro")
+    lost = {"W2-a2": 0}
+    assert _decided_through_loser(start, "W2-a2 W3-a3", lost) == 0     # W's second stone
+    assert _decided_through_loser(start, "W2-a2 pass", lost) == 0
+    assert _decided_through_loser(start, "W2-a2 W3-a3 B1-a1", lost) is None   # B moves
+    assert _decided_through_loser(start, "W2-a2 W3-a3", {"W2-a2": 1}) is None  # W won
+    assert _decided_through_loser(start, "W2-a2 zz", lost) is None
+    assert _decided_through_loser(start, "W4-4 W3-a3", lost) is None
 
 
 @pytest.mark.parametrize("damage, answered", [
