@@ -205,8 +205,9 @@ def proof_record(checkpoint, certificate: str | None = None, looked=None,
                                f"(root pn {r.root_pn}, dn {r.root_dn})")
     decided = {line_text(state, node.path): int(tree.root_view(node)[0] == 0)
                for ply, node in tree.nodes_below(plies) if ply >= 2 and node.proven}
-    for line in set(certificates or {}) - set(first) - set(decided):
-        value = _decided_through_loser(state, line, {**first, **decided})
+    known = {**first, **decided}
+    for line in set(certificates or {}) - set(known):
+        value = _decided_through_loser(state, line, known)
         if value is not None:
             decided[line] = value
     unknown = set(certificates or {}) - set(first) - set(decided)
