@@ -113,6 +113,16 @@ class TreeTooBig(CertificateError):
         self.loser_depths = loser_depths or {}
 
 
+def part_key(key: int) -> str:
+    """How a part's root is named in file names and the cuts file: its symmetric hash,
+    as 16 hex digits (one spelling, so a folder, the cuts and a plan always agree).
+
+    >>> part_key(255)
+    '00000000000000ff'
+    """
+    return f"{key:016x}"
+
+
 def cut_depth(loser_depths: dict, fan_out: int = 16) -> int:
     """Where to cut a solution tree found too big: the least depth at which the walk met
     at least `fan_out` of the loser's positions (so the tree is cut into that many parts
@@ -150,8 +160,8 @@ class PartPlan:
 
     def to_json(self) -> dict:
         return {"depth": self.depth, "positions": self.positions,
-                "moves": {f"{h:016x}": a for h, a in self.moves.items()},
-                "children": [f"{k:016x}" for k in self.children],
+                "moves": {part_key(h): a for h, a in self.moves.items()},
+                "children": [part_key(k) for k in self.children],
                 "planned": self.planned}
 
     @classmethod
@@ -969,7 +979,7 @@ class PartsFolder:
         self.made = 0       # parts this process extracted (not those it took from others)
 
     def _paths(self, position) -> tuple[Path, Path]:
-        key = f"{position.symmetric_hash():016x}"
+        key = part_key(position.symmetric_hash())
         return self.folder / f"part-{key}.npz", self.folder / f"part-{key}.lock"
 
     def __call__(self, position, plies=None):
@@ -1103,7 +1113,7 @@ class PartCuts:
 
     @staticmethod
     def _key(position) -> str:
-        return f"{position.symmetric_hash():016x}"
+        return part_key(position.symmetric_hash())
 
     def depth(self, position, bound: int) -> int | None:
         """The depth to cut `position`'s part at, if a walk of at least `bound` positions

@@ -416,7 +416,7 @@ class PartChecker(threading.Thread):
         wind-down. A part with parts is left out: its mirror's check goes down through all
         of them mirrored (a top-level part below the root's plan: 115M positions, hours);
         knowing which way the plan meets it needs a walk of the plan (not done yet)."""
-        from niwa.solver.certificate import CertificateError, PartCuts
+        from niwa.solver.certificate import CertificateError, PartCuts, part_key
 
         out = []
         try:
@@ -424,10 +424,10 @@ class PartChecker(threading.Thread):
         except CertificateError:
             return out          # (a damaged cuts file: the extraction says so itself)
         for key, plan in plans.items():
-            if (self.parts / f"part-{key:016x}.npz").exists():
+            if (self.parts / f"part-{part_key(key)}.npz").exists():
                 continue        # (whole: its check met its parts each way it needed)
             for child in plan.children:
-                name = f"part-{child:016x}.npz"
+                name = f"part-{part_key(child)}.npz"
                 header = self.headers.get(name)
                 if header is None or len(header.orientations) < 2 or header.cut:
                     continue    # (not saved and read here, its root its own mirror, or cut)
