@@ -114,8 +114,9 @@ class TreeTooBig(CertificateError):
 
 
 def part_key(key: int) -> str:
-    """How a part's root is named in file names and the cuts file: its symmetric hash,
-    as 16 hex digits (one spelling, so a folder, the cuts and a plan always agree).
+    """How a position's symmetric hash is spelled where parts are named: part files, the
+    cuts file and its plans (their moves and children). One spelling, 16 hex digits, so
+    that a folder, the cuts and a plan always agree.
 
     >>> part_key(255)
     '00000000000000ff'
