@@ -124,6 +124,19 @@ def part_key(key: int) -> str:
     return f"{key:016x}"
 
 
+PART_FILES = "part-*.npz"   # the glob pattern that finds every part in a folder
+
+
+def part_file_name(key: int) -> str:
+    """The file a part rooted at the position whose symmetric hash is `key` is saved in
+    (found again by the glob PART_FILES).
+
+    >>> part_file_name(255)
+    'part-00000000000000ff.npz'
+    """
+    return f"part-{part_key(key)}.npz"
+
+
 def cut_depth(loser_depths: dict, fan_out: int = 16) -> int:
     """Where to cut a solution tree found too big: the least depth at which the walk met
     at least `fan_out` of the loser's positions (so the tree is cut into that many parts
@@ -980,8 +993,8 @@ class PartsFolder:
         self.made = 0       # parts this process extracted (not those it took from others)
 
     def _paths(self, position) -> tuple[Path, Path]:
-        key = part_key(position.symmetric_hash())
-        return self.folder / f"part-{key}.npz", self.folder / f"part-{key}.lock"
+        path = self.folder / part_file_name(position.symmetric_hash())
+        return path, path.with_suffix(".lock")
 
     def __call__(self, position, plies=None):
         return self.make(position, plies)

@@ -346,6 +346,7 @@ class PartChecker(threading.Thread):
         largest cut. A part found checked leaves its piece of book first (book_piece), if
         the book can reach it."""
         from niwa.solver.certificate import (
+            PART_FILES,
             CertificateError,
             CheckLedger,
             _header_meta,
@@ -359,7 +360,7 @@ class PartChecker(threading.Thread):
         files = []
         # only the files not done are looked at (a Path and a stat for each of 48,000
         # files, every look of two checkers, kept this process half a core busy)
-        for name in fnmatch.filter(os.listdir(self.parts), "part-*.npz"):
+        for name in fnmatch.filter(os.listdir(self.parts), PART_FILES):
             if name in self.done:
                 continue
             path = self.parts / name
@@ -416,7 +417,7 @@ class PartChecker(threading.Thread):
         wind-down. A part with parts is left out: its mirror's check goes down through all
         of them mirrored (a top-level part below the root's plan: 115M positions, hours);
         knowing which way the plan meets it needs a walk of the plan (not done yet)."""
-        from niwa.solver.certificate import CertificateError, PartCuts, part_key
+        from niwa.solver.certificate import CertificateError, PartCuts, part_file_name
 
         out = []
         try:
@@ -424,10 +425,10 @@ class PartChecker(threading.Thread):
         except CertificateError:
             return out          # (a damaged cuts file: the extraction says so itself)
         for key, plan in plans.items():
-            if (self.parts / f"part-{part_key(key)}.npz").exists():
+            if (self.parts / part_file_name(key)).exists():
                 continue        # (whole: its check met its parts each way it needed)
             for child in plan.children:
-                name = f"part-{part_key(child)}.npz"
+                name = part_file_name(child)
                 header = self.headers.get(name)
                 if header is None or len(header.orientations) < 2 or header.cut:
                     continue    # (not saved and read here, its root its own mirror, or cut)
@@ -560,6 +561,8 @@ def book_from_parts(name: str, book: Path, pieces: Path) -> None:
 def expected_parts(a, parts: Path, ledger: Path | None = None) -> int | None:
     """The bar's total for the extraction: the parts saved plus those count_parts.py
     foresees (a floor), or None for a --move certificate or a count that fails."""
+    from niwa.solver.certificate import PART_FILES
+
     if a.move is not None:
         return None
     sys.path.insert(0, str(HERE))
@@ -571,7 +574,7 @@ def expected_parts(a, parts: Path, ledger: Path | None = None) -> int | None:
         return None
     finally:
         sys.path.remove(str(HERE))
-    return files_in(parts, "part-*.npz")() + counted["parts_to_make"]
+    return files_in(parts, PART_FILES)() + counted["parts_to_make"]
 
 
 def main(argv=None) -> None:
@@ -636,6 +639,8 @@ def main(argv=None) -> None:
         p.error("--check-only checks the parts as made: give --check-as-made too")
     if a.results is not None:
         RESULTS = Path(a.results)
+    from niwa.solver.certificate import PART_FILES
+
     niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
@@ -701,7 +706,7 @@ def main(argv=None) -> None:
             try:
                 made = step(a.name, "extract" + (f" ({a.processes} processes)"
                                                  if a.processes > 1 else ""),
-                            extract, files_in(parts, "part-*.npz"),
+                            extract, files_in(parts, PART_FILES),
                             expected_parts(a, parts, ledger), started=extraction.append)
             except SystemExit:
                 if not wind_down.is_set() and not any(c.failed for c in checkers):

@@ -35,9 +35,9 @@ COLUMNS = ["part_positions", "position", "proof_work", "fresh_s", "old_s", "old_
 
 def sample_positions(parts: str, n: int, lo: int, hi: int, seed: int):
     from niwa.ext.registry import parse_position
-    from niwa.solver.certificate import _header_meta
+    from niwa.solver.certificate import PART_FILES, _header_meta
 
-    files = sorted(glob.glob(str(Path(parts) / "part-*.npz")))
+    files = sorted(glob.glob(str(Path(parts) / PART_FILES)))
     rng = random.Random(seed)
     rng.shuffle(files)
     for f in files:
