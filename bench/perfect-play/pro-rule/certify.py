@@ -639,9 +639,9 @@ def main(argv=None) -> None:
         p.error("--check-only checks the parts as made: give --check-as-made too")
     if a.results is not None:
         RESULTS = Path(a.results)
+    niwa = niwa_command()      # (first: its one-line error where niwa is not installed)
     from niwa.solver.certificate import PART_FILES
 
-    niwa = niwa_command()
     out = Path(a.out)
     parts = out / "parts"
     cert = out / f"{a.name}.npz"
